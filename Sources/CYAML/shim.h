@@ -1,0 +1,2 @@
+// libyaml's public API, exposed to Swift as the CYAML module.
+#include <yaml.h>

@@ -1,0 +1,2 @@
+import StoragePolicy
+print("policyctl \(StoragePolicyVersion.tool)")
