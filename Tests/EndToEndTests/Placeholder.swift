@@ -1,0 +1,1 @@
+// placeholder until the end-to-end tests land

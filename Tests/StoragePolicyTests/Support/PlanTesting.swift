@@ -1,0 +1,40 @@
+// Helpers that keep evaluator tests short: rules built in Swift, a plan for a Tree, and plans flattened
+// into lines ("delete tmp/a.dat") that a test compares with what it expects. No engine logic here.
+import StoragePolicy
+
+func path(_ s: String) -> RelativePath { RelativePath(s)! }
+
+func globs(_ patterns: [String]) -> [Glob] { patterns.map { try! Glob($0) } }
+
+func rule(_ name: String, _ scope: String, _ kind: Rule.Kind, match: [String] = [], exclude: [String] = [],
+          type: EntryTypeFilter? = nil, mode: Rule.Mode = .enforce) -> Rule {
+    Rule(name: name, path: path(scope), match: globs(match), exclude: globs(exclude), type: type, mode: mode, kind: kind)
+}
+
+func expire(_ after: PolicyDuration, by: Expire.Timestamp = .mtime) -> Rule.Kind { .expire(Expire(after: after, by: by)) }
+
+func plan(_ tree: Tree, _ rules: [Rule], layout: [LayoutEntry] = [], threads: Int = 2, budget: Int? = nil,
+          now: Int64? = nil) throws -> Plan {
+    let policy = Policy(name: "test", layout: layout, rules: rules)
+    var options = tree.options(threads: threads, budget: budget)
+    if let now { options.now = now }
+    return try Planner(policy: policy, root: tree.root, options: options).plan()
+}
+
+extension Action {
+    /// `delete tmp/a.dat`, `rename A.txt -> a.txt`, `trash x -> .Trash/x`, `setxattr d user.x`, ...
+    var line: String {
+        switch kind {
+        case .rename(let to), .trash(let to): "\(kind.name) \(path.escaped) -> \(to.escaped)"
+        case .setxattr(let name, _): "setxattr \(path.escaped) \(name)"
+        default: "\(kind.name) \(path.escaped)"
+        }
+    }
+}
+
+extension Plan {
+    var lines: [String] { actions.map(\.line) }
+    /// `rule: path: message` for each violation.
+    var findings: [String] { violations.map { "\($0.rule): \($0.path.escaped): \($0.message)" } }
+    var skippedLines: [String] { skipped.map { "\($0.path.escaped): \($0.reason)" } }
+}
