@@ -13,6 +13,8 @@ public struct PlanOptions: Sendable {
     public var threads: Int
     /// Directory descriptors the walk may keep open; nil derives it from the process's limit.
     public var openDirectoryBudget: Int?
+    /// Tests only: see WalkOptions.willStat.
+    var willStat: (@Sendable (RelativePath) -> Void)?
 
     public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
@@ -78,8 +80,9 @@ public struct Planner: Sendable {
         let trie = ScopeTrie.build(scopes: rules.map { ($0.index, $0.rule.path) }, structural: structural)
         let evaluator = Evaluator(rules: rules, trie: trie, now: now, trashTarget: trashTarget,
                                   backupMarker: Markers.backupAttribute, progress: progress.map(ProgressReporter.init))
-        let walker = Walker(root: root, options: WalkOptions(threads: options.threads,
-                                                             openDirectoryBudget: options.openDirectoryBudget))
+        var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
+        walkOptions.willStat = options.willStat
+        let walker = Walker(root: root, options: walkOptions)
         let (walkedRoot, workers) = try walker.walk(evaluator)
         guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
             throw FileSystemError("open", path: .root, errno: .busy)

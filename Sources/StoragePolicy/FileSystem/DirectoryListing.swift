@@ -29,6 +29,8 @@ public final class DirectoryListing {
     private var statusErrors: [Int: FileSystemError] = [:]
     private(set) var entered: [Int] = []
     private(set) var descriptor: Int32 = -1
+    /// Tests only (WalkOptions.willStat).
+    var willStat: (@Sendable (RelativePath) -> Void)?
 
     init() {}
 
@@ -108,6 +110,7 @@ public final class DirectoryListing {
     public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
         if let s = statuses[i] { return s }
         if let e = statusErrors[i] { throw e }
+        willStat?(path(of: i))
         var s = stat()
         let r = withName(i) { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
         switch r {

@@ -52,6 +52,10 @@ public struct WalkOptions: Sendable {
     /// reopened directory's device and inode.
     public var openDirectoryBudget: Int?
 
+    /// Tests only: called with an entry's path just before the walker stats it, so a test can make the
+    /// entry vanish between listing and stat for real.
+    var willStat: (@Sendable (RelativePath) -> Void)?
+
     public init(threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
     }
@@ -74,8 +78,10 @@ public struct Walker: Sendable {
         let counter = WalkDirectory.Counter()
         let rootDirectory = try WalkDirectory.open(root: root, counter: counter)
         let run = WalkRun(visitor: visitor, rootDevice: rootDirectory.status.device, counter: counter,
-                          budget: options.openDirectoryBudget ?? Walker.defaultBudget(), threads: threadCount)
+                          budget: options.openDirectoryBudget ?? Walker.defaultBudget(), threads: threadCount,
+                          willStat: options.willStat)
         let listing = DirectoryListing()
+        listing.willStat = options.willStat
         try listing.load(rootDirectory, skipStateDirectory: true)
         let workers = Mutex<[V.Worker]>([])
         let first = visitor.makeWorker()
@@ -105,6 +111,7 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     let counter: WalkDirectory.Counter
     let budget: Int
     let threads: Int
+    let willStat: (@Sendable (RelativePath) -> Void)?
     let stack = WorkStack<Pending>()
 
     /// A directory that has been visited and waits for its entered subdirectories.
@@ -125,9 +132,10 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         var path: RelativePath
     }
 
-    init(visitor: V, rootDevice: UInt64, counter: WalkDirectory.Counter, budget: Int, threads: Int) {
+    init(visitor: V, rootDevice: UInt64, counter: WalkDirectory.Counter, budget: Int, threads: Int,
+         willStat: (@Sendable (RelativePath) -> Void)?) {
         self.visitor = visitor; self.rootDevice = rootDevice; self.counter = counter; self.budget = budget
-        self.threads = threads
+        self.threads = threads; self.willStat = willStat
     }
 
     func start(_ root: WalkDirectory, listing: DirectoryListing, worker: V.Worker) {
@@ -138,6 +146,7 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
 
     func work(_ worker: V.Worker) {
         let listing = DirectoryListing()
+        listing.willStat = willStat
         while let item = stack.pop() {
             process(item, listing: listing, worker: worker)
         }

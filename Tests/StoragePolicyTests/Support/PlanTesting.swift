@@ -38,3 +38,15 @@ extension Plan {
     var findings: [String] { violations.map { "\($0.rule): \($0.path.escaped): \($0.message)" } }
     var skippedLines: [String] { skipped.map { "\($0.path.escaped): \($0.reason)" } }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Allocated bytes of `relative` in `tree`, as `du` counts them (lstat st_blocks * 512): read by the test
+/// itself so expected sizes do not depend on the file system's block size.
+func allocated(_ tree: Tree, _ relative: String) -> Int64 {
+    var s = stat()
+    guard lstat(tree.root + "/" + relative, &s) == 0 else { return -1 }
+    return Int64(s.st_blocks) * 512
+}
