@@ -26,9 +26,28 @@ enum Ages {
     /// `mtime 2d3h ago > 1d` when expired, `mtime 3h ago <= 1d` when not; future times say so.
     static func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
         let age = now &- then
-        if age < 0 { return "\(label) \(PolicyDuration.humanAge(nanoseconds: -age)) in the future" }
+        if age < 0 { return "\(label) \(human(nanoseconds: -age)) in the future" }
         let comparison = age > limit.nanoseconds ? ">" : "<="
-        return "\(label) \(PolicyDuration.humanAge(nanoseconds: age)) ago \(comparison) \(limit)"
+        return "\(label) \(human(nanoseconds: age)) ago \(comparison) \(human(seconds: limit.seconds, units: 4))"
+    }
+
+    /// An age for people: the two largest of d, h, m, s (`40d`, `1d1h`, `5m12s`). Days, not weeks:
+    /// "30d" is what a policy says, "4w2d" nobody does.
+    static func human(nanoseconds: Int64) -> String { human(seconds: nanoseconds / 1_000_000_000, units: 2) }
+
+    /// The `units` adjacent units from the largest non-zero one, zeros left out: `1d1h`, `2h`, `1m30s`.
+    static func human(seconds: Int64, units: Int) -> String {
+        if seconds <= 0 { return "0s" }
+        let table: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+        guard let first = table.firstIndex(where: { seconds >= $0.1 }) else { return "0s" }
+        var rest = seconds
+        var parts: [String] = []
+        for (unit, size) in table[first..<min(table.count, first + units)] {
+            let n = rest / size
+            if n > 0 { parts.append("\(n)\(unit)") }
+            rest -= n * size
+        }
+        return parts.joined()
     }
 }
 

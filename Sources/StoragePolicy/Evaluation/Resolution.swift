@@ -140,7 +140,7 @@ struct Resolution {
             if rule.enforces {
                 for f in evicted {
                     let action = Action(kind: .delete, path: f.path, rule: rule.name,
-                                        reason: "quota: \(summary), \(quota.evict == .lru ? "least recently used" : "oldest") first (\(clock) \(PolicyDuration.humanAge(nanoseconds: max(0, now - f.time))) ago)",
+                                        reason: "quota: \(summary), \(quota.evict == .lru ? "least recently used" : "oldest") first (\(clock) \(Ages.human(nanoseconds: max(0, now - f.time))) ago)",
                                         bytes: f.allocated, identity: f.identity, type: .regular)
                     actions.append(action)
                     gone.recordDelete(action)
