@@ -150,7 +150,12 @@ int cposix_o_path(void) {
 #endif
 }
 
-void *cposix_fdopendir(int fd) { return fdopendir(fd); }
+void *cposix_fdopendir(int fd) {
+    DIR *d = fdopendir(fd);
+    // A duplicated descriptor shares its offset with the original: start from the first entry.
+    if (d) rewinddir(d);
+    return d;
+}
 
 int cposix_readdir(void *dir, cposix_dirent *out) {
     for (;;) {

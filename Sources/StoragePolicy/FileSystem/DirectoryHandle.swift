@@ -1,0 +1,241 @@
+// An open directory, used as the anchor for every *at call: entries are reached by name relative to it,
+// so a directory swapped for a symlink mid-run cannot redirect an operation. Never follows a symlink.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CPosix
+
+/// One entry as the directory listing reports it, before any stat.
+public struct DirectoryEntry: Sendable, Hashable {
+    public var name: FileName
+    /// From d_type; nil when the file system did not say (DT_UNKNOWN): stat to find out.
+    public var type: FileType?
+    public var inode: UInt64
+}
+
+public final class DirectoryHandle: Sendable {
+    /// The descriptor; owned by this handle and closed when it goes away.
+    let descriptor: Int32
+    /// Where this directory is, relative to the root it was opened under; used in error messages.
+    public let path: RelativePath
+
+    init(descriptor: Int32, path: RelativePath) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { _ = close(descriptor) }
+
+    /// Opens a root directory given as a path string (absolute or relative to the working directory).
+    /// Its last component must not be a symlink; ancestors are resolved by the kernel as usual.
+    public static func open(root: String) throws(FileSystemError) -> DirectoryHandle {
+        let fd = systemCall(.open) { Glibc_open(root, cposix_o_directory_flags()) }
+        switch fd {
+        case .success(let fd): return DirectoryHandle(descriptor: Int32(fd), path: .root)
+        case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
+        }
+    }
+
+    /// Opens the directory `name` inside this one, refusing a symlink (ELOOP/ENOTDIR).
+    public func openDirectory(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
+        let target = path.appending(name)
+        let r = name.withCString { n in systemCall(.open) { openat(descriptor, n, cposix_o_directory_flags()) } }
+        switch r {
+        case .success(let fd): return DirectoryHandle(descriptor: fd, path: target)
+        case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
+        }
+    }
+
+    /// Opens a nested directory one component at a time, never following a symlink on the way.
+    public func openDirectory(at relative: RelativePath) throws(FileSystemError) -> DirectoryHandle {
+        var current = self
+        for component in relative.components {
+            current = try current.openDirectory(component)
+        }
+        return current
+    }
+
+    /// Status of this directory itself (fstat).
+    public func status() throws(FileSystemError) -> FileStatus {
+        var s = stat()
+        if case .failure(let e) = systemCall(.stat, { fstat(descriptor, &s) }) {
+            throw FileSystemError("fstat", path: path, errno: e)
+        }
+        return FileStatus(s)
+    }
+
+    /// Status of `name` inside this directory, without following a symlink.
+    public func status(of name: FileName) throws(FileSystemError) -> FileStatus {
+        var s = stat()
+        let r = name.withCString { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
+        if case .failure(let e) = r { throw FileSystemError("fstatat", path: path.appending(name), errno: e) }
+        return FileStatus(s)
+    }
+
+    /// Status of `name`, or nil when it does not exist.
+    public func statusIfPresent(of name: FileName) throws(FileSystemError) -> FileStatus? {
+        do { return try status(of: name) } catch where error.errno == .noSuchFile { return nil }
+    }
+
+    /// Lists the entries (without "." and ".."), in the order the file system returns them.
+    public func entries() throws(FileSystemError) -> [DirectoryEntry] {
+        let dup = systemCall(.open) { Glibc_dup(descriptor) }
+        guard case .success(let fd) = dup else {
+            if case .failure(let e) = dup { throw FileSystemError("dup", path: path, errno: e) }
+            return []
+        }
+        guard let dir = cposix_fdopendir(Int32(fd)) else {
+            let e = Errno.current
+            _ = close(Int32(fd))
+            throw FileSystemError("fdopendir", path: path, errno: e)
+        }
+        defer { _ = cposix_closedir(dir) }
+        var result: [DirectoryEntry] = []
+        var raw = cposix_dirent()
+        while true {
+            if let injected = FaultInjection.check(.readdir) {
+                throw FileSystemError("readdir", path: path, errno: injected)
+            }
+            let r = cposix_readdir(dir, &raw)
+            if r == 0 { break }
+            if r < 0 {
+                let e = Errno.current
+                if e == .interrupted { continue }
+                throw FileSystemError("readdir", path: path, errno: e)
+            }
+            let length = strlen(raw.name)
+            let bytes = UnsafeRawBufferPointer(start: raw.name, count: length)
+            result.append(DirectoryEntry(name: FileName(unchecked: Array(bytes)),
+                                         type: FileType(directoryEntryType: raw.type), inode: raw.ino))
+        }
+        return result
+    }
+
+    /// Removes the file (or symlink, fifo, ...) `name`: unlinkat never follows a symlink.
+    public func removeFile(_ name: FileName) throws(FileSystemError) {
+        let r = name.withCString { n in systemCall(.unlink) { unlinkat(descriptor, n, 0) } }
+        if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
+    }
+
+    /// Removes the empty directory `name`.
+    public func removeDirectory(_ name: FileName) throws(FileSystemError) {
+        let r = name.withCString { n in systemCall(.unlink) { unlinkat(descriptor, n, AT_REMOVEDIR) } }
+        if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
+    }
+
+    /// Renames `name` to `newName` in `directory` (self when nil). With `noReplace` an existing target
+    /// fails with EEXIST instead of being overwritten (RENAME_NOREPLACE).
+    public func rename(_ name: FileName, to newName: FileName, in directory: DirectoryHandle? = nil,
+                       noReplace: Bool = true) throws(FileSystemError) {
+        let destination = directory ?? self
+        let r = name.withCString { from in
+            newName.withCString { to in
+                systemCall(.rename) { cposix_renameat2(descriptor, from, destination.descriptor, to, noReplace ? 1 : 0) }
+            }
+        }
+        if case .failure(let e) = r { throw FileSystemError("renameat2", path: path.appending(name), errno: e) }
+    }
+
+    /// Creates the directory `name`.
+    public func makeDirectory(_ name: FileName, permissions: UInt32 = 0o755) throws(FileSystemError) {
+        let r = name.withCString { n in systemCall(.mkdir) { mkdirat(descriptor, n, mode_t(permissions)) } }
+        if case .failure(let e) = r { throw FileSystemError("mkdirat", path: path.appending(name), errno: e) }
+    }
+
+    /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
+    public func openFile(_ name: FileName, options: FileDescriptor.Options,
+                         permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {
+        let flags = options.rawValue | O_NOFOLLOW | O_CLOEXEC
+        let r = name.withCString { n in systemCall(.open) { openat(descriptor, n, flags, mode_t(permissions)) } }
+        switch r {
+        case .success(let fd): return FileDescriptor(rawValue: fd, path: path.appending(name))
+        case .failure(let e): throw FileSystemError("openat", path: path.appending(name), errno: e)
+        }
+    }
+
+    /// Reads a small file without following a symlink and without updating its atime where permitted.
+    /// Fails with EFBIG past `limit` bytes, so a hostile file cannot exhaust memory.
+    public func readFile(_ name: FileName, limit: Int = 1 << 20) throws(FileSystemError) -> [UInt8] {
+        let file: FileDescriptor
+        do {
+            file = try openFile(name, options: [.readOnly, .noAccessTime, .nonBlocking])
+        } catch where error.errno == .notPermitted {
+            // O_NOATIME is refused on files we do not own: read them the ordinary way.
+            file = try openFile(name, options: [.readOnly, .nonBlocking])
+        }
+        return try file.readAll(limit: limit)
+    }
+
+    /// Flushes this directory's entries to stable storage (after renames into or out of it).
+    public func sync() throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.fsync, { fsync(descriptor) }) {
+            throw FileSystemError("fsync", path: path, errno: e)
+        }
+    }
+
+    /// The value of extended attribute `attribute` on `name` (self when nil), or nil when it is not set.
+    public func extendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) -> [UInt8]? {
+        let target = name.map(path.appending) ?? path
+        var size = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: size)
+            let r = withEntryName(name) { n in
+                systemCall(.getxattr) { buffer.withUnsafeMutableBytes { cposix_getxattrat(descriptor, n, attribute, $0.baseAddress, size) } }
+            }
+            switch r {
+            case .success(let count): return Array(buffer[0..<Int(count)])
+            case .failure(let e) where e == .noData: return nil
+            case .failure(let e) where e == .range && size < 65536: size *= 16
+            case .failure(let e): throw FileSystemError("getxattr", path: target, errno: e)
+            }
+        }
+    }
+
+    /// Sets extended attribute `attribute` on `name` (self when nil).
+    public func setExtendedAttribute(_ attribute: String, to value: [UInt8], of name: FileName? = nil) throws(FileSystemError) {
+        let r = withEntryName(name) { n in
+            systemCall(.setxattr) { value.withUnsafeBytes { cposix_setxattrat(descriptor, n, attribute, $0.baseAddress, value.count, 0) } }
+        }
+        if case .failure(let e) = r { throw FileSystemError("setxattr", path: name.map(path.appending) ?? path, errno: e) }
+    }
+
+    /// Removes extended attribute `attribute` from `name` (self when nil); absent is not an error.
+    public func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
+        let r = withEntryName(name) { n in systemCall(.removexattr) { cposix_removexattrat(descriptor, n, attribute) } }
+        if case .failure(let e) = r, e != .noData {
+            throw FileSystemError("removexattr", path: name.map(path.appending) ?? path, errno: e)
+        }
+    }
+
+    /// Names of the extended attributes on `name` (self when nil).
+    public func extendedAttributeNames(of name: FileName? = nil) throws(FileSystemError) -> [String] {
+        var size = 1024
+        while true {
+            var buffer = [UInt8](repeating: 0, count: size)
+            let r = withEntryName(name) { n in
+                systemCall(.getxattr) { buffer.withUnsafeMutableBytes { cposix_listxattrat(descriptor, n, $0.baseAddress?.assumingMemoryBound(to: CChar.self), size) } }
+            }
+            switch r {
+            case .success(let count):
+                return buffer[0..<Int(count)].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            case .failure(let e) where e == .range && size < 1 << 20: size *= 16
+            case .failure(let e) where e == .notSupported: return []
+            case .failure(let e): throw FileSystemError("listxattr", path: name.map(path.appending) ?? path, errno: e)
+            }
+        }
+    }
+
+    /// Filesystem flags that matter to `lru` eviction: true when atime is not kept precisely.
+    public var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
+
+    private func withEntryName<R>(_ name: FileName?, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        if let name { return name.withCString(body) }
+        return ".".withCString(body)
+    }
+}
+
+// Free functions under other names: inside the class, `open` and `dup` would resolve to members.
+@inline(__always) private func Glibc_open(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+@inline(__always) private func Glibc_dup(_ fd: Int32) -> Int32 { dup(fd) }

@@ -1,0 +1,99 @@
+// An open regular file: read, write, fsync, close. Owned: closed when it goes away.
+// Used for journals, trashinfo files and cache tags; never for walking.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CPosix
+
+public final class FileDescriptor: Sendable {
+    let rawValue: Int32
+    public let path: RelativePath
+
+    init(rawValue: Int32, path: RelativePath) {
+        self.rawValue = rawValue
+        self.path = path
+    }
+
+    deinit { _ = close(rawValue) }
+
+    public struct Options: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// O_RDONLY
+        public static let readOnly = Options([])
+        /// O_WRONLY
+        public static let writeOnly = Options(rawValue: O_WRONLY)
+        /// O_RDWR
+        public static let readWrite = Options(rawValue: O_RDWR)
+        /// O_CREAT
+        public static let create = Options(rawValue: O_CREAT)
+        /// O_EXCL
+        public static let exclusive = Options(rawValue: O_EXCL)
+        /// O_APPEND
+        public static let append = Options(rawValue: O_APPEND)
+        /// O_TRUNC
+        public static let truncate = Options(rawValue: O_TRUNC)
+        /// O_NONBLOCK: a FIFO opened by mistake cannot hang the run.
+        public static let nonBlocking = Options(rawValue: O_NONBLOCK)
+        /// O_NOATIME where the platform has it: reading leaves atime as it was.
+        public static let noAccessTime = Options(rawValue: cposix_o_noatime())
+    }
+
+    /// Reads to the end; fails with EFBIG past `limit` bytes.
+    public func readAll(limit: Int) throws(FileSystemError) -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let r = systemCall(.read) { chunk.withUnsafeMutableBytes { read(rawValue, $0.baseAddress, $0.count) } }
+            switch r {
+            case .success(0): return out
+            case .success(let n):
+                out.append(contentsOf: chunk[0..<n])
+                if out.count > limit { throw FileSystemError("read", path: path, errno: Errno(rawValue: EFBIG)) }
+            case .failure(let e): throw FileSystemError("read", path: path, errno: e)
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, continuing after short writes.
+    public func write(_ bytes: [UInt8]) throws(FileSystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let r = systemCall(.write) {
+                bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            switch r {
+            case .success(let n): offset += n
+            case .failure(let e): throw FileSystemError("write", path: path, errno: e)
+            }
+        }
+    }
+
+    public func sync() throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.fsync, { fsync(rawValue) }) {
+            throw FileSystemError("fsync", path: path, errno: e)
+        }
+    }
+
+    public func status() throws(FileSystemError) -> FileStatus {
+        var s = stat()
+        if case .failure(let e) = systemCall(.stat, { fstat(rawValue, &s) }) {
+            throw FileSystemError("fstat", path: path, errno: e)
+        }
+        return FileStatus(s)
+    }
+
+    /// Takes an exclusive advisory lock (flock); `wait: false` fails at once with EWOULDBLOCK when held.
+    public func lockExclusively(wait: Bool) throws(FileSystemError) {
+        let r = systemCall(.open) { flock(rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) }
+        if case .failure(let e) = r { throw FileSystemError("flock", path: path, errno: e) }
+    }
+
+    /// Shrinks or grows the file to `length` bytes.
+    public func truncate(to length: Int64) throws(FileSystemError) {
+        let r = systemCall(.write) { ftruncate(rawValue, off_t(length)) }
+        if case .failure(let e) = r { throw FileSystemError("ftruncate", path: path, errno: e) }
+    }
+}

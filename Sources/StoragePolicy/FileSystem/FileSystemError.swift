@@ -1,0 +1,20 @@
+// An error from the file system layer: what was attempted, on which root-relative byte path, and the errno.
+// Reads as `tmp/a.dat: Permission denied (EACCES)`; the path is shown escaped, never lossy.
+
+public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The system call that failed, e.g. `openat`, `renameat2`.
+    public var operation: String
+    /// The path the call was about, relative to the walk or apply root where known.
+    public var path: RelativePath
+    public var errno: Errno
+
+    public init(_ operation: String, path: RelativePath, errno: Errno) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(path.isEmpty ? "." : path.escaped): \(errno) [\(operation)]"
+    }
+}

@@ -1,0 +1,42 @@
+// The names and bytes other tools agree on: backup-exclusion xattrs, the CACHEDIR.TAG signature, the trash
+// stamp policyctl records, and the engine's own state folder. One definition, used by plan and apply alike.
+
+public enum Markers {
+    /// The engine's state folder under every root; never scanned, never a rule's target.
+    public static let stateDirectory = FileName(unchecked: Array(".policyctl".utf8))
+
+    /// The freedesktop backup-exclusion key honoured by borg and others on Linux, and its value.
+    public static let linuxBackupAttribute = "user.xdg.robots.backup"
+    public static let linuxBackupValue: [UInt8] = Array("false".utf8)
+
+    /// What `isExcludedFromBackup` and `tmutil addexclusion` write on Apple systems: a binary plist holding
+    /// the string "com.apple.backupd".
+    public static let appleBackupAttribute = "com.apple.metadata:com_apple_backup_excludeItem"
+    public static let appleBackupValue: [UInt8] = [
+        0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0x5F, 0x10, 0x11, 0x63, 0x6F, 0x6D, 0x2E, 0x61,
+        0x70, 0x70, 0x6C, 0x65, 0x2E, 0x62, 0x61, 0x63, 0x6B, 0x75, 0x70, 0x64, 0x08, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1C,
+    ]
+
+    /// The backup-exclusion attribute for this platform.
+    public static var backupAttribute: (name: String, value: [UInt8]) {
+        #if canImport(Darwin)
+        return (appleBackupAttribute, appleBackupValue)
+        #else
+        return (linuxBackupAttribute, linuxBackupValue)
+        #endif
+    }
+
+    /// CACHEDIR.TAG: the file name and the exact 43-byte signature its first line must start with.
+    public static let cacheTagName = FileName(unchecked: Array("CACHEDIR.TAG".utf8))
+    public static let cacheTagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
+    /// The whole file policyctl writes.
+    public static let cacheTagContents = cacheTagSignature
+        + "\n# This file is a cache directory tag created by policyctl.\n"
+        + "# For information about cache directory tags, see: https://bford.info/cachedir/\n"
+
+    /// The xattr `policyctl trash` stamps on an item moved into an app-style trash folder: the time it was
+    /// trashed, as decimal seconds since the epoch (UTC).
+    public static let trashStampAttribute = "user.policyctl.trashed"
+}

@@ -1,0 +1,80 @@
+// The one place system calls are made from: retries EINTR, turns -1 into a typed Errno, and hosts the
+// fault-injection seam tests use to fail the Nth call of a kind. Never swallows an error.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The kinds of system call the engine makes, as the fault-injection seam names them.
+public enum SystemCall: String, Sendable, CaseIterable {
+    case open, stat, readdir, unlink, rename, mkdir, getxattr, setxattr, removexattr, read, write, fsync
+}
+
+/// A test-only seam: makes the Nth call of a kind fail with a chosen errno, or stops the process.
+/// Configured in-process with `install` or, for the built binary, with `POLICYCTL_FAULTS=rename:3:EIO,...`.
+public enum FaultInjection {
+    public struct Fault: Sendable, Equatable {
+        public var call: SystemCall
+        /// 1-based: the Nth call of this kind fails. 0 means every call fails.
+        public var nth: Int
+        public var errno: Errno
+        public init(call: SystemCall, nth: Int, errno: Errno) {
+            self.call = call
+            self.nth = nth
+            self.errno = errno
+        }
+    }
+
+    private struct State {
+        var faults: [Fault] = []
+        var counts: [SystemCall: Int] = [:]
+    }
+
+    private static let enabled = Atomic<Bool>(false)
+    private static let state = Mutex(State())
+    private static let fromEnvironment: Void = {
+        guard let spec = getenv("POLICYCTL_FAULTS").map({ String(cString: $0) }), !spec.isEmpty else { return }
+        let faults = spec.split(separator: ",").compactMap { item -> Fault? in
+            let parts = item.split(separator: ":").map(String.init)
+            guard parts.count == 3, let call = SystemCall(rawValue: parts[0]), let nth = Int(parts[1]),
+                  let errno = Errno(name: parts[2]) else { return nil }
+            return Fault(call: call, nth: nth, errno: errno)
+        }
+        install(faults)
+    }()
+
+    /// Replaces the active faults and resets the call counters.
+    public static func install(_ faults: [Fault]) {
+        state.withLock { $0 = State(faults: faults) }
+        enabled.store(!faults.isEmpty, ordering: .releasing)
+    }
+
+    public static func reset() { install([]) }
+
+    /// How many calls of `kind` were made since the faults were installed (counted only while enabled).
+    public static func count(of kind: SystemCall) -> Int { state.withLock { $0.counts[kind, default: 0] } }
+
+    static func check(_ kind: SystemCall) -> Errno? {
+        _ = fromEnvironment
+        guard enabled.load(ordering: .acquiring) else { return nil }
+        return state.withLock { s -> Errno? in
+            s.counts[kind, default: 0] += 1
+            let n = s.counts[kind]!
+            return s.faults.first { $0.call == kind && ($0.nth == 0 || $0.nth == n) }?.errno
+        }
+    }
+}
+
+/// Runs a call that returns -1 with errno on failure: EINTR retried, the fault seam consulted first.
+@inline(__always)
+func systemCall<T: BinaryInteger>(_ kind: SystemCall, _ body: () -> T) -> Result<T, Errno> {
+    if let injected = FaultInjection.check(kind) { return .failure(injected) }
+    while true {
+        let r = body()
+        if r != -1 { return .success(r) }
+        let e = Errno.current
+        if e != .interrupted { return .failure(e) }
+    }
+}

@@ -1,0 +1,70 @@
+// A span of time written as summed units (`90s`, `24h`, `1d12h`, `2w`), held in whole seconds.
+// Never accepts a bare number or free text ("24 hours"): the accepted forms are stated in every error.
+
+public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var seconds: Int64
+
+    public init(seconds: Int64) { self.seconds = seconds }
+
+    public static func seconds(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n) }
+    public static func minutes(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 60) }
+    public static func hours(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 3600) }
+    public static func days(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 86400) }
+    public static func weeks(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 604800) }
+
+    public var nanoseconds: Int64 { seconds * 1_000_000_000 }
+
+    public static let acceptedForms = "a number followed by a unit s, m, h, d or w, summed without spaces (90s, 24h, 7d, 1d12h, 2w)"
+
+    /// Parses `1d12h`-style text; nil when it is not of that form or overflows.
+    public init?(parsing text: String) {
+        let units: [UInt8: Int64] = [0x73: 1, 0x6D: 60, 0x68: 3600, 0x64: 86400, 0x77: 604800]
+        var total: Int64 = 0
+        var number: Int64? = nil
+        var seen = Set<UInt8>()
+        for c in text.utf8 {
+            if c >= 0x30 && c <= 0x39 {
+                let (m, o1) = (number ?? 0).multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int64(c - 0x30))
+                guard !o1, !o2 else { return nil }
+                number = a
+            } else if let unit = units[c], let n = number, !seen.contains(c) {
+                let (p, o1) = n.multipliedReportingOverflow(by: unit)
+                let (t, o2) = total.addingReportingOverflow(p)
+                guard !o1, !o2 else { return nil }
+                total = t
+                number = nil
+                seen.insert(c)
+            } else {
+                return nil
+            }
+        }
+        guard number == nil, !seen.isEmpty else { return nil }
+        self.seconds = total
+    }
+
+    /// The shortest summed form: `1d12h`, `90s` -> `1m30s`, `0s`.
+    public var description: String { PolicyDuration.format(seconds: seconds, largestUnits: 5) }
+
+    /// A rough human age for plans: the two largest units (`2d3h`, `5m12s`).
+    public static func humanAge(nanoseconds: Int64) -> String {
+        format(seconds: nanoseconds / 1_000_000_000, largestUnits: 2)
+    }
+
+    static func format(seconds: Int64, largestUnits: Int) -> String {
+        if seconds == 0 { return "0s" }
+        var rest = seconds < 0 ? -seconds : seconds
+        var parts: [String] = []
+        for (unit, size) in [("w", Int64(604800)), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)] {
+            let n = rest / size
+            if n > 0 || (!parts.isEmpty && parts.count < largestUnits && rest > 0) {
+                if n > 0 { parts.append("\(n)\(unit)") }
+                rest -= n * size
+            }
+            if parts.count == largestUnits { break }
+        }
+        return (seconds < 0 ? "-" : "") + parts.joined()
+    }
+
+    public static func < (a: PolicyDuration, b: PolicyDuration) -> Bool { a.seconds < b.seconds }
+}

@@ -1,0 +1,75 @@
+// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
+// A value: it holds no file handles and never touches the disk.
+
+public struct Policy: Sendable, Hashable {
+    public var version: Int
+    public var name: String
+    public var description: String?
+    public var layout: [LayoutEntry]
+    public var rules: [Rule]
+    /// The policy's default blast-radius cap; `--max-delete` overrides it.
+    public var maxDelete: DeleteLimit?
+    /// The file the policy was loaded from, if any.
+    public var source: SourceLocation?
+    /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
+    public var sourceBytes: [UInt8]?
+
+    public init(version: Int = 1, name: String, description: String? = nil, layout: [LayoutEntry] = [],
+                rules: [Rule] = [], maxDelete: DeleteLimit? = nil, source: SourceLocation? = nil,
+                sourceBytes: [UInt8]? = nil) {
+        self.version = version; self.name = name; self.description = description; self.layout = layout
+        self.rules = rules; self.maxDelete = maxDelete; self.source = source; self.sourceBytes = sourceBytes
+    }
+
+    /// The folder soft-deleted items go to: the scope of the first `trash` rule, if the policy has one.
+    public var trashFolder: RelativePath? {
+        rules.lazy.compactMap { if case .trash = $0.kind { $0.path } else { nil } }.first
+    }
+}
+
+/// A directory that must exist under the root.
+public struct LayoutEntry: Sendable, Hashable {
+    public var path: RelativePath
+    /// `backup: exclude`: the directory carries the backup-exclusion marker.
+    public var excludeFromBackup: Bool
+    /// Also write a CACHEDIR.TAG (for tar, borg, restic).
+    public var cacheDirectoryTag: Bool
+    public var location: SourceLocation?
+
+    public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,
+                location: SourceLocation? = nil) {
+        self.path = path; self.excludeFromBackup = excludeFromBackup
+        self.cacheDirectoryTag = cacheDirectoryTag; self.location = location
+    }
+}
+
+/// `--max-delete N` or `N%` (of the entries scanned under the rules' scopes).
+public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
+    case count(Int)
+    case percent(Double)
+
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let p = Double(text.dropLast()), p >= 0, p <= 100 else { return nil }
+            self = .percent(p)
+        } else {
+            guard let n = Int(text), n >= 0 else { return nil }
+            self = .count(n)
+        }
+    }
+
+    /// The number of deletions allowed out of `total` candidates.
+    public func allowed(outOf total: Int) -> Int {
+        switch self {
+        case .count(let n): return n
+        case .percent(let p): return Int((Double(total) * p / 100).rounded(.down))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let n): return "\(n)"
+        case .percent(let p): return p == p.rounded() ? "\(Int(p))%" : "\(p)%"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// One rule: a scope under the root, optional globs that narrow it, and exactly one kind of behaviour.
+// A rule never names anything outside the root: its scope is a RelativePath.
+
+public struct Rule: Sendable, Hashable {
+    public var name: String
+    /// The rule's scope, relative to the root; the empty path is the root itself.
+    public var path: RelativePath
+    /// Entries (scope-relative) the rule applies to; empty means every entry in the scope.
+    public var match: [Glob]
+    /// Entries (scope-relative) the rule never applies to, even when `match` selects them.
+    public var exclude: [Glob]
+    /// Which entry types the rule considers; nil means the kind's default.
+    public var type: EntryTypeFilter?
+    public var mode: Mode
+    /// Severity of findings in `audit`; nil means the kind's default.
+    public var severity: Severity?
+    public var kind: Kind
+    public var location: SourceLocation?
+
+    public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],
+                type: EntryTypeFilter? = nil, mode: Mode = .enforce, severity: Severity? = nil,
+                kind: Kind, location: SourceLocation? = nil) {
+        self.name = name; self.path = path; self.match = match; self.exclude = exclude; self.type = type
+        self.mode = mode; self.severity = severity; self.kind = kind; self.location = location
+    }
+
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        /// Plan and apply the changes.
+        case enforce
+        /// Report only; never change anything.
+        case audit
+    }
+
+    public enum Severity: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
+        case note, warning, error
+        public static func < (a: Severity, b: Severity) -> Bool {
+            let order: [Severity] = [.note, .warning, .error]
+            return order.firstIndex(of: a)! < order.firstIndex(of: b)!
+        }
+    }
+
+    public enum Kind: Sendable, Hashable {
+        case expire(Expire)
+        case trash(TrashRetention)
+        case quota(Quota)
+        case naming(Naming)
+        case backup(BackupExclusion)
+        case forbid([Glob])
+
+        /// The key that introduces this kind in YAML.
+        public var keyword: String {
+            switch self {
+            case .expire: "expire"
+            case .trash: "trash"
+            case .quota: "quota"
+            case .naming: "naming"
+            case .backup: "backup"
+            case .forbid: "forbid"
+            }
+        }
+    }
+
+    /// The severity findings of this rule carry: the rule's own, else error for forbid and backup,
+    /// warning for the rest.
+    public var effectiveSeverity: Severity {
+        if let severity { return severity }
+        switch kind {
+        case .forbid, .backup: return .error
+        default: return .warning
+        }
+    }
+
+    /// True when a scope-relative path is selected by `match` and not removed by `exclude`.
+    public func selects(_ relative: RelativePath) -> Bool {
+        if exclude.contains(where: { $0.matches(relative) }) { return false }
+        return match.isEmpty || match.contains { $0.matches(relative) }
+    }
+}
+
+/// `type:` on a rule.
+public enum EntryTypeFilter: String, Sendable, Hashable, CaseIterable {
+    case file, directory, symlink, any
+
+    public func admits(_ t: FileType) -> Bool {
+        switch self {
+        case .any: return true
+        case .file: return t == .regular
+        case .directory: return t == .directory
+        case .symlink: return t == .symlink
+        }
+    }
+}

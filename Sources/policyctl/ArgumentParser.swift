@@ -1,0 +1,115 @@
+// Parses argv against a CommandSpec: long and short options, `--opt=value`, `--` ending options,
+// allowed-value checks. It never exits or prints: problems are thrown as UsageError (exit 64).
+
+struct UsageError: Error, Sendable, CustomStringConvertible {
+    var message: String
+    var command: String
+    var description: String { message }
+}
+
+struct ParsedArguments: Sendable {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    var helpRequested = false
+
+    func value(_ long: String) -> String? { values[long]?.last }
+    func all(_ long: String) -> [String] { values[long] ?? [] }
+    func flag(_ long: String) -> Bool { flags.contains(long) }
+}
+
+enum ArgumentParser {
+    static func parse(_ args: [String], for spec: CommandSpec, commandPath: String) throws(UsageError) -> ParsedArguments {
+        var result = ParsedArguments()
+        var i = 0
+        var optionsEnded = false
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: commandPath) }
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
+                result.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { optionsEnded = true; continue }
+            if arg == "-h" || arg == "--help" { result.helpRequested = true; continue }
+            var name: String
+            var inlineValue: String? = nil
+            let option: OptionSpec
+            if arg.hasPrefix("--") {
+                name = String(arg.dropFirst(2))
+                if let eq = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                guard let found = spec.options.first(where: { $0.long == name }) else {
+                    let hint = Suggestion.closest(to: name, in: spec.options.map(\.long)).map { " (did you mean '--\($0)'?)" } ?? ""
+                    throw fail("Unknown option '--\(name)'\(hint)")
+                }
+                option = found
+            } else {
+                let letters = Array(arg.dropFirst())
+                guard let first = letters.first, let found = spec.options.first(where: { $0.short == first }) else {
+                    throw fail("Unknown option '\(arg)'")
+                }
+                option = found
+                if letters.count > 1 {
+                    if option.isFlag { throw fail("Unknown option '\(arg)'") }
+                    inlineValue = String(letters.dropFirst())
+                }
+            }
+            if option.isFlag {
+                if inlineValue != nil { throw fail("Option '--\(option.long)' takes no value") }
+                result.flags.insert(option.long)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard i < args.count else { throw fail("Missing value for '--\(option.long) <\(option.valueName!)>'") }
+                value = args[i]
+                i += 1
+            }
+            if let allowed = option.allowedValues, !allowed.contains(value) {
+                throw fail("The value '\(value)' is invalid for '--\(option.long) <\(option.valueName!)>' (values: \(allowed.joined(separator: ", ")))")
+            }
+            if !option.isRepeating, result.values[option.long] != nil {
+                throw fail("Option '--\(option.long)' given more than once")
+            }
+            result.values[option.long, default: []].append(value)
+        }
+        if result.helpRequested { return result }
+        let required = spec.arguments.filter { !$0.isOptional }
+        if result.positionals.count < required.count {
+            throw fail("Missing expected argument '<\(required[result.positionals.count].name)>'")
+        }
+        if !spec.arguments.contains(where: \.isRepeating), result.positionals.count > spec.arguments.count {
+            throw fail("Unexpected argument '\(result.positionals[spec.arguments.count])'")
+        }
+        return result
+    }
+}
+
+/// "Did you mean" for options, subcommands and policy keys: the closest name within a small edit distance.
+enum Suggestion {
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, distance(Array(word), Array($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, word.count / 3) else { return nil }
+        return best.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,18 @@
+// The exit codes policyctl promises (DESIGN.md): findings are never confused with configuration errors.
+
+enum ExitCode: Int32 {
+    /// Success; nothing found.
+    case success = 0
+    /// `audit` found violations.
+    case findings = 1
+    /// `plan --detailed-exitcode`: changes are pending.
+    case changesPending = 2
+    /// An apply failed and was rolled back.
+    case rolledBack = 3
+    /// The command line was wrong (EX_USAGE).
+    case usage = 64
+    /// A policy is invalid (EX_DATAERR).
+    case invalidPolicy = 65
+    /// An I/O or system error (EX_IOERR).
+    case ioError = 74
+}

@@ -1,0 +1,83 @@
+// The command table and entry point: dispatches argv to a subcommand, prints help, errors and exit codes.
+// New subcommands are added to `commands`; everything else (help, completions) follows from their specs.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StoragePolicy
+
+enum Policyctl {
+    static let spec = CommandSpec(
+        name: "policyctl",
+        abstract: "Plan, apply and audit declarative storage policies.",
+        discussion: "Policies are YAML files stating the directories that must exist and the rules that keep a tree tidy: expiry, trash retention, quotas, naming, backup exclusion and forbidden files.",
+        usage: ["<subcommand>"],
+        options: [.flag("version", help: "Show the version.")]
+    )
+
+    /// Every subcommand, in the order help lists them.
+    static let commands: [any Command.Type] = [
+        VersionCommand.self,
+    ]
+
+    static func main(_ argv: [String]) -> Int32 {
+        var args = Array(argv.dropFirst())
+        if args.first == "help" {
+            args.removeFirst()
+            args.append("--help")
+        }
+        guard let first = args.first else {
+            Terminal.out(HelpRenderer.render(spec, path: "policyctl", subcommands: commands.map { $0.spec }))
+            return ExitCode.success.rawValue
+        }
+        if first == "--version" { return run(VersionCommand.self, []) }
+        if first == "-h" || first == "--help" {
+            Terminal.out(HelpRenderer.render(spec, path: "policyctl", subcommands: commands.map { $0.spec }))
+            return ExitCode.success.rawValue
+        }
+        guard let command = commands.first(where: { $0.spec.name == first }) else {
+            let hint = Suggestion.closest(to: first, in: commands.map { $0.spec.name }).map { " (did you mean '\($0)'?)" } ?? ""
+            Terminal.err("Error: Unknown subcommand '\(first)'\(hint)")
+            Terminal.err("Usage: policyctl <subcommand>")
+            Terminal.err("See 'policyctl --help' for more information.")
+            return ExitCode.usage.rawValue
+        }
+        return run(command, Array(args.dropFirst()))
+    }
+
+    static func run(_ command: any Command.Type, _ args: [String]) -> Int32 {
+        let path = "policyctl \(command.spec.name)"
+        do {
+            let parsed = try ArgumentParser.parse(args, for: command.spec, commandPath: path)
+            if parsed.helpRequested {
+                Terminal.out(HelpRenderer.render(command.spec, path: path), terminator: "")
+                return ExitCode.success.rawValue
+            }
+            return try command.init(parsed).run().rawValue
+        } catch let error as UsageError {
+            Terminal.err("Error: \(error.message)")
+            Terminal.err("Usage: \(HelpRenderer.usageLine(command.spec, path: path))")
+            Terminal.err("  See '\(path) --help' for more information.")
+            return ExitCode.usage.rawValue
+        } catch let error as CommandFailure {
+            if !error.message.isEmpty { Terminal.err("Error: \(error.message)") }
+            return error.code.rawValue
+        } catch let error as FileSystemError {
+            Terminal.err("Error: \(error)")
+            return ExitCode.ioError.rawValue
+        } catch {
+            Terminal.err("Error: \(error)")
+            return ExitCode.ioError.rawValue
+        }
+    }
+}
+
+struct VersionCommand: Command {
+    static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
+    init(_ arguments: ParsedArguments) {}
+    func run() -> ExitCode {
+        Terminal.out("policyctl \(StoragePolicyVersion.tool)")
+        return .success
+    }
+}
