@@ -18,6 +18,7 @@ enum Policyctl {
 
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
+        ValidateCommand.self,
         VersionCommand.self,
     ]
 
