@@ -15,8 +15,8 @@ struct PolicyDecoder {
 
     // MARK: Diagnostics
 
-    func location(_ node: Node) -> SourceLocation {
-        SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
+    func location(_ node: Node) -> PolicyLocation {
+        PolicyLocation(file: file, line: node.mark.line, column: node.mark.column)
     }
 
     mutating func error(_ node: Node, _ message: String) {
@@ -31,7 +31,7 @@ struct PolicyDecoder {
 
     mutating func decode(_ root: Node?) -> Policy? {
         guard let root else {
-            diagnostics.append(Diagnostic(severity: .error, location: SourceLocation(file: file, line: 1, column: 1),
+            diagnostics.append(Diagnostic(severity: .error, location: PolicyLocation(file: file, line: 1, column: 1),
                                           message: "the policy is empty; it needs at least 'version: 1' and 'name'"))
             return nil
         }

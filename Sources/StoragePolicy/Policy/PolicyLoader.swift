@@ -20,7 +20,7 @@ public enum PolicyLoader {
                                                            message: "cannot read policy '\(path)': \(error.errno)")], isIOError: true)
         }
         var loaded = try load(bytes: bytes, file: path)
-        loaded.policy.source = SourceLocation(file: absolute(path), line: 1, column: 1)
+        loaded.policy.source = PolicyLocation(file: absolute(path), line: 1, column: 1)
         return loaded
     }
 
@@ -40,7 +40,7 @@ public enum PolicyLoader {
                 message += "; YAML indents with spaces, never tabs"
             }
             throw PolicyLoadError(diagnostics: [Diagnostic(
-                severity: .error, location: SourceLocation(file: file, line: error.mark.line, column: error.mark.column),
+                severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
                 message: "invalid YAML: \(message)")], source: bytes)
         }
         var decoder = PolicyDecoder(file: file)
@@ -118,10 +118,10 @@ public struct PolicyLoadError: Error, Sendable, CustomStringConvertible {
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable { case error, warning, note }
     public var severity: Severity
-    public var location: SourceLocation?
+    public var location: PolicyLocation?
     public var message: String
 
-    public init(severity: Severity, location: SourceLocation?, message: String) {
+    public init(severity: Severity, location: PolicyLocation?, message: String) {
         self.severity = severity; self.location = location; self.message = message
     }
 

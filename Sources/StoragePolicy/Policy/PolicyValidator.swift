@@ -7,7 +7,7 @@ struct PolicyValidator {
 
     init(file: String) { self.file = file }
 
-    private mutating func report(_ severity: Diagnostic.Severity, _ at: SourceLocation?, _ message: String) {
+    private mutating func report(_ severity: Diagnostic.Severity, _ at: PolicyLocation?, _ message: String) {
         diagnostics.append(Diagnostic(severity: severity, location: at, message: message))
     }
 
