@@ -9,7 +9,7 @@ import CYAML
 /// Beyond libyaml's own checks, the reader refuses duplicate keys, merge keys (`<<`), unknown and
 /// self-referencing aliases, alias expansion past `Limits.maxAliasExpansion` nodes and nesting deeper
 /// than `Limits.maxDepth`.
-public enum YAML {
+public enum YAML: Sendable {
     /// Bounds that keep hostile input from exhausting memory or the stack of whoever walks the tree.
     public struct Limits: Sendable, Hashable {
         /// Most collections nested in one another, counting those reached through aliases.
@@ -329,7 +329,8 @@ final class YAMLReader {
             var message = problem
             if state.problem_value != -1 {
                 let hex = String(UInt32(truncatingIfNeeded: state.problem_value), radix: 16, uppercase: true)
-                message += problem.hasSuffix("octet") ? " 0x\(hex)" : " U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+                // An octet for the UTF-8 errors, a character for the others ("control characters ...").
+                message += problem.hasSuffix("octet") ? " (0x\(hex))" : " (U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex))"
             }
             return YAMLError(mark: mark(atByte: state.problem_offset, encoding: state.encoding), message: message)
         case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
