@@ -18,6 +18,8 @@ enum Policyctl {
 
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
+        DemoCommand.self,
+        InitCommand.self,
         ValidateCommand.self,
         VersionCommand.self,
     ]
