@@ -21,6 +21,8 @@ enum Policyctl {
         DemoCommand.self,
         InitCommand.self,
         ValidateCommand.self,
+        CompletionsCommand.self,
+        ManPageCommand.self,
         VersionCommand.self,
     ]
 
