@@ -82,7 +82,7 @@ struct VersionCommand: Command {
     static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
     init(_ arguments: ParsedArguments) {}
     func run() -> ExitCode {
-        Terminal.out("policyctl \(StoragePolicyVersion.tool)")
+        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.built))")
         return .success
     }
 }

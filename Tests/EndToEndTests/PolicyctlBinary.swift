@@ -77,3 +77,11 @@ enum PolicyctlBinary {
         #expect(r.stderr.contains("Error: Unknown subcommand 'versoin' (did you mean 'version'?)"))
     }
 }
+
+@Suite("Version") struct VersionTests {
+    @Test("--version prints the version and the revision it was built from") func version() throws {
+        let r = try PolicyctlBinary.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout.range(of: #"^policyctl \d+\.\d+\.\d+ \((development|[0-9a-f]{12}(-dirty)?)\)\n$"#, options: .regularExpression) != nil)
+    }
+}
