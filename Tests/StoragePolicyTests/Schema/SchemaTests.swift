@@ -351,6 +351,24 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         if let bug = policy.loaderBug { withKnownIssue(Comment(rawValue: bug)) { check() } } else { check() }
     }
 
+    // MARK: The reference document
+
+    @Test("Docs/policy-reference.md: its full examples load, and it documents every key the decoder reads")
+    func referenceDocument() throws {
+        let text = try F.read(F.packageRoot + "/Docs/policy-reference.md")
+        let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let policies = blocks.filter { $0.contains("version: 1\n") }
+        #expect(!policies.isEmpty)
+        for yaml in policies {
+            #expect(try F.violations(yaml).map(\.description) == [])
+            #expect(F.loaderErrors(yaml).map(\.description) == [])
+        }
+        let keys = PolicyDecoder.topLevelKeys + PolicyDecoder.ruleKeys + PolicyDecoder.layoutKeys
+            + ["after", "by", "retain", "layout", "max", "target", "evict", "case", "pattern", "exclude", "cacheTag"]
+        let undocumented = keys.filter { !text.contains("| `\($0)` |") && !text.contains("\n### \($0)\n") }
+        #expect(undocumented == [], "keys with neither a table row nor a section")
+    }
+
     // MARK: Where schema and loader differ on purpose
 
     /// Valid to the schema, rejected by the loader: checks that need more than one value at a time.
