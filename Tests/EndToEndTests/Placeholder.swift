@@ -1,1 +1,0 @@
-// placeholder until the end-to-end tests land
