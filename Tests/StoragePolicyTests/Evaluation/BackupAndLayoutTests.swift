@@ -2,6 +2,7 @@
 // directories that are missing or blocked. Expected actions are spelled out by hand.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Backup and layout") struct BackupAndLayoutTests {
     static let marker = Markers.backupAttribute

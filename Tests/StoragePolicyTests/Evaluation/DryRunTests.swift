@@ -2,6 +2,7 @@
 // sizes, modes, mtimes, atimes, xattrs) is the same before and after, atimes included.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Dry run") struct DryRunTests {
     @Test("plan changes nothing on disk, not even atimes")

@@ -2,6 +2,7 @@
 // Every expected plan is written out by hand here, never computed by the engine.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 #if canImport(Glibc)
 import Glibc
 #endif

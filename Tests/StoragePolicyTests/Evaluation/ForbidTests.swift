@@ -2,6 +2,7 @@
 // when there is no trash folder; entries already in the trash are left alone. Expected moves by hand.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Forbid") struct ForbidTests {
     static let forbidDatabases = rule("no-private-data", "Documents/UserFiles", .forbid(globs(["**/*.sqlite", "**/*.sqlite-wal"])))

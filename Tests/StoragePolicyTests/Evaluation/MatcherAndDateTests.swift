@@ -2,6 +2,7 @@
 // stamps parse in every form the specs and implementations write, and nothing else.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@
 // and patterns that are reported, never fixed. Expected renames are spelled out by hand.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Naming") struct NamingTests {
     static let lower = Naming(letterCase: .lower)

@@ -2,6 +2,7 @@
 // entry is not renamed, markers are independent. Expected plans written out by hand.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Precedence") struct PrecedenceTests {
     @Test("an expired entry is deleted, not renamed, moved or marked")

@@ -2,6 +2,7 @@
 // path, down to the target; files other rules delete do not count. Expected evictions worked out here.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 
 @Suite("Quota") struct QuotaTests {
     /// Ten 10 kB files aged 1...10 days (mtime), with atimes in the opposite order.

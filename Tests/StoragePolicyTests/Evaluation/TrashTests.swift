@@ -2,6 +2,7 @@
 // app layout's stamp or ctime. Never mtime; undated items are kept and reported. Expected plans by hand.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 #if canImport(Glibc)
 import Glibc
 #endif

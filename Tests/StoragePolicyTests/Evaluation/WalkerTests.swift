@@ -2,6 +2,7 @@
 // vanishing entries, the state folder, and the promise that planning changes nothing on disk.
 import Testing
 @testable import StoragePolicy
+import TreeFixture
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,22 +5,22 @@ import Glibc
 #endif
 import CPosix
 
-struct ManifestEntry: Hashable, CustomStringConvertible {
-    var path: [UInt8]
-    var type: UInt32
-    var size: Int64
-    var mode: UInt32
-    var mtimeNs: Int64
-    var atimeNs: Int64
-    var xattrs: [String: [UInt8]]
+public struct ManifestEntry: Hashable, CustomStringConvertible {
+    public var path: [UInt8]
+    public var type: UInt32
+    public var size: Int64
+    public var mode: UInt32
+    public var mtimeNs: Int64
+    public var atimeNs: Int64
+    public var xattrs: [String: [UInt8]]
 
-    var description: String {
+    public var description: String {
         "\(String(decoding: path, as: UTF8.self)) type=\(type) size=\(size) mode=\(String(mode, radix: 8)) mtime=\(mtimeNs) atime=\(atimeNs) xattrs=\(xattrs.keys.sorted())"
     }
 }
 
-enum Manifest {
-    static func take(_ root: String) -> [ManifestEntry] {
+public enum Manifest {
+    public static func take(_ root: String) -> [ManifestEntry] {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOATIME_FLAG)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -32,7 +32,7 @@ enum Manifest {
         return out.sorted { $0.path.lexicographicallyPrecedes($1.path) }
     }
 
-    static let O_NOATIME_FLAG = cposix_o_noatime()
+    public static let O_NOATIME_FLAG = cposix_o_noatime()
 
     private static func entry(_ path: [UInt8], _ s: stat, xattrs: [String: [UInt8]]) -> ManifestEntry {
         ManifestEntry(path: path, type: UInt32(s.st_mode) & UInt32(S_IFMT), size: Int64(s.st_size),

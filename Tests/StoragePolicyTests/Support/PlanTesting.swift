@@ -2,18 +2,18 @@
 // into lines ("delete tmp/a.dat") that a test compares with what it expects. No engine logic here.
 import StoragePolicy
 
-func path(_ s: String) -> RelativePath { RelativePath(s)! }
+public func path(_ s: String) -> RelativePath { RelativePath(s)! }
 
-func globs(_ patterns: [String]) -> [Glob] { patterns.map { try! Glob($0) } }
+public func globs(_ patterns: [String]) -> [Glob] { patterns.map { try! Glob($0) } }
 
-func rule(_ name: String, _ scope: String, _ kind: Rule.Kind, match: [String] = [], exclude: [String] = [],
+public func rule(_ name: String, _ scope: String, _ kind: Rule.Kind, match: [String] = [], exclude: [String] = [],
           type: EntryTypeFilter? = nil, mode: Rule.Mode = .enforce) -> Rule {
     Rule(name: name, path: path(scope), match: globs(match), exclude: globs(exclude), type: type, mode: mode, kind: kind)
 }
 
-func expire(_ after: PolicyDuration, by: Expire.Timestamp = .mtime) -> Rule.Kind { .expire(Expire(after: after, by: by)) }
+public func expire(_ after: PolicyDuration, by: Expire.Timestamp = .mtime) -> Rule.Kind { .expire(Expire(after: after, by: by)) }
 
-func plan(_ tree: Tree, _ rules: [Rule], layout: [LayoutEntry] = [], threads: Int = 2, budget: Int? = nil,
+public func plan(_ tree: Tree, _ rules: [Rule], layout: [LayoutEntry] = [], threads: Int = 2, budget: Int? = nil,
           now: Int64? = nil) throws -> Plan {
     let policy = Policy(name: "test", layout: layout, rules: rules)
     var options = tree.options(threads: threads, budget: budget)
@@ -23,7 +23,7 @@ func plan(_ tree: Tree, _ rules: [Rule], layout: [LayoutEntry] = [], threads: In
 
 extension Action {
     /// `delete tmp/a.dat`, `rename A.txt -> a.txt`, `trash x -> .Trash/x`, `setxattr d user.x`, ...
-    var line: String {
+    public var line: String {
         switch kind {
         case .rename(let to), .trash(let to): "\(kind.name) \(path.escaped) -> \(to.escaped)"
         case .setxattr(let name, _): "setxattr \(path.escaped) \(name)"
@@ -33,10 +33,10 @@ extension Action {
 }
 
 extension Plan {
-    var lines: [String] { actions.map(\.line) }
+    public var lines: [String] { actions.map(\.line) }
     /// `rule: path: message` for each violation.
-    var findings: [String] { violations.map { "\($0.rule): \($0.path.escaped): \($0.message)" } }
-    var skippedLines: [String] { skipped.map { "\($0.path.escaped): \($0.reason)" } }
+    public var findings: [String] { violations.map { "\($0.rule): \($0.path.escaped): \($0.message)" } }
+    public var skippedLines: [String] { skipped.map { "\($0.path.escaped): \($0.reason)" } }
 }
 
 #if canImport(Glibc)
@@ -45,7 +45,7 @@ import Glibc
 
 /// Allocated bytes of `relative` in `tree`, as `du` counts them (lstat st_blocks * 512): read by the test
 /// itself so expected sizes do not depend on the file system's block size.
-func allocated(_ tree: Tree, _ relative: String) -> Int64 {
+public func allocated(_ tree: Tree, _ relative: String) -> Int64 {
     var s = stat()
     guard lstat(tree.root + "/" + relative, &s) == 0 else { return -1 }
     return Int64(s.st_blocks) * 512

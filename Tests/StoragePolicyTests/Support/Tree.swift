@@ -7,37 +7,37 @@ import StoragePolicy
 import CPosix
 
 /// One thing in a test tree.
-protocol TreeNode {
+public protocol TreeNode {
     /// Creates the node inside the open directory `parent`; times are set relative to `now`.
     func create(in parent: Int32, now: Int64) throws
 }
 
 @resultBuilder
-enum TreeBuilder {
-    static func buildBlock(_ nodes: [any TreeNode]...) -> [any TreeNode] { nodes.flatMap { $0 } }
-    static func buildExpression(_ node: any TreeNode) -> [any TreeNode] { [node] }
-    static func buildExpression(_ nodes: [any TreeNode]) -> [any TreeNode] { nodes }
-    static func buildOptional(_ nodes: [any TreeNode]?) -> [any TreeNode] { nodes ?? [] }
-    static func buildEither(first nodes: [any TreeNode]) -> [any TreeNode] { nodes }
-    static func buildEither(second nodes: [any TreeNode]) -> [any TreeNode] { nodes }
-    static func buildArray(_ nodes: [[any TreeNode]]) -> [any TreeNode] { nodes.flatMap { $0 } }
+public enum TreeBuilder {
+    public static func buildBlock(_ nodes: [any TreeNode]...) -> [any TreeNode] { nodes.flatMap { $0 } }
+    public static func buildExpression(_ node: any TreeNode) -> [any TreeNode] { [node] }
+    public static func buildExpression(_ nodes: [any TreeNode]) -> [any TreeNode] { nodes }
+    public static func buildOptional(_ nodes: [any TreeNode]?) -> [any TreeNode] { nodes ?? [] }
+    public static func buildEither(first nodes: [any TreeNode]) -> [any TreeNode] { nodes }
+    public static func buildEither(second nodes: [any TreeNode]) -> [any TreeNode] { nodes }
+    public static func buildArray(_ nodes: [[any TreeNode]]) -> [any TreeNode] { nodes.flatMap { $0 } }
 }
 
-struct TreeError: Error, CustomStringConvertible {
-    var description: String
-    init(_ what: String, _ name: [UInt8]) {
+public struct TreeError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ what: String, _ name: [UInt8]) {
         description = "\(what) '\(String(decoding: name, as: UTF8.self))': \(String(cString: strerror(errno)))"
     }
 }
 
 /// A temporary directory holding the declared nodes; removed by `remove()`.
-final class Tree {
+public final class Tree {
     /// Absolute path of the tree's root.
-    let root: String
+    public let root: String
     /// The instant the declared ages are measured from; pass it as PlanOptions.now.
-    let now: Int64
+    public let now: Int64
 
-    init(now: Int64 = Tree.currentTimeNs(), @TreeBuilder _ content: () -> [any TreeNode]) throws {
+    public init(now: Int64 = Tree.currentTimeNs(), @TreeBuilder _ content: () -> [any TreeNode]) throws {
         self.now = now
         var template = Array("/tmp/policyctl-test-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw TreeError("mkdtemp", []) }
@@ -49,11 +49,11 @@ final class Tree {
     }
 
     /// The plan options for this tree: its `now`, and one or two threads.
-    func options(threads: Int = 2, budget: Int? = nil) -> PlanOptions {
+    public func options(threads: Int = 2, budget: Int? = nil) -> PlanOptions {
         PlanOptions(now: now, threads: threads, openDirectoryBudget: budget)
     }
 
-    func remove() {
+    public func remove() {
         let fd = open(root, O_RDONLY | O_DIRECTORY)
         if fd >= 0 {
             Tree.removeContents(of: fd)
@@ -63,7 +63,7 @@ final class Tree {
     }
 
     /// Empties an open directory through descriptors, so paths deeper than PATH_MAX go too.
-    static func removeContents(of fd: Int32) {
+    public static func removeContents(of fd: Int32) {
         fchmod(fd, 0o755)
         let copy = dup(fd)
         guard let stream = fdopendir(copy) else { return }
@@ -93,19 +93,19 @@ final class Tree {
         }
     }
 
-    static func currentTimeNs() -> Int64 {
+    public static func currentTimeNs() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
 
-func withCName<R>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+public func withCName<R>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
     (name + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
 }
 
 /// Sets atime and mtime of `name` in `dir` to `now - age` (each), never following a symlink.
-func setTimes(_ dir: Int32, _ name: [UInt8], now: Int64, mtimeAge: PolicyDuration?, atimeAge: PolicyDuration?) throws {
+public func setTimes(_ dir: Int32, _ name: [UInt8], now: Int64, mtimeAge: PolicyDuration?, atimeAge: PolicyDuration?) throws {
     guard mtimeAge != nil || atimeAge != nil else { return }
     func spec(_ age: PolicyDuration?) -> timespec {
         guard let age else { return timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2 /* UTIME_OMIT */) }
@@ -119,26 +119,26 @@ func setTimes(_ dir: Int32, _ name: [UInt8], now: Int64, mtimeAge: PolicyDuratio
 }
 
 /// A regular file of `size` bytes (written, so it has allocated blocks), aged by mtime (and atime).
-struct File: TreeNode {
-    var name: [UInt8]
-    var age: PolicyDuration?
-    var atimeAge: PolicyDuration?
-    var size: Int
-    var contents: [UInt8]?
-    var xattrs: [(String, [UInt8])]
+public struct File: TreeNode {
+    public var name: [UInt8]
+    public var age: PolicyDuration?
+    public var atimeAge: PolicyDuration?
+    public var size: Int
+    public var contents: [UInt8]?
+    public var xattrs: [(String, [UInt8])]
 
-    init(_ name: String, age: PolicyDuration? = nil, atime: PolicyDuration? = nil, size: Int = 100,
+    public init(_ name: String, age: PolicyDuration? = nil, atime: PolicyDuration? = nil, size: Int = 100,
          contents: String? = nil, xattrs: [(String, [UInt8])] = []) {
         self.init(bytes: Array(name.utf8), age: age, atime: atime, size: size, contents: contents, xattrs: xattrs)
     }
 
-    init(bytes: [UInt8], age: PolicyDuration? = nil, atime: PolicyDuration? = nil, size: Int = 100,
+    public init(bytes: [UInt8], age: PolicyDuration? = nil, atime: PolicyDuration? = nil, size: Int = 100,
          contents: String? = nil, xattrs: [(String, [UInt8])] = []) {
         self.name = bytes; self.age = age; self.atimeAge = atime; self.size = size
         self.contents = contents.map { Array($0.utf8) }; self.xattrs = xattrs
     }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         let fd = withCName(name) { openat(parent, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644) }
         guard fd >= 0 else { throw TreeError("create", name) }
         let data = contents ?? [UInt8](repeating: 0x61, count: size)
@@ -155,24 +155,24 @@ struct File: TreeNode {
 }
 
 /// A directory with children; its own times are set after the children are made (making them moves mtime).
-struct Dir: TreeNode {
-    var name: [UInt8]
-    var age: PolicyDuration?
-    var mode: mode_t?
-    var xattrs: [(String, [UInt8])]
-    var children: [any TreeNode]
+public struct Dir: TreeNode {
+    public var name: [UInt8]
+    public var age: PolicyDuration?
+    public var mode: mode_t?
+    public var xattrs: [(String, [UInt8])]
+    public var children: [any TreeNode]
 
-    init(_ name: String, age: PolicyDuration? = nil, mode: mode_t? = nil, xattrs: [(String, [UInt8])] = [],
+    public init(_ name: String, age: PolicyDuration? = nil, mode: mode_t? = nil, xattrs: [(String, [UInt8])] = [],
          @TreeBuilder _ children: () -> [any TreeNode] = { [] }) {
         self.init(bytes: Array(name.utf8), age: age, mode: mode, xattrs: xattrs, children)
     }
 
-    init(bytes: [UInt8], age: PolicyDuration? = nil, mode: mode_t? = nil, xattrs: [(String, [UInt8])] = [],
+    public init(bytes: [UInt8], age: PolicyDuration? = nil, mode: mode_t? = nil, xattrs: [(String, [UInt8])] = [],
          @TreeBuilder _ children: () -> [any TreeNode] = { [] }) {
         self.name = bytes; self.age = age; self.mode = mode; self.xattrs = xattrs; self.children = children()
     }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         guard withCName(name, { mkdirat(parent, $0, 0o755) }) == 0 else { throw TreeError("mkdir", name) }
         let fd = withCName(name) { openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
         guard fd >= 0 else { throw TreeError("open", name) }
@@ -185,43 +185,43 @@ struct Dir: TreeNode {
 }
 
 /// A symbolic link (its own times can be set; its target is never followed by the engine).
-struct Symlink: TreeNode {
-    var name: [UInt8]
-    var target: String
-    var age: PolicyDuration?
+public struct Symlink: TreeNode {
+    public var name: [UInt8]
+    public var target: String
+    public var age: PolicyDuration?
 
-    init(_ name: String, to target: String, age: PolicyDuration? = nil) {
+    public init(_ name: String, to target: String, age: PolicyDuration? = nil) {
         self.name = Array(name.utf8); self.target = target; self.age = age
     }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         guard withCName(name, { symlinkat(target, parent, $0) }) == 0 else { throw TreeError("symlink", name) }
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
     }
 }
 
 /// A named pipe.
-struct FIFO: TreeNode {
-    var name: [UInt8]
-    var age: PolicyDuration?
-    init(_ name: String, age: PolicyDuration? = nil) { self.name = Array(name.utf8); self.age = age }
+public struct FIFO: TreeNode {
+    public var name: [UInt8]
+    public var age: PolicyDuration?
+    public init(_ name: String, age: PolicyDuration? = nil) { self.name = Array(name.utf8); self.age = age }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         guard withCName(name, { mkfifoat(parent, $0, 0o644) }) == 0 else { throw TreeError("mkfifo", name) }
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
     }
 }
 
 /// A second name for a file made earlier in the same directory.
-struct HardLink: TreeNode {
-    var name: [UInt8]
-    var target: [UInt8]
-    var age: PolicyDuration?
-    init(_ name: String, to target: String, age: PolicyDuration? = nil) {
+public struct HardLink: TreeNode {
+    public var name: [UInt8]
+    public var target: [UInt8]
+    public var age: PolicyDuration?
+    public init(_ name: String, to target: String, age: PolicyDuration? = nil) {
         self.name = Array(name.utf8); self.target = Array(target.utf8); self.age = age
     }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         let r = withCName(target) { t in withCName(name) { n in linkat(parent, t, parent, n, 0) } }
         guard r == 0 else { throw TreeError("link", name) }
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
@@ -229,15 +229,15 @@ struct HardLink: TreeNode {
 }
 
 /// A chain of `depth` nested directories named `name`, with `leaf` inside the deepest.
-struct Nest: TreeNode {
-    var name: String
-    var depth: Int
-    var leaf: [any TreeNode]
-    init(_ name: String, depth: Int, @TreeBuilder leaf: () -> [any TreeNode] = { [] }) {
+public struct Nest: TreeNode {
+    public var name: String
+    public var depth: Int
+    public var leaf: [any TreeNode]
+    public init(_ name: String, depth: Int, @TreeBuilder leaf: () -> [any TreeNode] = { [] }) {
         self.name = name; self.depth = depth; self.leaf = leaf()
     }
 
-    func create(in parent: Int32, now: Int64) throws {
+    public func create(in parent: Int32, now: Int64) throws {
         var fds: [Int32] = []
         var current = parent
         for _ in 0..<depth {
@@ -254,8 +254,8 @@ struct Nest: TreeNode {
     }
 }
 
-/// Sets an extended attribute through the library's own byte-safe calls.
-func setAttribute(_ dir: Int32, _ name: [UInt8], _ key: String, _ value: [UInt8]) throws {
+/// Sets an extended attribute through the CPosix shim (never following a symlink).
+public func setAttribute(_ dir: Int32, _ name: [UInt8], _ key: String, _ value: [UInt8]) throws {
     let r = withCName(name) { n in
         value.withUnsafeBytes { v in
             cposix_setxattrat(dir, n, key, v.baseAddress, v.count, 0)
