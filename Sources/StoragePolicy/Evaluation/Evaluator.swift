@@ -99,7 +99,8 @@ final class Evaluator: WalkVisitor {
                 trashItem = item
                 worker.trashItems.append(item)
             case .backup(let backup):
-                guard !structural, !rule.match.isEmpty, rule.admits(.directory), rule.selects(directory, name) else { continue }
+                // Structure is protected from deletes, renames and moves; a marker on it is fine.
+                guard !rule.match.isEmpty, rule.admits(.directory), rule.selects(directory, name) else { continue }
                 checkMarker(rule, path: listing.path, identity: status.identity, type: .directory, worker: worker) { () throws(FileSystemError) -> [UInt8]? in
                     try listing.extendedAttribute(backupMarker.name, of: nil)
                 }

@@ -81,7 +81,7 @@ public struct Explainer: Sendable {
         let r = rule.rule
         let scope = r.path.isEmpty ? "the root" : "'\(r.path.escaped)'"
         var out = RuleExplanation(rule: r.name, kind: r.kind.keyword, mode: r.mode, inScope: false, findings: [])
-        if case .backup = r.kind, path == r.path {
+        if case .backup = r.kind, path == r.path, rule.match.isEmpty {
             out.inScope = true
             out.findings.append("this is the rule's scope: it must carry the backup-exclusion marker \(Markers.backupAttribute.name)")
             return out
@@ -153,7 +153,7 @@ public struct Explainer: Sendable {
                 }
             }
         case .backup:
-            out.findings.append(rule.match.isEmpty ? "only the scope itself carries the marker" : "must carry the backup-exclusion marker \(Markers.backupAttribute.name)\(consequence)")
+            out.findings.append(rule.match.isEmpty ? "only the scope itself carries the marker (it covers everything in it)" : "must carry the backup-exclusion marker \(Markers.backupAttribute.name)\(consequence)")
         case .forbid:
             if let glob = rule.forbiddenBy(directory, name) {
                 out.findings.append("forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (policy.trashFolder != nil ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")")

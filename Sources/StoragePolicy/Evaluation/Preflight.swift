@@ -100,11 +100,12 @@ struct Preflight {
 
     // MARK: Rule scopes
 
-    /// Backup rules mark their scope directory itself; a scope the layout is about to create is marked
-    /// after it is made.
+    /// Backup rules without match globs mark their scope directory itself (with globs, the selected entries
+    /// instead: a marker on the scope would exclude all of it). A scope the layout is about to create is
+    /// marked after it is made.
     mutating func checkBackupScopes(_ rules: [CompiledRule]) {
         for rule in rules {
-            guard case .backup(let backup) = rule.rule.kind else { continue }
+            guard case .backup(let backup) = rule.rule.kind, rule.match.isEmpty else { continue }
             switch presence(of: rule.rule.path) {
             case .directory(let handle, let status):
                 checkMarker(handle, path: rule.rule.path, identity: status.identity, rule: rule.name,

@@ -38,10 +38,10 @@ import TreeFixture
         #expect(try plan(tree, rules).lines == ["write-tag A", "write-tag C"])
     }
 
-    @Test("with match globs, selected files and directories need the marker too")
+    @Test("with match globs, the selected files and directories carry the marker, not the scope")
     func matched() throws {
         let tree = try Tree {
-            Dir("Data", xattrs: [(Self.marker.name, Self.marker.value)]) {
+            Dir("Data") {
                 File("a.db")
                 File("b.db", xattrs: [(Self.marker.name, Self.marker.value)])
                 File("c.txt")

@@ -25,7 +25,6 @@ import TreeFixture
         let p = try plan(tree, rules)
         let marker = Markers.backupAttribute.name
         #expect(p.lines == [
-            "setxattr tmp \(marker)",
             "rename tmp/Fresh.txt -> tmp/fresh.txt",
             "setxattr tmp/Fresh.txt \(marker)",
             "trash tmp/New.sqlite -> trash/New.sqlite",
