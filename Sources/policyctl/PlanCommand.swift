@@ -52,11 +52,13 @@ struct PlanCommand: Command {
         DiagnosticStyle.warn(loaded)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out { try PlanCommand.write(plan, to: out) }
+        // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.
         if json {
-            Terminal.out(bytes: Array(try plan.jsonData()) + [0x0A])
+            var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
+            try writer.write(plan)
         } else {
             let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: loaded.policy.rules.map(\.name))
-            Terminal.out(renderer.render(plan), terminator: "")
+            renderer.render(plan) { Terminal.out($0, terminator: "") }
             if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
         }
         return detailedExitCode && plan.hasChanges ? .changesPending : .success
@@ -81,28 +83,32 @@ struct PlanCommand: Command {
     /// Writes the plan JSON next to `path` under a temporary name, syncs it, then renames it into place,
     /// so a reader never sees half a plan.
     static func write(_ plan: Plan, to path: String) throws {
-        let bytes = Array(try plan.jsonData()) + [0x0A]
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = Errno(rawValue: errno)
-                close(fd); unlink(temporary)
-                throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
-            }
-            written += n
-        }
-        let synced = fsync(fd) == 0
-        let e = Errno(rawValue: errno)
-        close(fd)
-        guard synced, rename(temporary, path) == 0 else {
-            let error = synced ? Errno(rawValue: errno) : e
+        func fail(_ e: Errno) -> CommandFailure {
+            close(fd)
             unlink(temporary)
-            throw CommandFailure(code: .ioError, message: "cannot write \(path): \(error)")
+            return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        }
+        var writer = PlanJSONWriter { bytes in
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Errno(rawValue: errno)
+                }
+                written += n
+            }
+        }
+        do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
+        guard fsync(fd) == 0 else { throw fail(Errno(rawValue: errno)) }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let e = Errno(rawValue: errno)
+            unlink(temporary)
+            throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
     }
 }

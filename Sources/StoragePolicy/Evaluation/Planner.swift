@@ -90,9 +90,12 @@ public struct Planner: Sendable {
 
         let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
-        let outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
+        var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
+        // Handed over, not shared: sorting the plan's actions must not copy a million of them.
+        let actions = outcome.actions
+        outcome.actions = []
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
-                        evaluatedAtNs: now, actions: outcome.actions, violations: outcome.violations,
+                        evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
                         skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))

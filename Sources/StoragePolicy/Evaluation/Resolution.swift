@@ -1,5 +1,10 @@
 // After the walk: the decisions that need the whole tree (trash dates from info/, forbidden moves with
 // free names, quota eviction) and the precedence that makes the actions consistent. Touches no disk.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct Resolution {
     let rules: [CompiledRule]
@@ -21,18 +26,22 @@ struct Resolution {
         var notes: [String] = []
         var found = violations
         var actions = preflight
+        actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
         var trashItems: [TrashItem] = []
         var trashInfos: [TrashInfoFile] = []
         var forbidden: [ForbiddenEntry] = []
         var quotaFiles: [QuotaFile] = []
         var folderNames: [FileName] = []
+        // Moved out of each thread's results, so no action or record is held twice.
         for r in results {
-            actions += r.actions
-            found += r.violations
-            trashItems += r.trashItems
-            trashInfos += r.trashInfos
-            forbidden += r.forbidden
-            quotaFiles += r.quotaFiles
+            actions.append(contentsOf: r.actions)
+            r.actions = []
+            found.append(contentsOf: r.violations)
+            trashItems.append(contentsOf: r.trashItems)
+            trashInfos.append(contentsOf: r.trashInfos)
+            forbidden.append(contentsOf: r.forbidden)
+            quotaFiles.append(contentsOf: r.quotaFiles)
+            r.quotaFiles = []
             if let names = r.trashFolderNames { folderNames = names }
         }
         func report(_ rule: Int, _ path: RelativePath, _ message: String) {
@@ -77,13 +86,16 @@ struct Resolution {
         }
 
         var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
-        actions = gone.settleDeletes(actions)
+        gone.settleDeletes(&actions)
 
         // Forbidden entries: moved into the trash folder under a free name, or reported.
         var taken = Set(folderNames.map(\.bytes))
         var madeTrashFolder = false
+        var previousForbidden: RelativePath? = nil
         for entry in forbidden.sorted(by: { ($0.path, $0.rule) < ($1.path, $1.rule) }) {
             let rule = rules[entry.rule]
+            if entry.path == previousForbidden { continue }  // a later rule forbidding the same entry
+            previousForbidden = entry.path
             if gone.isRemoved(entry.path) { continue }
             if let folder = rules.first(where: { if case .trash = $0.rule.kind { true } else { false } })?.rule.path,
                entry.path.hasPrefix(folder) {
@@ -113,10 +125,9 @@ struct Resolution {
         }
 
         // Quotas, in policy order, over what is left once the deletions and moves above are done.
-        let filesByRule = Dictionary(grouping: quotaFiles, by: \.rule)
         for rule in rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
-            let files = (filesByRule[rule.index] ?? []).filter { !gone.isRemoved($0.path) }
+            let files = quotaFiles.filter { $0.rule == rule.index && !gone.isRemoved($0.path) }
             var seenInodes = Set<UInt64>()
             var used: Int64 = 0
             for f in files where f.linkCount <= 1 || seenInodes.insert(f.identity.inode).inserted {
@@ -137,14 +148,14 @@ struct Resolution {
             }
             let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
             let clock = quota.evict == .lru ? "atime" : "mtime"
+            let first = quota.evict == .lru ? "least recently used" : "oldest"
             if rule.enforces {
                 for f in evicted {
-                    let action = Action(kind: .delete, path: f.path, rule: rule.name,
-                                        reason: "quota: \(summary), \(quota.evict == .lru ? "least recently used" : "oldest") first (\(clock) \(Ages.human(nanoseconds: max(0, now - f.time))) ago)",
-                                        bytes: f.allocated, identity: f.identity, type: .regular)
-                    actions.append(action)
-                    gone.recordDelete(action)
+                    actions.append(Action(kind: .delete, path: f.path, rule: rule.name,
+                                          reason: "quota: \(summary), \(first) first (\(clock) \(Ages.human(nanoseconds: max(0, now - f.time))) ago)",
+                                          bytes: f.allocated, identity: f.identity, type: .regular))
                 }
+                gone.addDeletes(evicted.map(\.path))
             } else {
                 report(rule.index, rule.rule.path, "\(summary); would evict \(evicted.count) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
             }
@@ -152,8 +163,10 @@ struct Resolution {
                 notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
             }
         }
+        quotaFiles = []
 
-        return Outcome(actions: gone.applyPrecedence(actions), violations: found, notes: notes)
+        gone.applyPrecedence(&actions)
+        return Outcome(actions: actions, violations: found, notes: notes)
     }
 
     private struct InfoKey: Hashable {
@@ -162,93 +175,153 @@ struct Resolution {
     }
 }
 
+/// A path as a hash key that hashes its bytes in one call (hashing an ArraySlice byte by byte is slow).
+struct PathKey: Hashable {
+    let bytes: ArraySlice<UInt8>
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    init(_ path: RelativePath) { bytes = path.bytes[...] }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: PathKey, b: PathKey) -> Bool {
+        a.bytes.count == b.bytes.count && a.bytes.withUnsafeBytes { x in
+            b.bytes.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+    }
+}
+
 /// The deletions and moves settled so far, and the precedence they impose on everything else:
 /// a deleted entry gets no other action, nothing inside a deleted or moved directory gets one, and
 /// of two actions of one kind on one path the earlier rule's wins.
 struct Removals {
     let ruleOrder: [String: Int]
-    private(set) var deleted: Set<ArraySlice<UInt8>> = []
-    private(set) var deletedDirectories: Set<ArraySlice<UInt8>> = []
-    private(set) var moved: Set<ArraySlice<UInt8>> = []
+    /// Every deleted path, sorted by bytes (binary search: no per-path hash entries at a million files).
+    private var deleted: [RelativePath] = []
+    private var deletedDirectories: Set<PathKey> = []
+    private var moved: Set<PathKey> = []
 
     init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
 
     private func rank(_ a: Action) -> Int { ruleOrder[a.rule] ?? -1 }
 
     /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
-    mutating func settleDeletes(_ actions: [Action]) -> [Action] {
-        var best: [RelativePath: Action] = [:]
-        var others: [Action] = []
-        for a in actions {
-            guard a.isDelete else { others.append(a); continue }
-            if let current = best[a.path], rank(current) <= rank(a) { continue }
-            best[a.path] = a
+    mutating func settleDeletes(_ actions: inout [Action]) {
+        var order = actions.indices.filter { actions[$0].isDelete }
+        order.sort { a, b in
+            let x = actions[a], y = actions[b]
+            if x.path != y.path { return x.path < y.path }
+            return (rank(x), a) < (rank(y), b)
         }
-        for a in best.values where a.type == .directory { deletedDirectories.insert(a.path.bytes[...]) }
-        var kept: [Action] = []
-        for a in best.values where !isInsideDeletedDirectory(a.path) {
-            kept.append(a)
-            deleted.insert(a.path.bytes[...])
+        var keep = [Bool](repeating: true, count: actions.count)
+        var previous: RelativePath? = nil
+        for i in order {
+            if actions[i].path == previous { keep[i] = false } else { previous = actions[i].path }
         }
-        return kept + others
+        for i in order where keep[i] && actions[i].type == .directory {
+            deletedDirectories.insert(PathKey(actions[i].path))
+        }
+        if !deletedDirectories.isEmpty {
+            for i in order where keep[i] && hasAncestor(actions[i].path, in: deletedDirectories) { keep[i] = false }
+        }
+        deleted = order.filter { keep[$0] }.map { actions[$0].path }
+        Removals.compact(&actions, keep)
     }
 
-    mutating func recordDelete(_ a: Action) {
-        deleted.insert(a.path.bytes[...])
-        if a.type == .directory { deletedDirectories.insert(a.path.bytes[...]) }
+    /// Adds deletions decided later (quota evictions).
+    mutating func addDeletes(_ paths: [RelativePath]) {
+        guard !paths.isEmpty else { return }
+        let added = paths.sorted()
+        var merged: [RelativePath] = []
+        merged.reserveCapacity(deleted.count + added.count)
+        var i = 0, j = 0
+        while i < deleted.count || j < added.count {
+            if j == added.count || (i < deleted.count && deleted[i] < added[j]) {
+                merged.append(deleted[i]); i += 1
+            } else {
+                merged.append(added[j]); j += 1
+            }
+        }
+        deleted = merged
     }
 
-    mutating func recordMove(_ a: Action) { moved.insert(a.path.bytes[...]) }
+    mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
+
+    func isDeleted(_ path: RelativePath) -> Bool {
+        var low = 0, high = deleted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if deleted[mid] < path { low = mid + 1 } else { high = mid }
+        }
+        return low < deleted.count && deleted[low] == path
+    }
 
     /// True when the entry is deleted or moved, or lies inside a directory that is.
     func isRemoved(_ path: RelativePath) -> Bool {
+        if isDeleted(path) { return true }
+        if moved.isEmpty && deletedDirectories.isEmpty { return false }
+        if moved.contains(PathKey(path)) { return true }
+        return hasAncestor(path, in: deletedDirectories) || hasAncestor(path, in: moved)
+    }
+
+    private func hasAncestor(_ path: RelativePath, in set: Set<PathKey>) -> Bool {
+        guard !set.isEmpty else { return false }
         let bytes = path.bytes
-        if deleted.contains(bytes[...]) || moved.contains(bytes[...]) { return true }
-        return hasAncestor(bytes) { deletedDirectories.contains($0) || moved.contains($0) }
-    }
-
-    private func isInsideDeletedDirectory(_ path: RelativePath) -> Bool {
-        hasAncestor(path.bytes) { deletedDirectories.contains($0) }
-    }
-
-    private func hasAncestor(_ bytes: [UInt8], _ test: (ArraySlice<UInt8>) -> Bool) -> Bool {
         var i = bytes.startIndex
         while i < bytes.endIndex {
-            if bytes[i] == 0x2F && test(bytes[..<i]) { return true }
+            if bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
             i += 1
         }
         return false
     }
 
-    /// The final list: deletes as settled; other actions dropped when their target is removed, and
-    /// deduplicated (one rename per path, one mkdir per path, one setxattr per path and attribute).
-    func applyPrecedence(_ actions: [Action]) -> [Action] {
-        var out: [Action] = []
-        var seen = Set<String>()
-        let ordered = actions.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
-        for a in ordered {
+    /// Drops the actions precedence rules out, in place: other actions on removed targets, anything inside
+    /// a moved directory, and duplicates (one rename per path, one mkdir per path, one setxattr per path and
+    /// attribute; the earliest rule's).
+    func applyPrecedence(_ actions: inout [Action]) {
+        var keep = [Bool](repeating: true, count: actions.count)
+        struct Key: Hashable {
+            var kind: String
+            var attribute: String
+            var path: PathKey
+        }
+        var seen = Set<Key>()
+        var others = actions.indices.filter { !actions[$0].isDelete }
+        others.sort { (rank(actions[$0]), $0) < (rank(actions[$1]), $1) }
+        if !moved.isEmpty {
+            for i in actions.indices where actions[i].isDelete && hasAncestor(actions[i].path, in: moved) { keep[i] = false }
+        }
+        for i in others {
+            let a = actions[i]
+            var attribute = ""
             switch a.kind {
             case .delete:
-                if isInsideDeletedDirectory(a.path) || hasAncestor(a.path.bytes, { moved.contains($0) }) { continue }
-                if !seen.insert("delete\u{0}" + a.path.base64).inserted { continue }
+                continue
             case .trash:
-                if deleted.contains(a.path.bytes[...]) || isInsideDeletedDirectory(a.path)
-                    || hasAncestor(a.path.bytes, { moved.contains($0) }) { continue }
-                if !seen.insert("trash\u{0}" + a.path.base64).inserted { continue }
-            case .rename:
-                if isRemoved(a.path) { continue }
-                if !seen.insert("rename\u{0}" + a.path.base64).inserted { continue }
+                if isDeleted(a.path) || hasAncestor(a.path, in: deletedDirectories) || hasAncestor(a.path, in: moved) {
+                    keep[i] = false
+                    continue
+                }
+            case .rename, .writeTag:
+                if isRemoved(a.path) { keep[i] = false; continue }
             case .setxattr(let name, _):
-                if isRemoved(a.path) { continue }
-                if !seen.insert("setxattr\u{0}\(name)\u{0}" + a.path.base64).inserted { continue }
-            case .writeTag:
-                if isRemoved(a.path) { continue }
-                if !seen.insert("write-tag\u{0}" + a.path.base64).inserted { continue }
+                if isRemoved(a.path) { keep[i] = false; continue }
+                attribute = name
             case .mkdir:
-                if !seen.insert("mkdir\u{0}" + a.path.base64).inserted { continue }
+                break
             }
-            out.append(a)
+            if !seen.insert(Key(kind: a.kind.name, attribute: attribute, path: PathKey(a.path))).inserted { keep[i] = false }
         }
-        return out
+        Removals.compact(&actions, keep)
+    }
+
+    static func compact(_ actions: inout [Action], _ keep: [Bool]) {
+        var write = 0
+        for read in actions.indices where keep[read] {
+            if write != read { actions.swapAt(write, read) }
+            write += 1
+        }
+        actions.removeLast(actions.count - write)
     }
 }

@@ -12,34 +12,47 @@ public struct PlanRenderer: Sendable {
     }
 
     public func render(_ plan: Plan) -> String {
-        var out = "Plan for policy '\(plan.policy)' on \(plan.root)\n"
-        out += dim("  evaluated \(plan.createdAt), \(Self.grouped(plan.summary.entriesScanned)) entries scanned") + "\n"
+        var out = ""
+        render(plan) { out += $0 }
+        return out
+    }
 
-        let groups = Dictionary(grouping: plan.actions, by: \.rule)
+    /// Renders piece by piece (a few lines at a time), so a huge plan is never one string in memory.
+    public func render(_ plan: Plan, to write: (String) -> Void) {
+        write("Plan for policy '\(plan.policy)' on \(plan.root)\n")
+        write(dim("  evaluated \(plan.createdAt), \(Self.grouped(plan.summary.entriesScanned)) entries scanned") + "\n")
+
+        // Actions are sorted by path; group them by rule without copying: indices per rule.
+        var groups: [String: [Int]] = [:]
+        for (i, a) in plan.actions.enumerated() { groups[a.rule, default: []].append(i) }
         let order = ruleOrder.filter { groups[$0] != nil } + groups.keys.filter { !ruleOrder.contains($0) }.sorted()
         for rule in order {
-            out += "\n" + style(rule, "1") + "\n"
-            for action in groups[rule]! { out += "  " + line(action) + "\n" }
+            write("\n" + style(rule, "1") + "\n")
+            var chunk = ""
+            for i in groups[rule]! {
+                chunk += "  " + line(plan.actions[i]) + "\n"
+                if chunk.utf8.count > 32 * 1024 { write(chunk); chunk = "" }
+            }
+            write(chunk)
         }
         if !plan.violations.isEmpty {
-            out += "\n" + style("Violations (\(plan.violations.count)):", "1") + "\n"
+            write("\n" + style("Violations (\(plan.violations.count)):", "1") + "\n")
             let width = plan.violations.map(\.rule.count).max() ?? 0
             for v in plan.violations {
                 let severity = v.severity.rawValue.padding(7)
                 let code = v.severity == .error ? "31" : v.severity == .warning ? "33" : "2"
-                out += "  \(style(severity, code)) \(v.rule.padding(width))  \(v.path.isEmpty ? "." : v.path.escaped): \(v.message)\n"
+                write("  \(style(severity, code)) \(v.rule.padding(width))  \(v.path.isEmpty ? "." : v.path.escaped): \(v.message)\n")
             }
         }
         if !plan.skipped.isEmpty {
-            out += "\n" + style("Skipped (\(plan.skipped.count)):", "1") + "\n"
-            for s in plan.skipped { out += "  \(s.path.escaped): \(s.reason)\n" }
+            write("\n" + style("Skipped (\(plan.skipped.count)):", "1") + "\n")
+            for s in plan.skipped { write("  \(s.path.escaped): \(s.reason)\n") }
         }
         if !plan.notes.isEmpty {
-            out += "\n" + style("Notes:", "1") + "\n"
-            for n in plan.notes { out += "  \(n)\n" }
+            write("\n" + style("Notes:", "1") + "\n")
+            for n in plan.notes { write("  \(n)\n") }
         }
-        out += "\n" + summary(plan) + "\n"
-        return out
+        write("\n" + summary(plan) + "\n")
     }
 
     /// `- delete  tmp/a.dat  4.0 KiB  mtime 2d3h ago > 1d`

@@ -1,0 +1,185 @@
+// Writes a plan as pretty JSON (keys sorted, as Plan's Codable form) in chunks, so a plan of a million
+// actions never exists twice in memory as one string. Must decode with Plan.decode(json:) to the same plan.
+
+public struct PlanJSONWriter {
+    private var buffer: [UInt8] = []
+    private let flush: ([UInt8]) throws -> Void
+    private static let chunk = 64 * 1024
+
+    /// `flush` receives the JSON in pieces of about 64 KiB, in order.
+    public init(flush: @escaping ([UInt8]) throws -> Void) {
+        self.flush = flush
+        buffer.reserveCapacity(PlanJSONWriter.chunk + 4096)
+    }
+
+    /// The whole plan as one byte array (for small plans and tests).
+    public static func data(_ plan: Plan) -> [UInt8] {
+        var out: [UInt8] = []
+        var writer = PlanJSONWriter { out.append(contentsOf: $0) }
+        try? writer.write(plan)
+        return out
+    }
+
+    public mutating func write(_ plan: Plan) throws {
+        text("{\n")
+        try array("actions", plan.actions, indent: 1) { w, a in w.action(a) }
+        text(",\n"); key("createdAt", 1); string(plan.createdAt)
+        text(",\n"); key("evaluatedAtNs", 1); number(plan.evaluatedAtNs)
+        if let f = plan.fingerprint {
+            text(",\n"); key("fingerprint", 1); text("{\n")
+            var first = true
+            if let p = f.policyPath { field("policyPath", 2, &first); string(p) }
+            field("policySHA256", 2, &first); string(f.policySHA256)
+            field("rootDevice", 2, &first); number(f.rootDevice)
+            field("rootInode", 2, &first); number(f.rootInode)
+            text("\n"); indent(1); text("}")
+        }
+        text(",\n")
+        try array("notes", plan.notes, indent: 1) { w, n in w.string(n) }
+        text(",\n"); key("policy", 1); string(plan.policy)
+        text(",\n"); key("root", 1); string(plan.root)
+        text(",\n")
+        try array("skipped", plan.skipped, indent: 1) { w, s in
+            w.object(3) { w, first in
+                w.field("path", 3, &first); w.string(s.path.string)
+                if !s.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(s.path.base64) }
+                w.field("reason", 3, &first); w.string(s.reason)
+            }
+        }
+        text(",\n"); key("summary", 1); text("{\n")
+        indent(2); key("actions", nil); text("{\n")
+        var first = true
+        for (name, count) in plan.summary.actions.sorted(by: { $0.key < $1.key }) {
+            field(name, 3, &first); number(count)
+        }
+        text("\n"); indent(2); text("},\n")
+        indent(2); key("bytesFreed", nil); number(plan.summary.bytesFreed); text(",\n")
+        indent(2); key("entriesScanned", nil); number(plan.summary.entriesScanned); text(",\n")
+        indent(2); key("skipped", nil); number(plan.summary.skipped); text(",\n")
+        indent(2); key("violations", nil); number(plan.summary.violations); text("\n")
+        indent(1); text("}")
+        text(",\n"); key("version", 1); number(plan.version)
+        text(",\n")
+        try array("violations", plan.violations, indent: 1) { w, v in
+            w.object(3) { w, first in
+                w.field("message", 3, &first); w.string(v.message)
+                w.field("path", 3, &first); w.string(v.path.string)
+                if !v.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(v.path.base64) }
+                w.field("rule", 3, &first); w.string(v.rule)
+                w.field("severity", 3, &first); w.string(v.severity.rawValue)
+            }
+        }
+        text("\n}\n")
+        try flushIfNeeded(force: true)
+    }
+
+    // MARK: Pieces
+
+    private mutating func action(_ a: Action) {
+        object(3) { w, first in
+            w.field("action", 3, &first); w.string(a.kind.name)
+            w.field("bytes", 3, &first); w.number(a.bytes)
+            if a.entries != 1 { w.field("entries", 3, &first); w.number(a.entries) }
+            if let id = a.identity {
+                w.field("identity", 3, &first); w.text("{\n")
+                w.indent(4); w.key("dev", nil); w.number(id.device); w.text(",\n")
+                w.indent(4); w.key("ino", nil); w.number(id.inode); w.text(",\n")
+                w.indent(4); w.key("mtimeNs", nil); w.number(id.modificationTimeNs); w.text(",\n")
+                w.indent(4); w.key("size", nil); w.number(id.size); w.text("\n")
+                w.indent(3); w.text("}")
+            }
+            if case .setxattr(let name, _) = a.kind { w.field("name", 3, &first); w.string(name) }
+            w.field("path", 3, &first); w.string(a.path.string)
+            if !a.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(a.path.base64) }
+            w.field("reason", 3, &first); w.string(a.reason)
+            w.field("rule", 3, &first); w.string(a.rule)
+            switch a.kind {
+            case .rename(let to), .trash(let to):
+                w.field("to", 3, &first); w.string(to.string)
+                if !to.isValidUTF8 { w.field("toBase64", 3, &first); w.string(to.base64) }
+            default: break
+            }
+            if let t = a.type { w.field("type", 3, &first); w.string(t.rawValue) }
+            if case .setxattr(_, let value) = a.kind {
+                if let text = String(validating: value, as: UTF8.self) {
+                    w.field("value", 3, &first); w.string(text)
+                } else {
+                    w.field("valueBase64", 3, &first); w.string(Base64.encode(value))
+                }
+            }
+        }
+    }
+
+    private mutating func array<T>(_ name: String, _ items: [T], indent level: Int,
+                                   _ element: (inout PlanJSONWriter, T) -> Void) throws {
+        key(name, level)
+        if items.isEmpty { text("[]"); return }
+        text("[\n")
+        for (i, item) in items.enumerated() {
+            if i > 0 { text(",\n") }
+            indent(level + 1)
+            element(&self, item)
+            try flushIfNeeded(force: false)
+        }
+        text("\n"); indent(level); text("]")
+    }
+
+    /// `{` ... `}` with fields at `level`; `body` writes fields with `field(_:_:&first)`.
+    private mutating func object(_ level: Int, _ body: (inout PlanJSONWriter, inout Bool) -> Void) {
+        text("{\n")
+        var first = true
+        body(&self, &first)
+        text("\n"); indent(level - 1); text("}")
+    }
+
+    private mutating func field(_ name: String, _ level: Int, _ first: inout Bool) {
+        if !first { text(",\n") }
+        first = false
+        key(name, level)
+    }
+
+    private mutating func key(_ name: String, _ level: Int?) {
+        if let level { indent(level) }
+        string(name)
+        text(" : ")
+    }
+
+    private mutating func indent(_ level: Int) {
+        for _ in 0..<(level * 2) { buffer.append(0x20) }
+    }
+
+    private mutating func text(_ s: StaticString) {
+        s.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
+
+    private mutating func number<N: BinaryInteger>(_ n: N) {
+        buffer.append(contentsOf: String(n).utf8)
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
+    private mutating func string(_ s: String) {
+        buffer.append(0x22)
+        for b in s.utf8 {
+            switch b {
+            case 0x22: buffer.append(0x5C); buffer.append(0x22)
+            case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
+            case 0x0A: buffer.append(0x5C); buffer.append(0x6E)
+            case 0x0D: buffer.append(0x5C); buffer.append(0x72)
+            case 0x09: buffer.append(0x5C); buffer.append(0x74)
+            case 0x08: buffer.append(0x5C); buffer.append(0x62)
+            case 0x0C: buffer.append(0x5C); buffer.append(0x66)
+            case 0..<0x20:
+                let digits: [UInt8] = Array("0123456789abcdef".utf8)
+                buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(b >> 4)], digits[Int(b & 0xF)]])
+            default: buffer.append(b)
+            }
+        }
+        buffer.append(0x22)
+    }
+
+    private mutating func flushIfNeeded(force: Bool) throws {
+        guard force || buffer.count >= PlanJSONWriter.chunk else { return }
+        if !buffer.isEmpty { try flush(buffer) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
