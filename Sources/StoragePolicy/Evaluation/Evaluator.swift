@@ -366,26 +366,29 @@ final class Evaluator: WalkVisitor {
     /// Naming rules over one directory: lowercase renames with Finder-style free names, case collisions,
     /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
     private func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
-        var existing: Set<ArraySlice<UInt8>>? = nil
+        var existing: Set<PathKey>? = nil
         var byRule: [Int: [Int]] = [:]
         for c in candidates { byRule[c.rule, default: []].append(c.entry) }
         for ruleIndex in byRule.keys.sorted() {
             let rule = rules[ruleIndex]
             guard case .naming(let naming) = rule.rule.kind else { continue }
-            let entries = byRule[ruleIndex]!.sorted { listing.nameBytes($0).lexicographicallyPrecedes(listing.nameBytes($1)) }
+            let entries = byRule[ruleIndex]!.sorted { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
             var planned = Set<[UInt8]>()
-            var groups: [[UInt8]: [Int]] = [:]
+            // Lowercase forms of the names that have uppercase letters: any case collision involves one.
+            var changed: [PathKey: [Int]] = [:]
             for i in entries {
                 let name = listing.nameBytes(i)
                 if naming.letterCase == .lower {
-                    guard let lower = NameRules.lowercased(name) else {
+                    switch LowercaseForm(name) {
+                    case .notUTF8:
                         report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot be lowercased", worker)
                         continue
-                    }
-                    groups[lower, default: []].append(i)
-                    if !lower.elementsEqual(name) {
-                        if existing == nil { existing = Set((0..<listing.count).map(listing.nameBytes)) }
-                        let target = NameRules.freeName(lower) { existing!.contains($0[...]) || planned.contains($0) }
+                    case .unchanged:
+                        break
+                    case .changed(let lower):
+                        changed[PathKey(lower[...]), default: []].append(i)
+                        if existing == nil { existing = Set((0..<listing.count).map { PathKey(listing.nameBytes($0)) }) }
+                        let target = NameRules.freeName(lower) { existing!.contains(PathKey($0[...])) || planned.contains($0) }
                         planned.insert(target)
                         let targetPath = listing.path.appending(FileName(unchecked: target))
                         if rule.enforces {
@@ -409,7 +412,13 @@ final class Evaluator: WalkVisitor {
                     }
                 }
             }
-            for (_, members) in groups where members.count > 1 {
+            guard !changed.isEmpty else { continue }
+            // A lowercase name joins the group of the uppercase names that lower to it.
+            for i in entries {
+                let name = listing.nameBytes(i)
+                if changed[PathKey(name)] != nil { changed[PathKey(name)]!.append(i) }
+            }
+            for (_, members) in changed where members.count > 1 {
                 for i in members {
                     let others = members.filter { $0 != i }.map { "'\(PathEscaping.escape(Array(listing.nameBytes($0))))'" }
                     report(ruleIndex, listing.path(of: i),

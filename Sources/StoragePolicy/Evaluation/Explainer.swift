@@ -63,8 +63,7 @@ public struct Explainer: Sendable {
 
         var rules: [RuleExplanation] = []
         for (index, rule) in policy.rules.enumerated() {
-            var compiled = CompiledRule(index: index, rule: rule)
-            if case .trash = rule.kind { compiled.trashLayout = preflight.trashLayout(of: compiled) }
+            let compiled = CompiledRule(index: index, rule: rule, trashLayout: preflight.trashLayout(of: rule))
             rules.append(explain(compiled, path: path, status: status, now: now))
         }
 

@@ -38,10 +38,11 @@ public struct Planner: Sendable {
         let rootHandle = try DirectoryHandle.open(root: root)
         let rootStatus = try rootHandle.status()
 
-        var rules = policy.rules.enumerated().map { CompiledRule(index: $0.offset, rule: $0.element) }
         var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+        let rules = policy.rules.enumerated().map {
+            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
+        }
         for i in rules.indices {
-            if case .trash = rules[i].rule.kind { rules[i].trashLayout = preflight.trashLayout(of: rules[i]) }
             if case .naming(let naming) = rules[i].rule.kind, let pattern = naming.pattern, rules[i].pattern == nil {
                 preflight.violations.append(Violation(rule: rules[i].name, path: rules[i].rule.path,
                                                       message: "pattern '\(pattern)' is not a valid regular expression; names were not checked",
@@ -92,8 +93,9 @@ public struct Planner: Sendable {
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
         // Handed over, not shared: sorting the plan's actions must not copy a million of them.
-        let actions = outcome.actions
+        var actions = outcome.actions
         outcome.actions = []
+        ByteOrder.sortActions(&actions)
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
                         skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,

@@ -137,10 +137,10 @@ struct Preflight {
     }
 
     /// The layout a trash folder uses: FreeDesktop when it holds `files/` and `info/` directories.
-    func trashLayout(of rule: CompiledRule) -> TrashRetention.Layout {
-        guard case .trash(let retention) = rule.rule.kind else { return .app }
+    func trashLayout(of rule: Rule) -> TrashRetention.Layout {
+        guard case .trash(let retention) = rule.kind else { return .app }
         if retention.layout != .automatic { return retention.layout }
-        guard case .directory(let handle, _) = presence(of: rule.rule.path) else { return .app }
+        guard case .directory(let handle, _) = presence(of: rule.path) else { return .app }
         let files = try? handle.statusIfPresent(of: FileName("files")!)
         let info = try? handle.statusIfPresent(of: FileName("info")!)
         return files?.type == .directory && info?.type == .directory ? .freedesktop : .app

@@ -127,7 +127,9 @@ struct Resolution {
         // Quotas, in policy order, over what is left once the deletions and moves above are done.
         for rule in rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
-            let files = quotaFiles.filter { $0.rule == rule.index && !gone.isRemoved($0.path) }
+            // Per-file removal checks only when something under this scope was deleted or moved.
+            let check = gone.hasRemovals(under: rule.rule.path)
+            let files = quotaFiles.filter { $0.rule == rule.index && !(check && gone.isRemoved($0.path)) }
             var seenInodes = Set<UInt64>()
             var used: Int64 = 0
             for f in files where f.linkCount <= 1 || seenInodes.insert(f.identity.inode).inserted {
@@ -139,12 +141,16 @@ struct Resolution {
             if quota.evict == .lru && relaxedAtime.contains(rule.index) {
                 notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
             }
-            let order = files.filter { $0.linkCount <= 1 }.sorted { ($0.time, $0.path) < ($1.time, $1.path) }
+            // Sorted as indices: moving 8-byte indices, not whole records.
+            var order = files.indices.filter { files[$0].linkCount <= 1 }
+            order.sort { a, b in
+                files[a].time != files[b].time ? files[a].time < files[b].time : ByteOrder.precedes(files[a].path, files[b].path)
+            }
             var remaining = used
             var evicted: [QuotaFile] = []
-            for f in order where remaining > target {
-                evicted.append(f)
-                remaining -= f.allocated
+            for i in order where remaining > target {
+                evicted.append(files[i])
+                remaining -= files[i].allocated
             }
             let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
             let clock = quota.evict == .lru ? "atime" : "mtime"
@@ -210,9 +216,9 @@ struct Removals {
     mutating func settleDeletes(_ actions: inout [Action]) {
         var order = actions.indices.filter { actions[$0].isDelete }
         order.sort { a, b in
-            let x = actions[a], y = actions[b]
-            if x.path != y.path { return x.path < y.path }
-            return (rank(x), a) < (rank(y), b)
+            let c = ByteOrder.compare(actions[a].path.bytes, actions[b].path.bytes)
+            if c != 0 { return c < 0 }
+            return (rank(actions[a]), a) < (rank(actions[b]), b)
         }
         var keep = [Bool](repeating: true, count: actions.count)
         var previous: RelativePath? = nil
@@ -232,12 +238,12 @@ struct Removals {
     /// Adds deletions decided later (quota evictions).
     mutating func addDeletes(_ paths: [RelativePath]) {
         guard !paths.isEmpty else { return }
-        let added = paths.sorted()
+        let added = paths.sorted(by: ByteOrder.precedes)
         var merged: [RelativePath] = []
         merged.reserveCapacity(deleted.count + added.count)
         var i = 0, j = 0
         while i < deleted.count || j < added.count {
-            if j == added.count || (i < deleted.count && deleted[i] < added[j]) {
+            if j == added.count || (i < deleted.count && ByteOrder.precedes(deleted[i], added[j])) {
                 merged.append(deleted[i]); i += 1
             } else {
                 merged.append(added[j]); j += 1
@@ -248,11 +254,30 @@ struct Removals {
 
     mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
 
+    /// True when some deleted or moved entry lies under `scope` (so entries there need checking).
+    func hasRemovals(under scope: RelativePath) -> Bool {
+        if !moved.isEmpty || !deletedDirectories.isEmpty { return true }
+        if scope.isEmpty { return !deleted.isEmpty }
+        // The first deleted path not before the scope: the scope itself or a path under it if any exist.
+        var low = 0, high = deleted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ByteOrder.precedes(deleted[mid], scope) { low = mid + 1 } else { high = mid }
+        }
+        // Paths under the scope start with "scope/", which sorts after "scope" and before "scope" + 0x30...
+        var i = low
+        while i < deleted.count, deleted[i].bytes.starts(with: scope.bytes) {
+            if deleted[i].hasPrefix(scope) { return true }
+            i += 1
+        }
+        return false
+    }
+
     func isDeleted(_ path: RelativePath) -> Bool {
         var low = 0, high = deleted.count
         while low < high {
             let mid = (low + high) / 2
-            if deleted[mid] < path { low = mid + 1 } else { high = mid }
+            if ByteOrder.precedes(deleted[mid], path) { low = mid + 1 } else { high = mid }
         }
         return low < deleted.count && deleted[low] == path
     }

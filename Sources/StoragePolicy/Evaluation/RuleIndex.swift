@@ -1,8 +1,9 @@
 // The policy's rules compiled for the walk, indexed by scope in a trie over path components, so an entry
 // meets only the rules whose scope holds it. Never touches the disk.
 
-/// A rule ready for the walk: its globs as matchers, its regex compiled, its position in the policy.
-struct CompiledRule: Sendable {
+/// A rule ready for the walk: its globs as matchers, its regex checked, its position in the policy.
+/// A class: the walk reads rules for every entry, and a reference is one retain, not one per field.
+final class CompiledRule: Sendable {
     /// Position in the policy: earlier rules win ties (the same entry deleted by two rules).
     let index: Int
     let rule: Rule
@@ -14,14 +15,15 @@ struct CompiledRule: Sendable {
     /// each thread compiles its own copy (EvaluationResults.pattern(for:)).
     let pattern: String?
     /// For trash rules: the layout found on disk (automatic resolved before the walk).
-    var trashLayout: TrashRetention.Layout = .app
+    let trashLayout: TrashRetention.Layout
 
     var name: String { rule.name }
     var enforces: Bool { rule.mode == .enforce }
 
-    init(index: Int, rule: Rule) {
+    init(index: Int, rule: Rule, trashLayout: TrashRetention.Layout = .app) {
         self.index = index
         self.rule = rule
+        self.trashLayout = trashLayout
         scopeDepth = rule.path.isEmpty ? 0 : rule.path.components.count
         match = rule.match.map(PathMatcher.init)
         exclude = rule.exclude.map(PathMatcher.init)

@@ -41,8 +41,8 @@ public struct PlanJSONWriter {
         text(",\n")
         try array("skipped", plan.skipped, indent: 1) { w, s in
             w.object(3) { w, first in
-                w.field("path", 3, &first); w.string(s.path.string)
-                if !s.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(s.path.base64) }
+                w.field("path", 3, &first); w.string(path: s.path)
+                if !PlanJSONWriter.isUTF8(s.path) { w.field("pathBase64", 3, &first); w.string(s.path.base64) }
                 w.field("reason", 3, &first); w.string(s.reason)
             }
         }
@@ -63,8 +63,8 @@ public struct PlanJSONWriter {
         try array("violations", plan.violations, indent: 1) { w, v in
             w.object(3) { w, first in
                 w.field("message", 3, &first); w.string(v.message)
-                w.field("path", 3, &first); w.string(v.path.string)
-                if !v.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(v.path.base64) }
+                w.field("path", 3, &first); w.string(path: v.path)
+                if !PlanJSONWriter.isUTF8(v.path) { w.field("pathBase64", 3, &first); w.string(v.path.base64) }
                 w.field("rule", 3, &first); w.string(v.rule)
                 w.field("severity", 3, &first); w.string(v.severity.rawValue)
             }
@@ -89,14 +89,14 @@ public struct PlanJSONWriter {
                 w.indent(3); w.text("}")
             }
             if case .setxattr(let name, _) = a.kind { w.field("name", 3, &first); w.string(name) }
-            w.field("path", 3, &first); w.string(a.path.string)
-            if !a.path.isValidUTF8 { w.field("pathBase64", 3, &first); w.string(a.path.base64) }
+            w.field("path", 3, &first); w.string(path: a.path)
+            if !PlanJSONWriter.isUTF8(a.path) { w.field("pathBase64", 3, &first); w.string(a.path.base64) }
             w.field("reason", 3, &first); w.string(a.reason)
             w.field("rule", 3, &first); w.string(a.rule)
             switch a.kind {
             case .rename(let to), .trash(let to):
-                w.field("to", 3, &first); w.string(to.string)
-                if !to.isValidUTF8 { w.field("toBase64", 3, &first); w.string(to.base64) }
+                w.field("to", 3, &first); w.string(path: to)
+                if !PlanJSONWriter.isUTF8(to) { w.field("toBase64", 3, &first); w.string(to.base64) }
             default: break
             }
             if let t = a.type { w.field("type", 3, &first); w.string(t.rawValue) }
@@ -152,14 +152,51 @@ public struct PlanJSONWriter {
         s.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
+    /// Decimal digits straight into the buffer (no String per number).
     private mutating func number<N: BinaryInteger>(_ n: N) {
-        buffer.append(contentsOf: String(n).utf8)
+        if n < 0 { buffer.append(0x2D) }
+        var value = UInt64(n.magnitude)
+        var count = 1
+        var probe = value
+        while probe >= 10 { probe /= 10; count += 1 }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(UInt8(0x30), count: count))
+        var i = start + count - 1
+        repeat {
+            buffer[i] = 0x30 + UInt8(value % 10)
+            value /= 10
+            i -= 1
+        } while value > 0
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
     private mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { escape($0) }
+    }
+
+    /// A path: its bytes as they are when they are UTF-8 (no String made), else the lossy text form
+    /// (the exact bytes go in the `...Base64` field next to it).
+    private mutating func string(path: RelativePath) {
+        if path.bytes.allSatisfy({ $0 < 0x80 }) {
+            path.bytes.withUnsafeBufferPointer { escape($0) }
+        } else {
+            string(path.string)
+        }
+    }
+
+    private static func isUTF8(_ path: RelativePath) -> Bool {
+        path.bytes.allSatisfy { $0 < 0x80 } || path.isValidUTF8
+    }
+
+    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.append(0x22)
-        for b in s.utf8 {
+        var start = 0
+        for i in 0..<bytes.count {
+            let b = bytes[i]
+            guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
+            if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+            start = i + 1
             switch b {
             case 0x22: buffer.append(0x5C); buffer.append(0x22)
             case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
@@ -168,12 +205,14 @@ public struct PlanJSONWriter {
             case 0x09: buffer.append(0x5C); buffer.append(0x74)
             case 0x08: buffer.append(0x5C); buffer.append(0x62)
             case 0x0C: buffer.append(0x5C); buffer.append(0x66)
-            case 0..<0x20:
-                let digits: [UInt8] = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(b >> 4)], digits[Int(b & 0xF)]])
-            default: buffer.append(b)
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                digits.withUTF8Buffer { d in
+                    buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]])
+                }
             }
         }
+        if start < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
         buffer.append(0x22)
     }
 
