@@ -83,6 +83,22 @@ struct PlanCommand: Command {
     /// Writes the plan JSON next to `path` under a temporary name, syncs it, then renames it into place,
     /// so a reader never sees half a plan.
     static func write(_ plan: Plan, to path: String) throws {
+        // Only a regular file (or nothing yet) is replaced by rename. A device, FIFO or socket is written in
+        // place: renaming over /dev/null would replace the device itself with a file.
+        var existing = stat()
+        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG, existing.st_mode & S_IFMT != S_IFLNK {
+            guard existing.st_mode & S_IFMT != S_IFDIR else {
+                throw CommandFailure(code: .ioError, message: "cannot write \(path): it is a directory")
+            }
+            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
+            defer { close(fd) }
+            var writer = PlanJSONWriter { try writeAll(fd, $0) }
+            do { try writer.write(plan) } catch let e as Errno {
+                throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+            }
+            return
+        }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
@@ -91,17 +107,7 @@ struct PlanCommand: Command {
             unlink(temporary)
             return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
-        var writer = PlanJSONWriter { bytes in
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw Errno(rawValue: errno)
-                }
-                written += n
-            }
-        }
+        var writer = PlanJSONWriter { try writeAll(fd, $0) }
         do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
         guard fsync(fd) == 0 else { throw fail(Errno(rawValue: errno)) }
         close(fd)
@@ -109,6 +115,18 @@ struct PlanCommand: Command {
             let e = Errno(rawValue: errno)
             unlink(temporary)
             throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno(rawValue: errno)
+            }
+            written += n
         }
     }
 }

@@ -247,6 +247,23 @@ struct PlanJSON {
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.root).sorted() == ["none.yaml", "p.yaml", "plan.json"])
     }
 
+    @Test("--out to a device or FIFO writes into it and never replaces it with a file", .enabled(if: getuid() == 0))
+    func outToDevice() throws {
+        let tree = try Tree { Dir("tmp") { File("old", age: .days(2)) } }
+        defer { tree.remove() }
+        let work = try Self.workspace(["p.yaml": "version: 1\nname: p\nrules:\n  - name: tmp-expiry\n    path: tmp\n    expire: 24h\n"])
+        defer { work.remove() }
+        // A private null device in the test's own folder: never the system's /dev/null.
+        let device = work.root + "/null"
+        #expect(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)  /* makedev(1, 3) */) == 0)
+        let r = try PolicyctlBinary.run(["plan", "--policy", work.root + "/p.yaml", "--root", tree.root, "--out", device])
+        #expect(r.status == 0, "\(r.stderr)")
+        var s = stat()
+        #expect(lstat(device, &s) == 0)
+        #expect(s.st_mode & S_IFMT == S_IFCHR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.root).sorted() == ["null", "p.yaml"])
+    }
+
     @Test("configuration errors are not findings: 65 invalid policy, 64 usage and refused roots, 74 missing root")
     func errors() throws {
         let tree = try Tree { Dir("tmp") }

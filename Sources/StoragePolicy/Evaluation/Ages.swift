@@ -27,8 +27,7 @@ enum Ages {
     static func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
         let age = now &- then
         if age < 0 { return "\(label) \(human(nanoseconds: -age)) in the future" }
-        let comparison = age > limit.nanoseconds ? ">" : "<="
-        return "\(label) \(human(nanoseconds: age)) ago \(comparison) \(human(seconds: limit.seconds, units: 4))"
+        return label + " " + human(nanoseconds: age) + (age > limit.nanoseconds ? " ago > " : " ago <= ") + human(seconds: limit.seconds, units: 4)
     }
 
     /// An age for people: the two largest of d, h, m, s (`40d`, `1d1h`, `5m12s`). Days, not weeks:
@@ -41,13 +40,13 @@ enum Ages {
         let table: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
         guard let first = table.firstIndex(where: { seconds >= $0.1 }) else { return "0s" }
         var rest = seconds
-        var parts: [String] = []
+        var out = ""
         for (unit, size) in table[first..<min(table.count, first + units)] {
             let n = rest / size
-            if n > 0 { parts.append("\(n)\(unit)") }
+            if n > 0 { out += String(n) + unit }
             rest -= n * size
         }
-        return parts.joined()
+        return out
     }
 }
 

@@ -112,21 +112,32 @@ final class Evaluator: WalkVisitor {
     }
 
     /// Every entry of the directory meets the rules whose scope holds it.
+    /// One active rule as this directory's entries see it: worked out once per directory, not per entry.
+    private struct RuleView {
+        let index: Int
+        let rule: CompiledRule
+        /// This directory's components below the rule's scope.
+        let directory: ArraySlice<ArraySlice<UInt8>>
+        let trashRole: TrashRole
+    }
+
     private func judgeEntries(_ listing: DirectoryListing, active: [Int], node: ScopeTrie?, holds: Bool,
                               aggregate: inout EvaluatedDirectory.Aggregate, worker: EvaluationResults) {
         let components = listing.components
         var namingCandidates: [(rule: Int, entry: Int)] = []
-        // Trash rules care about where in the trash folder this directory is; decided once per directory.
-        var trashRoles: [Int: TrashRole] = [:]
+        var expiring: [RuleView] = []
+        var others: [RuleView] = []
+        // Trash rules care about where in the trash folder this directory is.
         var measureAll = false
         for index in active {
-            if case .trash = rules[index].rule.kind {
-                let role = trashRole(rules[index], parentComponents: components[...])
-                trashRoles[index] = role
-                if role == .items || role == .inside || (role == .folder && rules[index].trashLayout == .app) {
-                    measureAll = true
-                }
+            let rule = rules[index]
+            var role = TrashRole.ignored
+            if case .trash = rule.rule.kind {
+                role = trashRole(rule, parentComponents: components[...])
+                if role == .items || role == .inside || (role == .folder && rule.trashLayout == .app) { measureAll = true }
             }
+            let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
+            if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
         }
 
         for i in 0..<listing.count {
@@ -161,19 +172,18 @@ final class Evaluator: WalkVisitor {
             // Expiry first: an entry that is deleted meets no other rule.
             var deleteVerdict: Verdict? = nil
             var auditVerdicts: [Verdict] = []
-            for index in active {
-                let rule = rules[index]
+            for view in expiring {
+                let rule = view.rule
                 guard case .expire(let expire) = rule.rule.kind else { continue }
-                let directory = components[rule.scopeDepth...]
                 if type == .directory {
-                    if !enter && rule.needsBelow(directory, name) { enter = true }
+                    if !enter && rule.needsBelow(view.directory, name) { enter = true }
                     continue
                 }
-                guard rule.admits(type), rule.selects(directory, name), let s = status() else { continue }
+                if rule.enforces && deleteVerdict != nil { continue }
+                guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
                 let (label, time) = Ages.timestamp(s, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
-                if rule.enforces && deleteVerdict != nil { continue }
-                let verdict = Verdict(rule: index, reason: Ages.describe(label, time, limit: expire.after, now: now))
+                let verdict = Verdict(rule: view.index, reason: Ages.describe(label, time, limit: expire.after, now: now))
                 if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }
             }
             if let verdict = deleteVerdict, let s = status() {
@@ -192,21 +202,21 @@ final class Evaluator: WalkVisitor {
                 }
             }
 
-            for index in active {
-                let rule = rules[index]
-                let directory = components[rule.scopeDepth...]
+            for view in others {
+                let rule = view.rule
+                let directory = view.directory
                 switch rule.rule.kind {
                 case .expire:
                     continue
                 case .trash:
-                    judgeTrashEntry(rule, role: trashRoles[index] ?? .inside, listing, i, type: type, status: status, worker: worker)
+                    judgeTrashEntry(rule, role: view.trashRole, listing, i, type: type, status: status, worker: worker)
                 case .quota(let quota):
                     guard type == .regular, rule.selects(directory, name), let s = status() else { break }
-                    worker.quotaFiles.append(QuotaFile(rule: index, path: listing.path(of: i), allocated: s.allocatedSize,
+                    worker.quotaFiles.append(QuotaFile(rule: view.index, path: listing.path(of: i), allocated: s.allocatedSize,
                                                        time: quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs,
                                                        identity: s.identity, linkCount: s.linkCount))
                 case .naming:
-                    if rule.admits(type), rule.selects(directory, name) { namingCandidates.append((index, i)) }
+                    if rule.admits(type), rule.selects(directory, name) { namingCandidates.append((view.index, i)) }
                 case .backup:
                     guard type == .regular, !rule.match.isEmpty, rule.admits(type), rule.selects(directory, name),
                           let s = status() else { break }
@@ -216,7 +226,7 @@ final class Evaluator: WalkVisitor {
                 case .forbid:
                     guard rule.admits(type), rule.selects(directory, name),
                           let glob = rule.forbiddenBy(directory, name) else { break }
-                    worker.forbidden.append(ForbiddenEntry(rule: index, path: listing.path(of: i), name: listing.name(i),
+                    worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
                                                            glob: glob.pattern, type: type, identity: status()?.identity))
                 }
                 if type == .directory && !enter && rule.needsBelow(directory, name) { enter = true }

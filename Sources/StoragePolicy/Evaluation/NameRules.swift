@@ -83,9 +83,11 @@ enum ByteOrder {
     /// Sorts actions the way Plan.sort orders them (path bytes, rule, action, reason), moving each action
     /// once: Plan.sort then finds them in order and only checks.
     static func sortActions(_ actions: inout [Action]) {
+        // Keys pulled out once, so comparisons touch two small arrays instead of two whole actions.
+        let paths = actions.map(\.path.bytes)
         var order = Array(actions.indices)
         order.sort { i, j in
-            let c = compare(actions[i].path.bytes, actions[j].path.bytes)
+            let c = compare(paths[i], paths[j])
             if c != 0 { return c < 0 }
             if actions[i].rule != actions[j].rule { return actions[i].rule < actions[j].rule }
             let (x, y) = (actions[i].kind.name, actions[j].kind.name)

@@ -1,30 +1,52 @@
 // Matches a compiled Glob against a path given as a directory's components plus one name, without building
 // a RelativePath per entry. Must give exactly Glob.matches' answer (the tests compare the two).
 
-struct PathMatcher: Sendable {
+final class PathMatcher: Sendable {
     let glob: Glob
-    /// Per alternative: when it is `**/X`, only the last component matters and X is kept here.
-    private let nameOnly: [Glob.Segment?]
+    /// Each alternative in the cheapest form that decides it.
+    private let forms: [Form]
+
+    private enum Form: Sendable {
+        /// `**/*SUFFIX`: only the name's ending matters (the commonest glob in policies).
+        case suffix([UInt8])
+        /// `**/X`: only the last component matters.
+        case nameOnly(Glob.Segment)
+        /// `LITERAL/**`: only the first component matters.
+        case under([UInt8])
+        case general([Glob.Segment])
+    }
 
     init(_ glob: Glob) {
         self.glob = glob
-        nameOnly = glob.alternatives.map { segments in
+        forms = glob.alternatives.map { segments in
             if segments.count == 2, case .globstar = segments[0] {
-                if case .globstar = segments[1] { return nil }
-                return segments[1]
+                if case .wild(let tokens) = segments[1], tokens.count == 2, case .star = tokens[0],
+                   case .literal(let suffix) = tokens[1] {
+                    return .suffix(suffix)
+                }
+                if case .globstar = segments[1] { return .general(segments) }
+                return .nameOnly(segments[1])
             }
-            return nil
+            if segments.count == 2, case .literal(let first) = segments[0], case .globstar = segments[1] {
+                return .under(first)
+            }
+            return .general(segments)
         }
     }
 
     /// True when `directory/name` (scope-relative; `directory` may be empty) matches.
     func matches(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
-        for (index, segments) in glob.alternatives.enumerated() {
-            if let last = nameOnly[index] {
-                if PathMatcher.matchSegment(last, name) { return true }
-                continue
+        for form in forms {
+            switch form {
+            case .suffix(let suffix):
+                if name.count >= suffix.count && name.suffix(suffix.count).elementsEqual(suffix) { return true }
+            case .nameOnly(let segment):
+                if PathMatcher.matchSegment(segment, name) { return true }
+            case .under(let first):
+                if (directory.first ?? name).elementsEqual(first) { return true }
+            case .general(let segments):
+                if PathMatcher.match(segments, Components(directory: directory, name: name)) { return true }
             }
-            if PathMatcher.match(segments, Components(directory: directory, name: name)) { return true }
         }
         return false
     }

@@ -312,31 +312,33 @@ struct Removals {
             var path: PathKey
         }
         var seen = Set<Key>()
-        var others = actions.indices.filter { !actions[$0].isDelete }
-        others.sort { (rank(actions[$0]), $0) < (rank(actions[$1]), $1) }
+        // Ranks looked up once per action, not once per comparison.
+        var others = actions.indices.filter { !actions[$0].isDelete }.map { (rank: rank(actions[$0]), index: $0) }
+        others.sort { ($0.rank, $0.index) < ($1.rank, $1.index) }
         if !moved.isEmpty {
             for i in actions.indices where actions[i].isDelete && hasAncestor(actions[i].path, in: moved) { keep[i] = false }
         }
-        for i in others {
-            let a = actions[i]
+        for (_, i) in others {
             var attribute = ""
-            switch a.kind {
+            let kind = actions[i].kind
+            let path = actions[i].path
+            switch kind {
             case .delete:
                 continue
             case .trash:
-                if isDeleted(a.path) || hasAncestor(a.path, in: deletedDirectories) || hasAncestor(a.path, in: moved) {
+                if isDeleted(path) || hasAncestor(path, in: deletedDirectories) || hasAncestor(path, in: moved) {
                     keep[i] = false
                     continue
                 }
             case .rename, .writeTag:
-                if isRemoved(a.path) { keep[i] = false; continue }
+                if isRemoved(path) { keep[i] = false; continue }
             case .setxattr(let name, _):
-                if isRemoved(a.path) { keep[i] = false; continue }
+                if isRemoved(path) { keep[i] = false; continue }
                 attribute = name
             case .mkdir:
                 break
             }
-            if !seen.insert(Key(kind: a.kind.name, attribute: attribute, path: PathKey(a.path))).inserted { keep[i] = false }
+            if !seen.insert(Key(kind: kind.name, attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
         }
         Removals.compact(&actions, keep)
     }
