@@ -382,7 +382,12 @@ final class Evaluator: WalkVisitor {
         for ruleIndex in byRule.keys.sorted() {
             let rule = rules[ruleIndex]
             guard case .naming(let naming) = rule.rule.kind else { continue }
-            let entries = byRule[ruleIndex]!.sorted { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
+            var entries = byRule[ruleIndex]!
+            // Free names are handed out in byte order of the names: sort only when something is renamed.
+            if naming.letterCase == .lower,
+               entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
+                entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
+            }
             var planned = Set<[UInt8]>()
             // Lowercase forms of the names that have uppercase letters: any case collision involves one.
             var changed: [PathKey: [Int]] = [:]

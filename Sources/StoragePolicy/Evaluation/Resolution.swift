@@ -205,7 +205,8 @@ struct Removals {
     let ruleOrder: [String: Int]
     /// Every deleted path, sorted by bytes (binary search: no per-path hash entries at a million files).
     private var deleted: [RelativePath] = []
-    private var deletedDirectories: Set<PathKey> = []
+    /// Deleted directories, sorted by bytes: ancestors are found by binary search, not hashing.
+    private var deletedDirectories: [RelativePath] = []
     private var moved: Set<PathKey> = []
 
     init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
@@ -225,11 +226,19 @@ struct Removals {
         for i in order {
             if actions[i].path == previous { keep[i] = false } else { previous = actions[i].path }
         }
-        for i in order where keep[i] && actions[i].type == .directory {
-            deletedDirectories.insert(PathKey(actions[i].path))
-        }
-        if !deletedDirectories.isEmpty {
-            for i in order where keep[i] && hasAncestor(actions[i].path, in: deletedDirectories) { keep[i] = false }
+        deletedDirectories = order.filter { keep[$0] && actions[$0].type == .directory }.map { actions[$0].path }
+        // Everything under a deleted directory D sorts together, as the paths starting with "D/".
+        for directory in deletedDirectories {
+            let prefix = directory.bytes + [0x2F]
+            var low = 0, high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                if ByteOrder.compare(actions[order[mid]].path.bytes, prefix) < 0 { low = mid + 1 } else { high = mid }
+            }
+            while low < order.count, actions[order[low]].path.bytes.starts(with: prefix) {
+                keep[order[low]] = false
+                low += 1
+            }
         }
         deleted = order.filter { keep[$0] }.map { actions[$0].path }
         Removals.compact(&actions, keep)
@@ -287,7 +296,26 @@ struct Removals {
         if isDeleted(path) { return true }
         if moved.isEmpty && deletedDirectories.isEmpty { return false }
         if moved.contains(PathKey(path)) { return true }
-        return hasAncestor(path, in: deletedDirectories) || hasAncestor(path, in: moved)
+        return hasAncestor(path, inSorted: deletedDirectories) || hasAncestor(path, in: moved)
+    }
+
+    private func hasAncestor(_ path: RelativePath, inSorted sorted: [RelativePath]) -> Bool {
+        guard !sorted.isEmpty else { return false }
+        let bytes = path.bytes
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if bytes[i] == 0x2F {
+                let prefix = bytes[..<i]
+                var low = 0, high = sorted.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if ByteOrder.precedes(sorted[mid].bytes[...], prefix) { low = mid + 1 } else { high = mid }
+                }
+                if low < sorted.count && sorted[low].bytes.elementsEqual(prefix) { return true }
+            }
+            i += 1
+        }
+        return false
     }
 
     private func hasAncestor(_ path: RelativePath, in set: Set<PathKey>) -> Bool {
@@ -326,7 +354,7 @@ struct Removals {
             case .delete:
                 continue
             case .trash:
-                if isDeleted(path) || hasAncestor(path, in: deletedDirectories) || hasAncestor(path, in: moved) {
+                if isDeleted(path) || hasAncestor(path, inSorted: deletedDirectories) || hasAncestor(path, in: moved) {
                     keep[i] = false
                     continue
                 }

@@ -25,7 +25,9 @@ public final class DirectoryListing {
     private var names: [UInt8] = []
     private var starts: [Int] = []
     private var types: [FileType?] = []
-    private var statuses: [FileStatus?] = []
+    /// Per entry: the index of its status in `fetched`, or -1 (statuses are large: stored only when fetched).
+    private var statusSlots: [Int32] = []
+    private var fetched: [FileStatus] = []
     private var statusErrors: [Int: FileSystemError] = [:]
     private(set) var entered: [Int] = []
     private(set) var descriptor: Int32 = -1
@@ -45,7 +47,8 @@ public final class DirectoryListing {
         names.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
         types.removeAll(keepingCapacity: true)
-        statuses.removeAll(keepingCapacity: true)
+        statusSlots.removeAll(keepingCapacity: true)
+        fetched.removeAll(keepingCapacity: true)
         statusErrors.removeAll(keepingCapacity: true)
         entered.removeAll(keepingCapacity: true)
         count = 0
@@ -71,7 +74,7 @@ public final class DirectoryListing {
             names.append(contentsOf: bytes)
             names.append(0)
             types.append(FileType(directoryEntryType: entry.pointee.d_type))
-            statuses.append(nil)
+            statusSlots.append(-1)
             count += 1
         }
         starts.append(names.count)
@@ -103,12 +106,13 @@ public final class DirectoryListing {
     public func type(_ i: Int) -> FileType? { types[i] }
 
     /// True when the entry's status was already fetched (so asking again costs nothing).
-    public func hasStatus(_ i: Int) -> Bool { statuses[i] != nil }
+    public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
 
     /// The entry's status, fetched with fstatat(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
     /// ENOENT means the entry vanished after it was listed.
     public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
-        if let s = statuses[i] { return s }
+        let slot = statusSlots[i]
+        if slot >= 0 { return fetched[Int(slot)] }
         if let e = statusErrors[i] { throw e }
         willStat?(path(of: i))
         var s = stat()
@@ -116,7 +120,8 @@ public final class DirectoryListing {
         switch r {
         case .success:
             let status = FileStatus(s)
-            statuses[i] = status
+            statusSlots[i] = Int32(fetched.count)
+            fetched.append(status)
             return status
         case .failure(let e):
             let error = FileSystemError("fstatat", path: path(of: i), errno: e)
