@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Generates a realistic app-container tree (the DOMAIN.md layout) of about N entries for benchmarks, with
 # ages spread around every threshold of Benchmarks/bench-policy.yaml. Writes only under the given folder.
-"""Usage: generate-tree.py ROOT N [--hostile] [--seed S]
+"""Usage: generate-tree.py ROOT N [--hostile] [--uncapped] [--seed S]
 
 ROOT must not exist yet. N is the approximate number of entries (files, directories, symlinks).
 --hostile adds names with invalid UTF-8, newlines, spaces and leading dashes, and symlinks that point
@@ -28,11 +28,15 @@ PLACES = [
     ("Library/Caches/Downloading", 0.07, "partial", 14 * DAY),
 ]
 
+# Thumbnails beyond this count are not made (unless --uncapped): about 200 MiB of 4 KiB blocks.
+THUMBNAIL_CAP = 50_000
+
 USER_EXTENSIONS = [".txt", ".md", ".pdf", ".jpg", ".heic", ".docx", ".txt", ".md"]
 
 
 class Generator:
-    def __init__(self, root, total, hostile, seed):
+    def __init__(self, root, total, hostile, seed, uncapped=False):
+        self.uncapped = uncapped
         self.root = root
         self.total = total
         self.hostile = hostile
@@ -77,8 +81,21 @@ class Generator:
             return "\u00e9t\u00e9 " + base + ext
         return n
 
-    def place(self, relative, share, kind, threshold):
-        quota = max(1, int(self.total * share))
+    def quotas(self):
+        """Entries per place. The thumbnail cache stays a little over its 160 MiB quota at any tree size
+        (about 4 KiB a thumbnail): a real cache is kept near its quota, so a bigger container holds more of
+        everything else instead (unless --uncapped)."""
+        counts = {kind: max(1, int(self.total * share)) for _, share, kind, _ in PLACES}
+        if not self.uncapped and counts["thumbs"] > THUMBNAIL_CAP:
+            spare = counts["thumbs"] - THUMBNAIL_CAP
+            counts["thumbs"] = THUMBNAIL_CAP
+            others = sum(share for _, share, kind, _ in PLACES if kind != "thumbs")
+            for _, share, kind, _ in PLACES:
+                if kind != "thumbs":
+                    counts[kind] += int(spare * share / others)
+        return counts
+
+    def place(self, relative, quota, kind, threshold):
         base = os.path.join(self.root, relative)
         self.directory(base)
         made = 0
@@ -145,8 +162,9 @@ class Generator:
         if self.hostile:
             self.outside = self.root + ".outside"
             os.makedirs(os.path.join(self.outside, "victim"), exist_ok=True)
-        for relative, share, kind, threshold in PLACES:
-            self.place(relative, share, kind, threshold)
+        counts = self.quotas()
+        for relative, _, kind, threshold in PLACES:
+            self.place(relative, counts[kind], kind, threshold)
         # The engine's own state folder: never scanned.
         os.makedirs(os.path.join(self.root, ".policyctl"), exist_ok=True)
         return self.count
@@ -158,10 +176,12 @@ def main():
     parser.add_argument("entries", type=int)
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--uncapped", action="store_true",
+                        help="give the thumbnail cache its full share (25%%) at any size: a stress case")
     args = parser.parse_args()
     if os.path.exists(args.root):
         sys.exit(f"{args.root} exists; choose a new folder")
-    count = Generator(args.root, args.entries, args.hostile, args.seed).run()
+    count = Generator(args.root, args.entries, args.hostile, args.seed, args.uncapped).run()
     print(f"{args.root}: {count} entries")
 
 

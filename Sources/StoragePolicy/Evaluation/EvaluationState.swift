@@ -48,16 +48,71 @@ struct Verdict: Sendable {
     var reason: String
 }
 
-/// One regular file counted by a quota rule.
-struct QuotaFile: Sendable {
-    var rule: Int
-    var path: RelativePath
-    /// Allocated bytes (as `du`).
-    var allocated: Int64
-    /// The eviction order key: mtime for `oldest`, atime for `lru`.
-    var time: Int64
-    var identity: EntryIdentity
-    var linkCount: UInt64
+/// The regular files quota rules count, for one thread, kept compactly: a 56-byte record per file, names
+/// back to back, and each directory's path once. At a million files that is a fifth of a path per file.
+final class QuotaLedger: @unchecked Sendable {
+    // @unchecked: filled by one walking thread, read after the walk.
+    struct Record {
+        var rule: UInt16
+        var nameLength: UInt16
+        var directory: UInt32
+        var nameStart: UInt32
+        var linkCount: UInt32
+        /// Allocated bytes (as `du`).
+        var allocated: Int64
+        /// The eviction order key: mtime for `oldest`, atime for `lru`.
+        var time: Int64
+        var inode: UInt64
+        var size: Int64
+        var modificationTimeNs: Int64
+    }
+
+    private(set) var records: [Record] = []
+    private var names: [UInt8] = []
+    private var directories: [RelativePath] = []
+    /// Every file is on the root's device (the walk never crosses one).
+    private(set) var device: UInt64 = 0
+
+    var count: Int { records.count }
+
+    /// Registers the directory the next files are in; returns its number for `add`.
+    func directory(_ path: RelativePath) -> UInt32 {
+        directories.append(path)
+        return UInt32(directories.count - 1)
+    }
+
+    func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64) {
+        device = status.device
+        records.append(Record(rule: UInt16(rule), nameLength: UInt16(name.count), directory: directory,
+                              nameStart: UInt32(names.count), linkCount: UInt32(clamping: status.linkCount),
+                              allocated: status.allocatedSize, time: time, inode: status.inode, size: status.size,
+                              modificationTimeNs: status.modificationTimeNs))
+        names.append(contentsOf: name)
+    }
+
+    /// The file's root-relative path, in an array of exactly its size (a plan may hold a million of them).
+    func path(_ i: Int) -> RelativePath {
+        let r = records[i]
+        let start = Int(r.nameStart)
+        let directory = directories[Int(r.directory)].bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(directory.count + 1 + Int(r.nameLength))
+        bytes.append(contentsOf: directory)
+        if !directory.isEmpty { bytes.append(0x2F) }
+        bytes.append(contentsOf: names[start..<(start + Int(r.nameLength))])
+        return RelativePath(unchecked: bytes)
+    }
+
+    func identity(_ i: Int) -> EntryIdentity {
+        let r = records[i]
+        return EntryIdentity(device: device, inode: r.inode, size: r.size, modificationTimeNs: r.modificationTimeNs)
+    }
+
+    func release() {
+        records = []
+        names = []
+        directories = []
+    }
 }
 
 /// One item in a trash folder. Directories fill in their totals when their subtree finishes.
@@ -112,13 +167,19 @@ final class EvaluationResults: @unchecked Sendable {
     var violations: [Violation] = []
     var skipped: [SkippedEntry] = []
     var entriesScanned = 0
-    var quotaFiles: [QuotaFile] = []
+    let quota = QuotaLedger()
     var trashItems: [TrashItem] = []
     var trashInfos: [TrashInfoFile] = []
     var forbidden: [ForbiddenEntry] = []
     /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
     var trashFolderNames: [FileName]? = nil
     private var patterns: [Int: Regex<Substring>] = [:]
+    private var reasons = Set<String>()
+
+    /// One copy of each distinct reason text: thousands of "mtime 3d ago > 1d" share one string.
+    func intern(_ reason: String) -> String {
+        reasons.insert(reason).memberAfterInsert
+    }
 
     /// This thread's compiled copy of a naming rule's pattern.
     func pattern(for rule: CompiledRule) -> Regex<Substring>? {

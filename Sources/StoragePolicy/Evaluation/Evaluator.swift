@@ -125,6 +125,7 @@ final class Evaluator: WalkVisitor {
                               aggregate: inout EvaluatedDirectory.Aggregate, worker: EvaluationResults) {
         let components = listing.components
         var namingCandidates: [(rule: Int, entry: Int)] = []
+        var quotaDirectory: UInt32? = nil
         var expiring: [RuleView] = []
         var others: [RuleView] = []
         // Trash rules care about where in the trash folder this directory is.
@@ -183,7 +184,7 @@ final class Evaluator: WalkVisitor {
                 guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
                 let (label, time) = Ages.timestamp(s, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
-                let verdict = Verdict(rule: view.index, reason: Ages.describe(label, time, limit: expire.after, now: now))
+                let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: now)))
                 if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }
             }
             if let verdict = deleteVerdict, let s = status() {
@@ -212,9 +213,9 @@ final class Evaluator: WalkVisitor {
                     judgeTrashEntry(rule, role: view.trashRole, listing, i, type: type, status: status, worker: worker)
                 case .quota(let quota):
                     guard type == .regular, rule.selects(directory, name), let s = status() else { break }
-                    worker.quotaFiles.append(QuotaFile(rule: view.index, path: listing.path(of: i), allocated: s.allocatedSize,
-                                                       time: quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs,
-                                                       identity: s.identity, linkCount: s.linkCount))
+                    if quotaDirectory == nil { quotaDirectory = worker.quota.directory(listing.path) }
+                    worker.quota.add(rule: view.index, directory: quotaDirectory!, name: name, status: s,
+                                     time: quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs)
                 case .naming:
                     if rule.admits(type), rule.selects(directory, name) { namingCandidates.append((view.index, i)) }
                 case .backup:

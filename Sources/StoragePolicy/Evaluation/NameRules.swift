@@ -86,13 +86,15 @@ enum ByteOrder {
         // Keys pulled out once, so comparisons touch two small arrays instead of two whole actions.
         let paths = actions.map(\.path.bytes)
         var order = Array(actions.indices)
-        order.sort { i, j in
-            let c = compare(paths[i], paths[j])
-            if c != 0 { return c < 0 }
-            if actions[i].rule != actions[j].rule { return actions[i].rule < actions[j].rule }
-            let (x, y) = (actions[i].kind.name, actions[j].kind.name)
-            if x != y { return x < y }
-            return actions[i].reason < actions[j].reason
+        paths.withUnsafeBufferPointer { p in
+            order.sort { i, j in
+                let c = compare(p[i], p[j])
+                if c != 0 { return c < 0 }
+                if actions[i].rule != actions[j].rule { return actions[i].rule < actions[j].rule }
+                let (x, y) = (actions[i].kind.name, actions[j].kind.name)
+                if x != y { return x < y }
+                return actions[i].reason < actions[j].reason
+            }
         }
         // Apply the permutation in place, cycle by cycle.
         var placed = [Bool](repeating: false, count: order.count)

@@ -30,7 +30,6 @@ struct Resolution {
         var trashItems: [TrashItem] = []
         var trashInfos: [TrashInfoFile] = []
         var forbidden: [ForbiddenEntry] = []
-        var quotaFiles: [QuotaFile] = []
         var folderNames: [FileName] = []
         // Moved out of each thread's results, so no action or record is held twice.
         for r in results {
@@ -40,8 +39,6 @@ struct Resolution {
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
             forbidden.append(contentsOf: r.forbidden)
-            quotaFiles.append(contentsOf: r.quotaFiles)
-            r.quotaFiles = []
             if let names = r.trashFolderNames { folderNames = names }
         }
         func report(_ rule: Int, _ path: RelativePath, _ message: String) {
@@ -124,52 +121,72 @@ struct Resolution {
             gone.recordMove(move)
         }
 
-        // Quotas, in policy order, over what is left once the deletions and moves above are done.
+        // Quotas, in policy order, over what is left once the deletions and moves above are done. Files are
+        // handled by (ledger, record) numbers: a quota scope may hold most of a million files.
+        let ledgers = results.map(\.quota)
+        let lastQuotaRule = rules.last { if case .quota = $0.rule.kind { true } else { false } }?.index
         for rule in rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
             // Per-file removal checks only when something under this scope was deleted or moved.
             let check = gone.hasRemovals(under: rule.rule.path)
-            let files = quotaFiles.filter { $0.rule == rule.index && !(check && gone.isRemoved($0.path)) }
+            // Eviction order keys side by side: sorting compares times in one flat array.
+            var candidates: [(time: Int64, member: UInt64)] = []
             var seenInodes = Set<UInt64>()
             var used: Int64 = 0
-            for f in files where f.linkCount <= 1 || seenInodes.insert(f.identity.inode).inserted {
-                used += f.allocated
+            for (l, ledger) in ledgers.enumerated() {
+                ledger.records.withUnsafeBufferPointer { records in
+                    for i in records.indices where Int(records[i].rule) == rule.index {
+                        if check && gone.isRemoved(ledger.path(i)) { continue }
+                        let r = records[i]
+                        if r.linkCount <= 1 || seenInodes.insert(r.inode).inserted { used += r.allocated }
+                        if r.linkCount <= 1 { candidates.append((r.time, UInt64(l) << 32 | UInt64(i))) }
+                    }
+                }
             }
+            @inline(__always) func record(_ m: UInt64) -> QuotaLedger.Record { ledgers[Int(m >> 32)].records[Int(m & 0xFFFF_FFFF)] }
+            @inline(__always) func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
             let maximum = quota.max.bytes
             let target = quota.target.bytes(of: quota.max)
             guard used > maximum else { continue }
             if quota.evict == .lru && relaxedAtime.contains(rule.index) {
                 notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
             }
-            // Sorted as indices: moving 8-byte indices, not whole records.
-            var order = files.indices.filter { files[$0].linkCount <= 1 }
-            order.sort { a, b in
-                files[a].time != files[b].time ? files[a].time < files[b].time : ByteOrder.precedes(files[a].path, files[b].path)
-            }
+            candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
             var remaining = used
-            var evicted: [QuotaFile] = []
-            for i in order where remaining > target {
-                evicted.append(files[i])
-                remaining -= files[i].allocated
+            var evicted = 0
+            for c in candidates where remaining > target {
+                remaining -= record(c.member).allocated
+                evicted += 1
             }
+            candidates.removeLast(candidates.count - evicted)
+            // One reason shared by every eviction of this rule (one string, not one per file).
             let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
-            let clock = quota.evict == .lru ? "atime" : "mtime"
-            let first = quota.evict == .lru ? "least recently used" : "oldest"
+            let reason = "quota: \(summary); \(quota.evict == .lru ? "least recently used (atime)" : "oldest (mtime)") first"
             if rule.enforces {
-                for f in evicted {
-                    actions.append(Action(kind: .delete, path: f.path, rule: rule.name,
-                                          reason: "quota: \(summary), \(first) first (\(clock) \(Ages.human(nanoseconds: max(0, now - f.time))) ago)",
-                                          bytes: f.allocated, identity: f.identity, type: .regular))
+                // Paths and identities first, then the ledgers go (after the last quota rule), then the actions:
+                // the ledgers and a quarter of a million new actions are never in memory together.
+                var evictions: [(path: RelativePath, bytes: Int64, identity: EntryIdentity)] = []
+                evictions.reserveCapacity(evicted)
+                for c in candidates {
+                    let l = Int(c.member >> 32), i = Int(c.member & 0xFFFF_FFFF)
+                    evictions.append((ledgers[l].path(i), ledgers[l].records[i].allocated, ledgers[l].identity(i)))
                 }
-                gone.addDeletes(evicted.map(\.path))
+                candidates = []
+                if rule.index == lastQuotaRule { for ledger in ledgers { ledger.release() } }
+                actions.reserveCapacity(actions.count + evicted)
+                for e in evictions {
+                    actions.append(Action(kind: .delete, path: e.path, rule: rule.name, reason: reason, bytes: e.bytes,
+                                          identity: e.identity, type: .regular))
+                }
+                gone.addDeletes(evictions.map(\.path))
             } else {
-                report(rule.index, rule.rule.path, "\(summary); would evict \(evicted.count) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
+                report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
             }
             if remaining > target {
                 notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
             }
         }
-        quotaFiles = []
+        for ledger in ledgers { ledger.release() }
 
         gone.applyPrecedence(&actions)
         return Outcome(actions: actions, violations: found, notes: notes)
@@ -208,6 +225,9 @@ struct Removals {
     /// Deleted directories, sorted by bytes: ancestors are found by binary search, not hashing.
     private var deletedDirectories: [RelativePath] = []
     private var moved: Set<PathKey> = []
+    /// Deletions added after settling (quota evictions), and their hash set once one is needed.
+    private var late: [RelativePath] = []
+    private var lateSet: Set<PathKey>? = nil
 
     init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
 
@@ -246,19 +266,10 @@ struct Removals {
 
     /// Adds deletions decided later (quota evictions).
     mutating func addDeletes(_ paths: [RelativePath]) {
-        guard !paths.isEmpty else { return }
-        let added = paths.sorted(by: ByteOrder.precedes)
-        var merged: [RelativePath] = []
-        merged.reserveCapacity(deleted.count + added.count)
-        var i = 0, j = 0
-        while i < deleted.count || j < added.count {
-            if j == added.count || (i < deleted.count && ByteOrder.precedes(deleted[i], added[j])) {
-                merged.append(deleted[i]); i += 1
-            } else {
-                merged.append(added[j]); j += 1
-            }
-        }
-        deleted = merged
+        // Quota evictions: regular files, so never anyone's ancestor. Kept unsorted (sorting a quarter of a
+        // million paths costs more than the few lookups they get); hashed only if someone asks.
+        late.append(contentsOf: paths)
+        lateSet = nil
     }
 
     mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
@@ -266,7 +277,8 @@ struct Removals {
     /// True when some deleted or moved entry lies under `scope` (so entries there need checking).
     func hasRemovals(under scope: RelativePath) -> Bool {
         if !moved.isEmpty || !deletedDirectories.isEmpty { return true }
-        if scope.isEmpty { return !deleted.isEmpty }
+        if scope.isEmpty { return !deleted.isEmpty || !late.isEmpty }
+        if late.contains(where: { $0.hasPrefix(scope) }) { return true }
         // The first deleted path not before the scope: the scope itself or a path under it if any exist.
         var low = 0, high = deleted.count
         while low < high {
@@ -282,7 +294,15 @@ struct Removals {
         return false
     }
 
-    func isDeleted(_ path: RelativePath) -> Bool {
+    mutating func isDeleted(_ path: RelativePath) -> Bool {
+        if !late.isEmpty {
+            if lateSet == nil { lateSet = Set(late.map(PathKey.init)) }
+            if lateSet!.contains(PathKey(path)) { return true }
+        }
+        return isSettledDelete(path)
+    }
+
+    private func isSettledDelete(_ path: RelativePath) -> Bool {
         var low = 0, high = deleted.count
         while low < high {
             let mid = (low + high) / 2
@@ -292,7 +312,7 @@ struct Removals {
     }
 
     /// True when the entry is deleted or moved, or lies inside a directory that is.
-    func isRemoved(_ path: RelativePath) -> Bool {
+    mutating func isRemoved(_ path: RelativePath) -> Bool {
         if isDeleted(path) { return true }
         if moved.isEmpty && deletedDirectories.isEmpty { return false }
         if moved.contains(PathKey(path)) { return true }
@@ -332,8 +352,16 @@ struct Removals {
     /// Drops the actions precedence rules out, in place: other actions on removed targets, anything inside
     /// a moved directory, and duplicates (one rename per path, one mkdir per path, one setxattr per path and
     /// attribute; the earliest rule's).
-    func applyPrecedence(_ actions: inout [Action]) {
+    mutating func applyPrecedence(_ actions: inout [Action]) {
         var keep = [Bool](repeating: true, count: actions.count)
+        // Evicted files matter only to the few actions that are not deletes: hash those few, probe the many.
+        // (The set then holds only the evictions those actions name: nothing asks after this, the last step.)
+        if !late.isEmpty && lateSet == nil {
+            let targets = Set(actions.indices.filter { !actions[$0].isDelete }.map { PathKey(actions[$0].path) })
+            var hit = Set<PathKey>()
+            for p in late where targets.contains(PathKey(p)) { hit.insert(PathKey(p)) }
+            lateSet = hit
+        }
         struct Key: Hashable {
             var kind: String
             var attribute: String
