@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Times `policyctl plan` (every rule kind) side by side with `find -xdev -printf %s` and a name-only `find` on
+# one generated tree, prints the ratios, then measures peak RSS at a million entries. Writes only under $WORK.
+#
+# Usage: Benchmarks/bench-plan.sh            (SIZE=200000 BIG=1000000 RUNS=10 WORK=/tmp/policyctl-bench)
+#        SCRATCH=/tmp/build-x Benchmarks/bench-plan.sh   to build in another scratch folder
+#        STRESS=1 ...                         also measure the uncapped 1M tree (a 6x over-quota cache)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+SIZE=${SIZE:-200000}
+BIG=${BIG:-1000000}
+RUNS=${RUNS:-10}
+WORK=${WORK:-/tmp/policyctl-bench}
+SCRATCH=${SCRATCH:-.build}
+POLICY=Benchmarks/bench-policy.yaml
+mkdir -p "$WORK"
+
+need() {  # need COMMAND PACKAGE: install PACKAGE with apt-get when COMMAND is missing
+    command -v "$1" >/dev/null 2>&1 && return
+    echo "installing $2..." >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+need hyperfine hyperfine
+[ -x /usr/bin/time ] || need time time
+
+echo "== building policyctl (release)"
+swift build -c release --scratch-path "$SCRATCH" --product policyctl 2>&1 | tail -1
+BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/policyctl"
+
+tree() {  # tree N [flags]: generate once, reuse afterwards
+    local dir="$WORK/tree-$1${2:+-uncapped}"
+    [ -d "$dir" ] || python3 Benchmarks/generate-tree.py "$dir" "$1" ${2:+--uncapped} >&2
+    echo "$dir"
+}
+
+echo "== machine"
+echo "cpus: $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "kernel: $(uname -r), file system: $(df -T "$WORK" | awk 'NR==2 {print $2}'), memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+TREE=$(tree "$SIZE")
+echo "== $SIZE-entry tree: $TREE ($(find "$TREE" -xdev | wc -l) entries)"
+hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-$SIZE.json" \
+    -n "policyctl plan" "$BIN plan --policy $POLICY --root $TREE --format json > /dev/null" \
+    -n "find -printf %s" "find $TREE -xdev -printf '%s\n' > /dev/null" \
+    -n "find (names)" "find $TREE -xdev > /dev/null"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$WORK/results-$SIZE.json" <<'EOF'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+plan, stat, names = r["policyctl plan"], r["find -printf %s"], r["find (names)"]
+def line(name, x):
+    cpu = x["user"] + x["system"]
+    return f"{name:16} mean {x['mean']*1000:7.1f} ms  median {x['median']*1000:7.1f} ms  min {x['min']*1000:7.1f} ms  cpu {cpu*1000:7.1f} ms"
+for n, x in (("policyctl plan", plan), ("find -printf %s", stat), ("find (names)", names)):
+    print(line(n, x))
+print(f"plan / find -printf : {plan['mean']/stat['mean']:.2f}x mean, {plan['median']/stat['median']:.2f}x median, "
+      f"{plan['min']/stat['min']:.2f}x best  (target <= 1.0x, goal 0.6x)")
+print(f"plan / find (names) : {plan['mean']/names['mean']:.2f}x mean")
+print(f"cpu time plan / find -printf: {(plan['user']+plan['system'])/(stat['user']+stat['system']):.2f}x")
+EOF
+
+peak() {  # peak NAME TREE: one plan under /usr/bin/time -v
+    /usr/bin/time -v "$BIN" plan --policy "$POLICY" --root "$2" --format json > "$WORK/plan-$1.json" 2> "$WORK/time-$1.txt"
+    local rss wall
+    rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$WORK/time-$1.txt")
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time-$1.txt")
+    echo "$1: peak RSS $((rss / 1024)) MiB, wall $wall, $(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['summary']; print(sum(s['actions'].values()), 'actions,', s['entriesScanned'], 'entries scanned')" "$WORK/plan-$1.json")"
+}
+
+BIGTREE=$(tree "$BIG")
+echo "== peak memory at $BIG entries: $BIGTREE"
+peak "$BIG" "$BIGTREE"
+if [ "${STRESS:-0}" = 1 ]; then
+    peak "$BIG-uncapped" "$(tree "$BIG" uncapped)"
+fi
