@@ -1,0 +1,1 @@
+// placeholder until end-to-end tests land
