@@ -19,6 +19,7 @@ enum Policyctl {
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
         VersionCommand.self,
+        AuditCommand.self,
     ]
 
     static func main(_ argv: [String]) -> Int32 {
