@@ -20,6 +20,7 @@ enum Policyctl {
     static let commands: [any Command.Type] = [
         VersionCommand.self,
         AuditCommand.self,
+        ScheduleCommand.self,
     ]
 
     static func main(_ argv: [String]) -> Int32 {
