@@ -18,6 +18,11 @@ enum Policyctl {
 
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
+        DemoCommand.self,
+        InitCommand.self,
+        ValidateCommand.self,
+        CompletionsCommand.self,
+        ManPageCommand.self,
         VersionCommand.self,
         AuditCommand.self,
         ScheduleCommand.self,
@@ -79,7 +84,7 @@ struct VersionCommand: Command {
     static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
     init(_ arguments: ParsedArguments) {}
     func run() -> ExitCode {
-        Terminal.out("policyctl \(StoragePolicyVersion.tool)")
+        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.built))")
         return .success
     }
 }
