@@ -61,10 +61,10 @@ struct AuditCommand: Command {
         do {
             loaded = try PolicyLoader.load(contentsOf: policyPath)
         } catch {
-            for diagnostic in error.diagnostics { Terminal.err(diagnostic.description) }
-            return .invalidPolicy
+            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
+            return DiagnosticStyle.report(error)
         }
-        for warning in loaded.warnings { Terminal.err(warning.description) }
+        DiagnosticStyle.warn(loaded)
 
         let progress = ProgressLine()
         let plan = try Planner(policy: loaded.policy, root: OutputFile.absolute(rootPath)).plan { count, directory in

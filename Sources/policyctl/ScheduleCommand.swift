@@ -84,10 +84,10 @@ struct ScheduleCommand: Command {
         do {
             loaded = try PolicyLoader.load(contentsOf: policyPath)
         } catch {
-            for diagnostic in error.diagnostics { Terminal.err(diagnostic.description) }
-            return .invalidPolicy
+            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
+            return DiagnosticStyle.report(error)
         }
-        for warning in loaded.warnings { Terminal.err(warning.description) }
+        DiagnosticStyle.warn(loaded)
 
         let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)

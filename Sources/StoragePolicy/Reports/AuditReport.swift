@@ -45,10 +45,11 @@ public struct AuditReport: Sendable {
         func add(rule name: String, path: RelativePath, message: String, source: Finding.Source,
                  plannedSeverity: Rule.Severity?) {
             let severity: Rule.Severity
-            let location: SourceLocation?
+            let location: PolicyLocation?
             if let rule = policyRules[name] {
-                // The policy's word wins over whatever the planner attached: `severity:` is the user's setting.
-                severity = rule.effectiveSeverity
+                // A `severity:` in the policy is the user's word and wins. Otherwise the kind's default, unless
+                // the planner marked the finding graver (a naming pattern that cannot be checked, say).
+                severity = rule.severity ?? max(rule.effectiveSeverity, plannedSeverity ?? .note)
                 location = rule.location
             } else if AuditReport.isLayout(name, source) {
                 if !rules.contains(where: { $0.id == name }) { rules.append(.layout(policy.layout, id: name)) }

@@ -27,7 +27,7 @@ public struct Finding: Sendable, Hashable {
     public var severity: Rule.Severity
     public var source: Source
     /// Where the rule (or layout entry) is written in the policy file, when it came from a file.
-    public var ruleLocation: SourceLocation?
+    public var ruleLocation: PolicyLocation?
     /// True when the finding is in the baseline: reported, but it never fails the audit.
     public var isKnown: Bool
     /// Hex SHA-256 of the rule name and the path bytes: the same finding on the next run has the same one,
@@ -35,7 +35,7 @@ public struct Finding: Sendable, Hashable {
     public let fingerprint: String
 
     public init(rule: String, path: RelativePath, message: String, severity: Rule.Severity, source: Source,
-                ruleLocation: SourceLocation? = nil, isKnown: Bool = false) {
+                ruleLocation: PolicyLocation? = nil, isKnown: Bool = false) {
         self.rule = rule; self.path = path; self.message = message; self.severity = severity
         self.source = source; self.ruleLocation = ruleLocation; self.isKnown = isKnown
         self.fingerprint = Finding.fingerprint(rule: rule, path: path)

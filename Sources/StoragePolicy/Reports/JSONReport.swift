@@ -49,7 +49,7 @@ public struct JSONReport: Sendable {
 
     private struct Location: Encodable {
         var file: String, line: Int, column: Int
-        init?(_ l: SourceLocation?) {
+        init?(_ l: PolicyLocation?) {
             guard let l else { return nil }
             file = l.file; line = l.line; column = l.column
         }

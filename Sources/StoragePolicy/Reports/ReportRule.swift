@@ -15,10 +15,10 @@ public struct ReportRule: Sendable, Hashable {
     public var details: String
     /// What to do about a finding.
     public var help: String
-    public var location: SourceLocation?
+    public var location: PolicyLocation?
 
     public init(id: String, kind: String, mode: Rule.Mode = .enforce, severity: Rule.Severity, summary: String,
-                details: String, help: String, location: SourceLocation? = nil) {
+                details: String, help: String, location: PolicyLocation? = nil) {
         self.id = id; self.kind = kind; self.mode = mode; self.severity = severity; self.summary = summary
         self.details = details; self.help = help; self.location = location
     }

@@ -41,14 +41,17 @@ import Testing
         #expect(ReportRule(backup).severity == .error)
     }
 
-    @Test("the policy's severity wins over the planner's; a rule the policy lacks keeps the planner's")
+    @Test("a severity in the policy wins; without one the planner may raise, never lower, the kind's default")
     func plannerSeverity() {
         let plan = Plan(policy: "p", root: "/r", createdAt: "t", evaluatedAtNs: 0, violations: [
-            Violation(rule: "tmp-expiry", path: RelativePath("tmp/x")!, message: "m", severity: .error),
-            Violation(rule: "mystery", path: RelativePath("y")!, message: "m", severity: .note),
+            Violation(rule: "tmp-expiry", path: RelativePath("tmp/x")!, message: "raised", severity: .error),
+            Violation(rule: "tmp-expiry", path: RelativePath("tmp/y")!, message: "lowered", severity: .note),
+            Violation(rule: "snake-case", path: RelativePath("u/x")!, message: "explicit", severity: .error),
+            Violation(rule: "mystery", path: RelativePath("z")!, message: "unknown rule", severity: .note),
         ])
         let report = AuditReport(plan: plan, policy: ReportFixture.policy)
-        #expect(report.findings.map(\.severity) == [.warning, .note])
+        #expect(report.findings.map(\.message) == ["raised", "lowered", "explicit", "unknown rule"])
+        #expect(report.findings.map(\.severity) == [.error, .warning, .note, .note])
         #expect(report.rules.last?.id == "mystery")
         #expect(report.rules.last?.severity == .note)
     }

@@ -5,8 +5,8 @@
 enum ReportFixture {
     static let file = "policies/app-sandbox.yaml"
 
-    static func location(_ line: Int, _ column: Int = 5) -> SourceLocation {
-        SourceLocation(file: file, line: line, column: column)
+    static func location(_ line: Int, _ column: Int = 5) -> PolicyLocation {
+        PolicyLocation(file: file, line: line, column: column)
     }
 
     static let policy = Policy(
@@ -24,7 +24,7 @@ enum ReportFixture {
             Rule(name: "snake-case", path: RelativePath("Documents/UserFiles")!, severity: .note,
                  kind: .naming(Naming(pattern: "^[a-z0-9_]+\\.txt$")), location: location(20)),
         ],
-        source: SourceLocation(file: file, line: 1, column: 1)
+        source: PolicyLocation(file: file, line: 1, column: 1)
     )
 
     /// `tmp/we"ird <&> name` + LF + `.dat`
