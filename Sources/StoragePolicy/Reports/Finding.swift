@@ -30,21 +30,22 @@ public struct Finding: Sendable, Hashable {
     public var ruleLocation: PolicyLocation?
     /// True when the finding is in the baseline: reported, but it never fails the audit.
     public var isKnown: Bool
-    /// Hex SHA-256 of the rule name and the path bytes: the same finding on the next run has the same one,
-    /// while its message (which holds ages and sizes) may change.
+    /// Hex SHA-256 of the rule name, the kind of finding and the path bytes: the same finding on the next
+    /// run has the same one, while its message (which holds ages and sizes) may change. The kind keeps two
+    /// findings of one rule on one path apart (a layout directory to create and to mark).
     public let fingerprint: String
 
     public init(rule: String, path: RelativePath, message: String, severity: Rule.Severity, source: Source,
                 ruleLocation: PolicyLocation? = nil, isKnown: Bool = false) {
         self.rule = rule; self.path = path; self.message = message; self.severity = severity
         self.source = source; self.ruleLocation = ruleLocation; self.isKnown = isKnown
-        self.fingerprint = Finding.fingerprint(rule: rule, path: path)
+        self.fingerprint = Finding.fingerprint(rule: rule, source: source, path: path)
     }
 
-    /// The fingerprint of a (rule, path) pair. A NUL separates them: it occurs in neither, so no two pairs
-    /// share the bytes that are hashed.
-    public static func fingerprint(rule: String, path: RelativePath) -> String {
-        SHA256.hex(Array(rule.utf8) + [0] + path.bytes)
+    /// The fingerprint of a (rule, kind of finding, path) triple. NULs separate them: a NUL occurs in none,
+    /// so no two triples share the bytes that are hashed.
+    public static func fingerprint(rule: String, source: Source, path: RelativePath) -> String {
+        SHA256.hex(Array(rule.utf8) + [0] + Array(source.name.utf8) + [0] + path.bytes)
     }
 
     /// The finding for a pending action: `would delete: <reason>`, `would rename to <to>: <reason>`...
@@ -54,7 +55,7 @@ public struct Finding: Sendable, Hashable {
         case .delete: verb = "would delete"
         case .rename(let to): verb = "would rename to \(to.escaped)"
         case .trash(let to): verb = "would move to the trash (\(to.escaped))"
-        case .mkdir: verb = "missing directory, would create it"
+        case .mkdir: verb = "would create the directory"
         case .setxattr(let name, _): verb = "would set \(name)"
         case .writeTag: verb = "would write CACHEDIR.TAG"
         }

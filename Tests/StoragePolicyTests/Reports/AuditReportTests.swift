@@ -21,7 +21,7 @@ import Testing
         (Action.Kind.delete, "would delete: why"),
         (.rename(to: RelativePath("a/b c")!), "would rename to a/b c: why"),
         (.trash(to: RelativePath(".Trash/x")!), "would move to the trash (.Trash/x): why"),
-        (.mkdir, "missing directory, would create it: why"),
+        (.mkdir, "would create the directory: why"),
         (.setxattr(name: "user.xdg.robots.backup", value: []), "would set user.xdg.robots.backup: why"),
         (.writeTag, "would write CACHEDIR.TAG: why"),
     ])
@@ -75,15 +75,16 @@ import Testing
         #expect(report.rules.contains { $0.id == "layout:Library/Caches/Thumbnails" && $0.kind == "layout" })
     }
 
-    @Test("fingerprints hash rule and path bytes only: stable when ages change")
+    @Test("fingerprints hash rule, kind and path bytes only: stable when ages change")
     func fingerprints() {
         let a = Finding(rule: "tmp-expiry", path: RelativePath("tmp/a.dat")!, message: "would delete: mtime 2d ago",
                         severity: .warning, source: .action(.delete))
         let b = Finding(rule: "tmp-expiry", path: RelativePath("tmp/a.dat")!, message: "would delete: mtime 3d ago",
                         severity: .warning, source: .action(.delete))
         #expect(a.fingerprint == b.fingerprint)
-        #expect(a.fingerprint == SHA256.hex(Array("tmp-expiry\u{0}tmp/a.dat".utf8)))
-        #expect(Finding.fingerprint(rule: "tmp", path: RelativePath("expiry/x")!) != Finding.fingerprint(rule: "tmp-expiry", path: RelativePath("x")!))
+        #expect(a.fingerprint == SHA256.hex(Array("tmp-expiry\u{0}delete\u{0}tmp/a.dat".utf8)))
+        #expect(Finding.fingerprint(rule: "layout", source: .action(.mkdir), path: RelativePath("Caches")!)
+                != Finding.fingerprint(rule: "layout", source: .action(.setxattr(name: "user.x", value: [])), path: RelativePath("Caches")!))
         #expect(ReportFixture.report().findings.map(\.fingerprint) == ReportFixture.report().findings.map(\.fingerprint))
     }
 

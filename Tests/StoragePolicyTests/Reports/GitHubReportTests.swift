@@ -28,7 +28,7 @@ import Testing
     @Test("golden: the fixture with a baseline")
     func golden() {
         #expect(GitHubReport().render(ReportFixture.report(baseline: ReportFixture.baseline)) == """
-            ::error file=Documents/UserFiles,title=layout::Documents/UserFiles: missing directory, would create it: required by the layout
+            ::error file=Documents/UserFiles,title=layout::Documents/UserFiles: would create the directory: required by the layout
             ::notice file=Documents/UserFiles/My Notes.txt,title=snake-case::Documents/UserFiles/My Notes.txt: name does not match /^[a-z0-9_]+\\.txt$/
             ::error file=Documents/UserFiles/Notes.sqlite,title=no-private-data::Documents/UserFiles/Notes.sqlite: forbidden: matches '**/*.sqlite'
             ::error file=Library/Caches/Thumbnails,title=layout::Library/Caches/Thumbnails: would set user.xdg.robots.backup: backup exclusion marker missing

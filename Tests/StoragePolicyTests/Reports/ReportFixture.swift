@@ -62,9 +62,9 @@ enum ReportFixture {
     /// Knows `tmp/a.dat`, and one finding that is gone since.
     static var baseline: Baseline {
         Baseline(policy: "app-sandbox", entries: [
-            Baseline.Entry(fingerprint: Finding.fingerprint(rule: "tmp-expiry", path: RelativePath("tmp/a.dat")!),
+            Baseline.Entry(fingerprint: Finding.fingerprint(rule: "tmp-expiry", source: .action(.delete), path: RelativePath("tmp/a.dat")!),
                            rule: "tmp-expiry", path: "tmp/a.dat"),
-            Baseline.Entry(fingerprint: Finding.fingerprint(rule: "tmp-expiry", path: RelativePath("tmp/gone.dat")!),
+            Baseline.Entry(fingerprint: Finding.fingerprint(rule: "tmp-expiry", source: .action(.delete), path: RelativePath("tmp/gone.dat")!),
                            rule: "tmp-expiry", path: "tmp/gone.dat"),
         ])
     }

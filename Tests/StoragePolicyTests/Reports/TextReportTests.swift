@@ -6,7 +6,7 @@ import Testing
     func golden() {
         #expect(TextReport().render(ReportFixture.report(baseline: ReportFixture.baseline)) == """
             Audit of /srv/snapshots/app data against policy 'app-sandbox' (42 entries scanned)
-            Documents/UserFiles: error: missing directory, would create it: required by the layout [layout]
+            Documents/UserFiles: error: would create the directory: required by the layout [layout]
             Documents/UserFiles/My Notes.txt: note: name does not match /^[a-z0-9_]+\\.txt$/ [snake-case]
             Documents/UserFiles/Notes.sqlite: error: forbidden: matches '**/*.sqlite' [no-private-data]
             Library/Caches/Thumbnails: error: would set user.xdg.robots.backup: backup exclusion marker missing [layout]
