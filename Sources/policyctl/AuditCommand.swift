@@ -14,8 +14,8 @@ struct AuditCommand: Command {
         abstract: "Report where a tree drifts from a policy, in formats CI systems read.",
         discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error, 65 for an invalid policy or baseline, 74 for an I/O error. Nothing under the root is changed.",
         options: [
-            .option("policy", value: "file", help: "(required) The policy to audit against.", completion: .file),
-            .option("root", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option("policy", short: "p", value: "file", help: "(required) The policy to audit against.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
             .option("format", value: "format", help: "The report format.", default: "text",
                     values: ReportFormat.allCases.map(\.rawValue)),
             .option("output", value: "file", help: "Write the report to this file (the summary still goes to standard output).",

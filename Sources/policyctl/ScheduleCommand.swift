@@ -12,14 +12,14 @@ struct ScheduleCommand: Command {
         name: "schedule",
         abstract: "Print or install the units that apply a policy on a timer.",
         discussion: "Generates a hardened systemd service and timer (the default on Linux), a launchd plist (the default on macOS) or a crontab entry running `policyctl apply --yes --no-wait` with absolute paths. With --install the files are written into DIR, or the scheduler's own directory, and the command to enable them is printed; nothing is enabled.",
-        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>]"],
+        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root]"],
         arguments: [
             ArgumentSpec(name: "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
                          isOptional: true, completion: .directory),
         ],
         options: [
-            .option("policy", value: "file", help: "(required) The policy to apply.", completion: .file),
-            .option("root", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option("policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
             .option("every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
             .option("on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
             .flag("systemd", help: "Generate a systemd service and timer (the default on Linux)."),
@@ -27,6 +27,7 @@ struct ScheduleCommand: Command {
             .flag("cron", help: "Generate a crontab entry."),
             .flag("install", help: "Write the files into <dir> instead of printing them."),
             .flag("user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
+            .flag("force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
             .option("name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
         ]
     )
@@ -41,6 +42,7 @@ struct ScheduleCommand: Command {
     let installDirectory: String?
     let scope: ScheduledJob.Scope
     let name: String?
+    let forceRoot: Bool
 
     init(_ arguments: ParsedArguments) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
@@ -77,6 +79,7 @@ struct ScheduleCommand: Command {
             throw usage("A user's crontab has no directory to install into: add the printed line with `crontab -e` (or `(crontab -l; policyctl schedule ... --cron --user) | crontab -`)")
         }
         name = arguments.value("name")
+        forceRoot = arguments.flag("force-root")
     }
 
     func run() throws -> ExitCode {
@@ -101,7 +104,7 @@ struct ScheduleCommand: Command {
         do throws(ScheduleError) {
             let job = try ScheduledJob(name: name ?? ScheduledJob.name(forPolicy: loaded.policy.name),
                                        policyName: loaded.policy.name, executable: executable, policyPath: policy,
-                                       root: root, trigger: trigger, scope: scope, home: home)
+                                       root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)

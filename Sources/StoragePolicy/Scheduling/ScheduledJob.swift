@@ -18,9 +18,13 @@ public struct ScheduledJob: Sendable, Hashable {
     public var scope: Scope
     /// The user's home directory (launchd agents log under ~/Library/Logs).
     public var home: String?
+    /// Pass `--force-root` to apply: the root is one policyctl refuses by default (the home directory itself,
+    /// say, for a policy whose rules are all scoped below it).
+    public var forceRoot: Bool
 
     public init(name: String, policyName: String, executable: String, policyPath: String, root: String,
-                trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil) throws(ScheduleError) {
+                trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
+                forceRoot: Bool = false) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
             throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
         }
@@ -33,12 +37,14 @@ public struct ScheduledJob: Sendable, Hashable {
         // The policy's name goes into descriptions and comments: a line break there would end them early.
         self.name = name; self.policyName = PrintableText.escapingControls(policyName); self.executable = executable; self.policyPath = policyPath
         self.root = root; self.trigger = trigger; self.scope = scope; self.home = home
+        self.forceRoot = forceRoot
     }
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
     /// the lock and logs plain lines that journald, syslog and launchd's log files read well.
     public var arguments: [String] {
-        [executable, "apply", "--policy", policyPath, "--root", root, "--yes", "--no-wait", "--log-format", "plain"]
+        [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
+            + ["--yes", "--no-wait", "--log-format", "plain"]
     }
 
     /// A policy name made into a job name: runs of anything but letters, digits, `-` and `_` become one `-`.

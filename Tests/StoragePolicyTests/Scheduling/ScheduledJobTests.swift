@@ -17,6 +17,14 @@ import Testing
                                   "--root", "/srv/data", "--yes", "--no-wait", "--log-format", "plain"])
     }
 
+    @Test("--force-root is passed on to apply")
+    func forceRoot() throws {
+        let job = try ScheduledJob(name: "home", policyName: "p", executable: "/usr/bin/policyctl", policyPath: "/etc/p.yaml",
+                                   root: "/home/ana", trigger: .every(.days(1)), forceRoot: true)
+        #expect(job.arguments == ["/usr/bin/policyctl", "apply", "--policy", "/etc/p.yaml", "--root", "/home/ana", "--force-root",
+                                  "--yes", "--no-wait", "--log-format", "plain"])
+    }
+
     @Test("relative paths, control characters and bad names are refused")
     func refusals() {
         #expect(throws: ScheduleError("the root path 'srv/data' is not absolute")) {
