@@ -113,8 +113,7 @@ struct ScheduleCommand: Command {
                     ? (ScheduleCommand.environment("XDG_CONFIG_HOME") ?? "\(home ?? "~")/.config") + "/systemd/user"
                     : "/etc/systemd/system"
                 nextStep = { directory in
-                    let standard = ["/etc/systemd/system", defaultDirectory].contains(directory)
-                    return (standard ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(directory)/\(units.serviceName) \(directory)/\(units.timerName)`, then ")
+                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(directory)/\(units.serviceName) \(directory)/\(units.timerName)`, then ")
                         + units.enableCommand
                 }
             case .launchd:

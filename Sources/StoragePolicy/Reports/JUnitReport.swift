@@ -8,12 +8,13 @@ public struct JUnitReport: Sendable {
     /// `--fail-on` are `<skipped>` with the reason, so the test report agrees with the exit code.
     public func render(_ report: AuditReport) -> String {
         let counts = report.counts
-        let cases = report.rules.map { max(1, report.findings(ofRule: $0.id).count) }.reduce(0, +)
+        let byRule = Dictionary(grouping: report.findings, by: \.rule)
+        let cases = report.rules.map { max(1, byRule[$0.id]?.count ?? 0) }.reduce(0, +)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"\(attr("policyctl audit: " + report.policy))\" tests=\"\(cases)\""
         out += " failures=\"\(counts.failing)\" errors=\"0\" skipped=\"\(counts.total - counts.failing)\" time=\"0\">\n"
         for rule in report.rules {
-            let findings = report.findings(ofRule: rule.id)
+            let findings = byRule[rule.id] ?? []
             let failing = findings.filter { !$0.isKnown && $0.severity >= report.failOn }.count
             let classname = attr("\(report.policy).\(rule.id)")
             out += "  <testsuite name=\"\(attr(rule.id))\" tests=\"\(max(1, findings.count))\" failures=\"\(failing)\""

@@ -141,6 +141,21 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
         return values.count == range.count ? nil : values.sorted()
     }
 
+    /// Refuses what cron and launchd cannot say: seconds other than :00, a year, and a weekday together with
+    /// a day of the month (both fire when *either* matches; systemd wants both).
+    public func checkCronLike(scheduler: String) throws(ScheduleError) {
+        let forms = "use minutes and coarser fields, e.g. 'Mon..Fri 02:30', '*-*-01 04:00', '*:0/15', 'daily'"
+        if seconds != [0] {
+            throw ScheduleError("\(scheduler) cannot run at seconds other than :00 ('\(text)'); \(forms)")
+        }
+        if years != nil {
+            throw ScheduleError("\(scheduler) cannot restrict the year ('\(text)'); \(forms)")
+        }
+        if weekdays != nil, days != nil {
+            throw ScheduleError("\(scheduler) cannot require both a weekday and a day of the month ('\(text)'): it runs when either matches; \(forms)")
+        }
+    }
+
     /// The shortest and longest time between two runs. The shortest bounds the randomized delay (a delay as
     /// long as the gap would merge runs); the longest is what the effective maximum age adds to a rule's age.
     public private(set) var shortestGap = PolicyDuration.days(365)

@@ -18,7 +18,7 @@ public struct CronLine: Sendable {
         case .every(let interval):
             return try CronLine.fields(every: interval, minute: offsetMinute)
         case .calendar(let spec):
-            try CronLine.checkExpressible(spec, scheduler: "cron")
+            try spec.checkCronLike(scheduler: "cron")
             return [
                 CronLine.field(spec.minutes), CronLine.field(spec.hours), CronLine.field(spec.days),
                 CronLine.field(spec.months), CronLine.field(spec.weekdays.map { Array(Set($0.map { $0 % 7 })).sorted() }),
@@ -72,21 +72,6 @@ public struct CronLine: Sendable {
         if h == 24 { return "\(minute) 3 * * *" }
         if h == 168 { return "\(minute) 3 * * 0" }
         throw refusal
-    }
-
-    /// Refuses what neither cron nor launchd can say: seconds other than :00, a year, and a weekday together
-    /// with a day of the month (both fire when *either* matches; systemd wants both).
-    static func checkExpressible(_ spec: CalendarSpec, scheduler: String) throws(ScheduleError) {
-        let forms = "use minutes and coarser fields, e.g. 'Mon..Fri 02:30', '*-*-01 04:00', '*:0/15', 'daily'"
-        if spec.seconds != [0] {
-            throw ScheduleError("\(scheduler) cannot run at seconds other than :00 ('\(spec.text)'); \(forms)")
-        }
-        if spec.years != nil {
-            throw ScheduleError("\(scheduler) cannot restrict the year ('\(spec.text)'); \(forms)")
-        }
-        if spec.weekdays != nil, spec.days != nil {
-            throw ScheduleError("\(scheduler) cannot require both a weekday and a day of the month ('\(spec.text)'): it runs when either matches; \(forms)")
-        }
     }
 
     /// `*`, or values with runs of three or more written as ranges: `1-5`, `0,15,30,45`.

@@ -76,7 +76,7 @@ public struct LaunchdPlist: Sendable {
     /// dictionary per combination of listed values. Seconds and years have no key, and launchd, like cron,
     /// fires when either Day or Weekday matches, so specifications using those are refused.
     static func calendarIntervals(_ spec: CalendarSpec) throws(ScheduleError) -> [[(String, Int)]] {
-        try CronLine.checkExpressible(spec, scheduler: "launchd")
+        try spec.checkCronLike(scheduler: "launchd")
         // launchd counts weekdays from Sunday = 0, like cron.
         let fields: [(String, [Int]?)] = [
             ("Month", spec.months), ("Day", spec.days), ("Weekday", spec.weekdays.map { $0.map { $0 % 7 } }),
