@@ -19,6 +19,10 @@ enum Policyctl {
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
         VersionCommand.self,
+        ApplyCommand.self,
+        RecoverCommand.self,
+        JournalCommand.self,
+        TrashCommand.self,
     ]
 
     static func main(_ argv: [String]) -> Int32 {
