@@ -204,9 +204,13 @@ struct RootSession {
             throw CommandFailure(code: .ioError, message: "\(text): cannot open the root: \(error.errno)")
         }
         let path = canonical(text)
-        guard let state = try StateDirectory.open(root: root, create: true) else {
-            throw CommandFailure(code: .ioError, message: "\(path): cannot create .policyctl")
+        let state: StateDirectory?
+        do {
+            state = try StateDirectory.open(root: root, create: true)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "\(path): cannot set up .policyctl: \(error); nothing was changed")
         }
+        guard let state else { throw CommandFailure(code: .ioError, message: "\(path): cannot create .policyctl; nothing was changed") }
         return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
     }
 

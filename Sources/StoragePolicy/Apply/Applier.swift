@@ -40,22 +40,24 @@ public struct Applier: Sendable {
     /// tags are set, then renames and trash moves, then deletions, the last two deepest path first so an
     /// entry is handled before the directory holding it.
     public static func ordered(_ actions: [Action]) -> [Action] {
-        func phase(_ a: Action) -> Int {
-            switch a.kind {
-            case .mkdir: 0
-            case .setxattr, .writeTag: 1
-            case .rename, .trash: 2
-            case .delete: 3
-            }
-        }
-        return actions.enumerated().sorted { x, y in
-            let (px, py) = (phase(x.element), phase(y.element))
+        actions.enumerated().sorted { x, y in
+            let (px, py) = (phase(of: x.element), phase(of: y.element))
             if px != py { return px < py }
             if x.element.path != y.element.path {
                 return px >= 2 ? y.element.path < x.element.path : x.element.path < y.element.path
             }
             return x.offset < y.offset
         }.map(\.element)
+    }
+
+    /// 0 mkdir, 1 setxattr and write-tag, 2 rename and trash, 3 delete.
+    static func phase(of a: Action) -> Int {
+        switch a.kind {
+        case .mkdir: 0
+        case .setxattr, .writeTag: 1
+        case .rename, .trash: 2
+        case .delete: 3
+        }
     }
 
     // MARK: Soft delete

@@ -43,6 +43,7 @@ final class ApplyRun {
     /// Names chosen in trash folders by prepared but not yet performed steps.
     private var reserved: [RelativePath: Set<FileName>] = [:]
     private var trashFolders: [RelativePath: TrashFolder] = [:]
+    private var trashResolved = false
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
     private let nowSeconds = WallClock.nowNs() / 1_000_000_000
@@ -72,12 +73,18 @@ final class ApplyRun {
         report.transaction = transaction.id
         report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
         do {
-            try resolveTrashFolders()
             var start = 0
             while start < steps.count {
-                let group = start..<min(start + options.groupSize, steps.count)
-                try runGroup(group)
-                start = group.upperBound
+                // A group never spans two phases: mkdirs are made before the trash folders they hold are resolved.
+                var end = start + 1
+                let phase = Applier.phase(of: steps[start].action)
+                while end < steps.count && end - start < options.groupSize && Applier.phase(of: steps[end].action) == phase { end += 1 }
+                if !trashResolved && steps[start..<end].contains(where: { if case .trash = $0.action.kind { true } else { false } }) {
+                    try resolveTrashFolders()
+                    trashResolved = true
+                }
+                try runGroup(start..<end)
+                start = end
                 progress?(start, steps.count)
             }
             let skipped = report.skipped.count
@@ -383,7 +390,7 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
-            if let identity = action.identity, let reason = Self.mismatch(status, identity) { return reason }
+            if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) { return reason }
             if status.type != .directory && status.linkCount > 1 {
                 return "has \(status.linkCount) hard links; an attribute would change every one of them"
             }
@@ -399,7 +406,7 @@ final class ApplyRun {
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
-            return Self.mismatch(status, action.identity!)
+            return Self.mismatch(status, action.identity!, type: action.type)
         }
     }
 
@@ -414,12 +421,12 @@ final class ApplyRun {
         if touched.contains(path) {
             // Its planned contents went first and changed its mtime: only an empty directory goes now.
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
-                return Self.mismatch(status, identity)
+                return Self.mismatch(status, identity, type: action.type) ?? "replaced since the plan"
             }
             let directory = try parent.openDirectory(path.lastComponent!)
             return try directory.entries().isEmpty ? nil : "not empty once its planned contents were removed; kept"
         }
-        if let reason = Self.mismatch(status, identity) { return reason }
+        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
         if status.type == .directory {
             return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
         }
@@ -448,9 +455,11 @@ final class ApplyRun {
         return nil
     }
 
-    /// Why `status` is not the entry `identity` describes, or nil when it is.
-    static func mismatch(_ status: FileStatus, _ identity: EntryIdentity) -> String? {
-        if status.device != identity.device || status.inode != identity.inode {
+    /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.
+    /// The type is compared too: a freed inode number is often reused at once, by a symlink as easily as a file.
+    static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {
+        let replaced = status.device != identity.device || status.inode != identity.inode
+        if replaced || (type != nil && status.type != type) {
             return status.type == .symlink ? "replaced by a symlink since the plan (not followed)"
                 : "replaced since the plan (another \(status.type.rawValue) has this name now)"
         }

@@ -14,7 +14,7 @@ struct JournalRecord: Sendable {
 
     /// The checksum of a record body: the first 16 hex digits of its SHA-256.
     static func checksum(_ body: some Collection<UInt8>) -> String {
-        String(SHA256.hex(body).prefix(16))
+        JournalChecksum.prefix(body)
     }
 
     /// The framed line, newline included.

@@ -65,14 +65,26 @@ final class Transaction {
         journal.append(w)
         try journal.flush()
         // The begin record is durable first, so a staging folder never exists without a journal entry.
-        let parent = try lock.state.stagingParent(create: true)!
         let name = FileName(unchecked: Array(id.utf8))
-        try parent.makeDirectory(name, permissions: 0o700)
-        try parent.sync()
-        let staging = try parent.openDirectory(name)
-        let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
-        t.sequence = 1
-        return t
+        do {
+            let parent = try lock.state.stagingParent(create: true)!
+            try parent.makeDirectory(name, permissions: 0o700)
+            try parent.sync()
+            let staging = try parent.openDirectory(name)
+            let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
+            t.sequence = 1
+            return t
+        } catch {
+            // Nothing was changed: close the transaction at once rather than leave it for recovery.
+            if let parent = try? lock.state.stagingParent(create: false) { try? parent.removeDirectory(name) }
+            var w = Transaction.header(id: id, sequence: 2, type: .end)
+            w.string("outcome", "rolled-back")
+            w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+            w.string("reason", "could not set up staging: \(error)")
+            journal.append(w)
+            try? journal.flush()
+            throw error
+        }
     }
 
     static func header(id: String, sequence: Int, type: JournalRecord.Kind) -> JSONWriter {
@@ -208,6 +220,13 @@ final class Transaction {
 
     static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {
         for entry in try staging.entries() {
+            // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
+            if let type = entry.type, type != .directory {
+                do {
+                    try staging.removeFileIfPresent(entry.name)
+                    continue
+                } catch where error.errno == .isDirectory {}
+            }
             try staging.removeTree(entry.name)
         }
         do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
