@@ -90,13 +90,32 @@ final class ScratchDirectory {
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    private var mounts: [String] = []
+
     func sub(_ name: String) -> String {
         let p = path + "/" + name
         mkdir(p, 0o755)
         return p
     }
 
+    /// Mounts a tmpfs of `kilobytes` at `name` (for real ENOSPC); unmounted when the directory goes away.
+    func tmpfs(_ name: String, kilobytes: Int) throws -> String {
+        let p = sub(name)
+        guard mount("tmpfs", p, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+        }
+        mounts.append(p)
+        return p
+    }
+
+    /// True when this process may mount a tmpfs (root with CAP_SYS_ADMIN).
+    static let canMountTmpfs: Bool = {
+        let s = ScratchDirectory("probe")
+        return (try? s.tmpfs("m", kilobytes: 64)) != nil
+    }()
+
     deinit {
+        for m in mounts.reversed() { umount2(m, Int32(MNT_DETACH)) }
         // rm -rf copes with any name the tests create; the library's own removal is under test.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/rm")

@@ -1,5 +1,10 @@
 // The tree and plan the crash and fault tests share: every kind of action apply makes (deletes of files,
 // nested directories and whole trees, renames, both trash layouts, mkdir, setxattr, cache tags).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import StoragePolicy
 import Testing
@@ -41,10 +46,15 @@ struct CrashScenario {
     ]
 
     /// Every copy lives under a path of the same length: `.trashinfo` files record it, and their size is compared.
-    init() throws {
-        scratch = ScratchDirectory("crash")
-        root = scratch.sub("root")
-        let outsideDirectory = scratch.sub("outside")
+    init(tmpfsKilobytes: Int? = nil) throws {
+        let scratch = ScratchDirectory("crash")
+        self.scratch = scratch
+        // The root and the outside folder share one filesystem (a hard link needs that), a tmpfs when asked.
+        let base = try tmpfsKilobytes.map { try scratch.tmpfs("fs", kilobytes: $0) } ?? scratch.sub("fs")
+        root = base + "/root"
+        mkdir(root, 0o755)
+        let outsideDirectory = base + "/outside"
+        mkdir(outsideDirectory, 0o755)
         outside = outsideDirectory + "/file"
         try buildTree(at: outsideDirectory, [.file("file", size: 42)])
         try buildTree(at: root, CrashScenario.tree + [.hardlink("tmp/hardlink", target: outside)])
