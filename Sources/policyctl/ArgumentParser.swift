@@ -1,5 +1,6 @@
 // Parses argv against a CommandSpec: long and short options, `--opt=value`, `--` ending options,
 // allowed-value checks. It never exits or prints: problems are thrown as UsageError (exit 64).
+import StoragePolicy
 
 struct UsageError: Error, Sendable, CustomStringConvertible {
     var message: String
@@ -91,25 +92,3 @@ enum ArgumentParser {
     }
 }
 
-/// "Did you mean" for options, subcommands and policy keys: the closest name within a small edit distance.
-enum Suggestion {
-    static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(Array(word), Array($0))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, word.count / 3) else { return nil }
-        return best.0
-    }
-
-    static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-}

@@ -20,7 +20,7 @@ struct ArgumentSpec: Sendable {
     var completion: Completion = .file
 }
 
-enum Completion: Sendable { case none, file, directory, values([String]) }
+enum Completion: Sendable, Equatable { case none, file, directory, values([String]) }
 
 struct OptionSpec: Sendable {
     /// Long name without dashes (`policy`).

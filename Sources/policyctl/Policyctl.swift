@@ -18,11 +18,18 @@ enum Policyctl {
 
     /// Every subcommand, in the order help lists them.
     static let commands: [any Command.Type] = [
+        DemoCommand.self,
+        InitCommand.self,
+        ValidateCommand.self,
+        CompletionsCommand.self,
+        ManPageCommand.self,
         VersionCommand.self,
+        AuditCommand.self,
         ApplyCommand.self,
         RecoverCommand.self,
         JournalCommand.self,
         TrashCommand.self,
+        ScheduleCommand.self,
     ]
 
     static func main(_ argv: [String]) -> Int32 {
@@ -81,7 +88,7 @@ struct VersionCommand: Command {
     static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
     init(_ arguments: ParsedArguments) {}
     func run() -> ExitCode {
-        Terminal.out("policyctl \(StoragePolicyVersion.tool)")
+        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.built))")
         return .success
     }
 }

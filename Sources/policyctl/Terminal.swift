@@ -18,6 +18,13 @@ enum Terminal {
         return stdoutIsTTY
     }()
 
+    /// The same rule for stderr, where diagnostics and progress go.
+    static let useColorOnStderr: Bool = {
+        if getenv("NO_COLOR") != nil { return false }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        return stderrIsTTY
+    }()
+
     static func out(_ text: String, terminator: String = "\n") {
         write(1, text + terminator)
     }

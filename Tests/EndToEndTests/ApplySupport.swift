@@ -11,34 +11,6 @@ import Testing
 
 // MARK: The binary
 
-enum PolicyctlBinary {
-    /// `policyctl` beside the test bundle in the products directory (`swift test` builds every target), or
-    /// POLICYCTL_BINARY. Tests fail with a clear message when it is missing.
-    static let path: String? = {
-        if let explicit = ProcessInfo.processInfo.environment["POLICYCTL_BINARY"] { return explicit }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        var directory = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-        // The test runner is .../debug/<package>PackageTests.xctest (a file on Linux, a bundle on macOS).
-        while !directory.isEmpty {
-            directory = (directory as NSString).deletingLastPathComponent
-            let candidate = directory + "/policyctl"
-            var s = stat()
-            if stat(candidate, &s) == 0 && (s.st_mode & S_IFMT) == S_IFREG { return candidate }
-            if directory == "/" { break }
-        }
-        return nil
-    }()
-
-    static func require() throws -> String {
-        guard let path else {
-            Issue.record("the policyctl binary was not found beside the test bundle; run 'swift build' (or 'swift test', which builds it) first, or set POLICYCTL_BINARY")
-            throw CancellationError()
-        }
-        return path
-    }
-}
-
 struct RunResult: CustomStringConvertible {
     var status: Int32
     /// The signal that ended the process, if one did (SIGKILL for the crash tests).
@@ -48,33 +20,46 @@ struct RunResult: CustomStringConvertible {
     var description: String { "status \(status) signal \(signal.map(String.init) ?? "-")\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
 }
 
-/// Runs policyctl with `arguments`, stdin from /dev/null (no TTY), the extra environment merged in.
-/// `killAfter` sends SIGKILL after that many seconds if it is still running.
+/// Runs the built policyctl (found by `PolicyctlBinary`, beside the test bundle) with `arguments`, stdin from
+/// /dev/null (no TTY), the extra environment merged in. `killAfter` sends SIGKILL after that many seconds.
+/// Fails the test with a clear message when the binary was not built.
 @discardableResult
 func policyctl(_ arguments: [String], environment: [String: String] = [:], killAfter: Double? = nil) throws -> RunResult {
+    guard FileManager.default.isExecutableFile(atPath: PolicyctlBinary.path) else {
+        Issue.record("policyctl was not built at \(PolicyctlBinary.path): 'swift test' builds it, or run 'swift build' first")
+        throw PolicyctlBinary.BinaryMissing(path: PolicyctlBinary.path)
+    }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: try PolicyctlBinary.require())
+    process.executableURL = URL(fileURLWithPath: PolicyctlBinary.path)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
-    for key in env.keys where key.hasPrefix("POLICYCTL_") && key != "POLICYCTL_BINARY" { env[key] = nil }
+    for key in env.keys where key.hasPrefix("POLICYCTL_") { env[key] = nil }
     env["NO_COLOR"] = "1"
     for (k, v) in environment { env[k] = v }
     process.environment = env
-    let out = Pipe(), err = Pipe()
+    // Output goes to files, not pipes: a chatty child never blocks on a full pipe.
+    let scratch = ScratchDirectory("run")
+    let outPath = scratch.path + "/out", errPath = scratch.path + "/err"
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    process.standardInput = FileHandle.nullDevice
     try process.run()
-    if let killAfter {
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) { kill(pid, SIGKILL) }
-    }
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    let pid = process.processIdentifier
+    // Cancelled once the child has exited, so a recycled pid is never signalled.
+    let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+    if let killAfter { DispatchQueue.global().asyncAfter(deadline: .now() + killAfter, execute: killer) }
     process.waitUntilExit()
+    killer.cancel()
+    try out.close()
+    try err.close()
     let signaled = process.terminationReason == .uncaughtSignal
     return RunResult(status: process.terminationStatus, signal: signaled ? process.terminationStatus : nil,
-                     stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+                     stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self),
+                     stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
 }
 
 // MARK: Scratch directories

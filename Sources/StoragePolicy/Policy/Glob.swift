@@ -69,6 +69,34 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         alternatives.count == 1 && alternatives[0].allSatisfy { if case .literal = $0 { true } else { false } }
     }
 
+    /// The literal ending every match must have, per alternative (`**/*.txt` -> `.txt`); nil when some
+    /// alternative can end in anything. Lets the validator tell that two globs can never select one name.
+    var literalSuffixes: [[UInt8]]? {
+        var result: [[UInt8]] = []
+        for alternative in alternatives {
+            switch alternative.last {
+            case .literal(let bytes)?: result.append(bytes)
+            case .wild(let tokens)?:
+                guard case .literal(let bytes)? = tokens.last, !bytes.isEmpty else { return nil }
+                result.append(bytes)
+            default: return nil
+            }
+        }
+        return result
+    }
+
+    /// True when no name can match both globs, judged by their literal endings (a safe under-approximation:
+    /// false means "they might overlap").
+    public func isDisjoint(from other: Glob) -> Bool {
+        guard let mine = literalSuffixes, let theirs = other.literalSuffixes else { return false }
+        for a in mine {
+            for b in theirs where a.count <= b.count ? b.reversed().starts(with: a.reversed()) : a.reversed().starts(with: b.reversed()) {
+                return false
+            }
+        }
+        return true
+    }
+
     // MARK: Matching
 
     private static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<ArraySlice<UInt8>>) -> Bool {

@@ -10,12 +10,12 @@ public struct Policy: Sendable, Hashable {
     /// The policy's default blast-radius cap; `--max-delete` overrides it.
     public var maxDelete: DeleteLimit?
     /// The file the policy was loaded from, if any.
-    public var source: SourceLocation?
+    public var source: PolicyLocation?
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
     public var sourceBytes: [UInt8]?
 
     public init(version: Int = 1, name: String, description: String? = nil, layout: [LayoutEntry] = [],
-                rules: [Rule] = [], maxDelete: DeleteLimit? = nil, source: SourceLocation? = nil,
+                rules: [Rule] = [], maxDelete: DeleteLimit? = nil, source: PolicyLocation? = nil,
                 sourceBytes: [UInt8]? = nil) {
         self.version = version; self.name = name; self.description = description; self.layout = layout
         self.rules = rules; self.maxDelete = maxDelete; self.source = source; self.sourceBytes = sourceBytes
@@ -34,10 +34,10 @@ public struct LayoutEntry: Sendable, Hashable {
     public var excludeFromBackup: Bool
     /// Also write a CACHEDIR.TAG (for tar, borg, restic).
     public var cacheDirectoryTag: Bool
-    public var location: SourceLocation?
+    public var location: PolicyLocation?
 
     public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,
-                location: SourceLocation? = nil) {
+                location: PolicyLocation? = nil) {
         self.path = path; self.excludeFromBackup = excludeFromBackup
         self.cacheDirectoryTag = cacheDirectoryTag; self.location = location
     }

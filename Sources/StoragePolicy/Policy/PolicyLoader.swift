@@ -1,11 +1,91 @@
 // Loads a policy file: YAML bytes -> nodes -> a validated Policy, with every problem collected as a
 // Diagnostic at file:line:col. Never returns a policy that has errors.
-// (Stub until the decoder lands: the signature is the contract other parts build on.)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 public enum PolicyLoader {
+    /// Policy files larger than this are refused before parsing: no real policy is this big.
+    public static let maximumFileSize = 16 << 20
+
     /// Loads and validates the policy at `path`. Warnings come back with the policy; errors are thrown.
     public static func load(contentsOf path: String) throws(PolicyLoadError) -> LoadedPolicy {
-        throw PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: nil, message: "policy loading is not implemented yet")])
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(path)
+        } catch {
+            throw PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: nil,
+                                                           message: "cannot read policy '\(path)': \(error.errno)")], isIOError: true)
+        }
+        var loaded = try load(bytes: bytes, file: path)
+        loaded.policy.source = PolicyLocation(file: absolute(path), line: 1, column: 1)
+        return loaded
+    }
+
+    /// Loads and validates a policy from YAML text; `file` names it in diagnostics.
+    public static func load(yaml: String, file: String = "<policy>") throws(PolicyLoadError) -> LoadedPolicy {
+        try load(bytes: Array(yaml.utf8), file: file)
+    }
+
+    /// Loads and validates a policy from YAML bytes; `file` names it in diagnostics.
+    public static func load(bytes: [UInt8], file: String = "<policy>") throws(PolicyLoadError) -> LoadedPolicy {
+        let node: Node?
+        do {
+            node = try YAML.load(bytes)
+        } catch {
+            var message = error.context.map { "\(error.message) (\($0))" } ?? error.message
+            if PolicyLoader.character(in: bytes, line: error.mark.line, column: error.mark.column) == "\t" {
+                message += "; YAML indents with spaces, never tabs"
+            }
+            throw PolicyLoadError(diagnostics: [Diagnostic(
+                severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
+                message: "invalid YAML: \(message)")], source: bytes)
+        }
+        var decoder = PolicyDecoder(file: file)
+        let decoded = decoder.decode(node)
+        var diagnostics = decoder.diagnostics
+        if var policy = decoded {
+            var validator = PolicyValidator(file: file)
+            validator.validate(policy)
+            diagnostics += validator.diagnostics
+            diagnostics.sort { ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0) }
+            if !diagnostics.contains(where: { $0.severity == .error }) {
+                policy.sourceBytes = bytes
+                return LoadedPolicy(policy: policy, warnings: diagnostics, source: bytes)
+            }
+        }
+        diagnostics.sort { ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0) }
+        throw PolicyLoadError(diagnostics: diagnostics, source: bytes)
+    }
+
+    /// The character at a 1-based line and column, for hints about what the parser tripped on.
+    static func character(in bytes: [UInt8], line: Int, column: Int) -> Character? {
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let text = String(decoding: lines[line - 1], as: UTF8.self)
+        guard column >= 1, column <= text.count else { return nil }
+        return text[text.index(text.startIndex, offsetBy: column - 1)]
+    }
+
+    static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw FileSystemError("open", path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }
+        let file = FileDescriptor(rawValue: fd, path: RelativePath(unchecked: Array(path.utf8)))
+        let status = try file.status()
+        guard status.type == .regular else {
+            throw FileSystemError("open", path: file.path, errno: status.type == .directory ? .isDirectory : .invalidArgument)
+        }
+        return try file.readAll(limit: maximumFileSize)
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return cwd + "/" + path
     }
 }
 
@@ -13,27 +93,52 @@ public enum PolicyLoader {
 public struct LoadedPolicy: Sendable {
     public var policy: Policy
     public var warnings: [Diagnostic]
-    public init(policy: Policy, warnings: [Diagnostic]) { self.policy = policy; self.warnings = warnings }
+    /// The policy's bytes, to show source lines under diagnostics.
+    public var source: [UInt8]?
+    public init(policy: Policy, warnings: [Diagnostic], source: [UInt8]? = nil) {
+        self.policy = policy; self.warnings = warnings; self.source = source
+    }
 }
 
 /// Every error found in a policy (all of them, not just the first), plus its warnings.
-public struct PolicyLoadError: Error, Sendable {
+public struct PolicyLoadError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
-    public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    /// The policy's bytes, to show source lines under diagnostics.
+    public var source: [UInt8]?
+    /// True when the file could not be read at all (exit 74, not 65).
+    public var isIOError: Bool
+    public init(diagnostics: [Diagnostic], source: [UInt8]? = nil, isIOError: Bool = false) {
+        self.diagnostics = diagnostics; self.source = source; self.isIOError = isIOError
+    }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
 /// One finding about a policy file, located where it can be: `policy.yaml:14:7: error: ...`.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable { case error, warning, note }
     public var severity: Severity
-    public var location: SourceLocation?
+    public var location: PolicyLocation?
     public var message: String
 
-    public init(severity: Severity, location: SourceLocation?, message: String) {
+    public init(severity: Severity, location: PolicyLocation?, message: String) {
         self.severity = severity; self.location = location; self.message = message
     }
 
     public var description: String {
         (location.map { "\($0): " } ?? "") + "\(severity.rawValue): \(message)"
+    }
+
+    /// Compiler style: the message, then the source line and a caret under the column.
+    public func rendered(source: [UInt8]?) -> String {
+        guard let location, let source, location.line >= 1 else { return description }
+        let lines = source.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard location.line <= lines.count else { return description }
+        var text = String(decoding: lines[location.line - 1], as: UTF8.self)
+        if text.hasSuffix("\r") { text.removeLast() }
+        // Keep tabs in the caret line so it lines up under the same characters.
+        let prefix = text.unicodeScalars.prefix(max(0, location.column - 1))
+        let pad = String(String.UnicodeScalarView(prefix.map { $0 == "\t" ? "\t" : " " }))
+        return "\(description)\n  \(text)\n  \(pad)^"
     }
 }

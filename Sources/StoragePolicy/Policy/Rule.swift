@@ -15,11 +15,11 @@ public struct Rule: Sendable, Hashable {
     /// Severity of findings in `audit`; nil means the kind's default.
     public var severity: Severity?
     public var kind: Kind
-    public var location: SourceLocation?
+    public var location: PolicyLocation?
 
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],
                 type: EntryTypeFilter? = nil, mode: Mode = .enforce, severity: Severity? = nil,
-                kind: Kind, location: SourceLocation? = nil) {
+                kind: Kind, location: PolicyLocation? = nil) {
         self.name = name; self.path = path; self.match = match; self.exclude = exclude; self.type = type
         self.mode = mode; self.severity = severity; self.kind = kind; self.location = location
     }

@@ -1,0 +1,107 @@
+// A result-builder DSL that mirrors the YAML kinds, so Swift code states a policy the way a file does:
+// `try Policy("app") { Layout("tmp"); Rule.expire("tmp-expiry", in: "tmp", after: .hours(24)) }`.
+// It runs the same validation as the YAML loader; an invalid policy throws, it is never half-built.
+
+/// One piece of a policy built in Swift: a layout entry or a rule.
+public protocol PolicyComponent: Sendable {
+    /// The parts this component contributes, in order.
+    var policyParts: [PolicyPart] { get }
+}
+
+/// What a component contributes: a layout entry, or a rule whose globs are compiled when the policy is built.
+public enum PolicyPart: Sendable {
+    case layout(path: String, excludeFromBackup: Bool, cacheTag: Bool)
+    case rule(RuleDraft)
+}
+
+/// A rule as written in Swift, before its path and globs are checked.
+public struct RuleDraft: Sendable {
+    public var name: String
+    public var path: String
+    public var match: [String] = []
+    public var exclude: [String] = []
+    public var type: EntryTypeFilter? = nil
+    public var mode: Rule.Mode = .enforce
+    public var severity: Rule.Severity? = nil
+    public var kind: Kind
+
+    public init(name: String, path: String, kind: Kind) {
+        self.name = name; self.path = path; self.kind = kind
+    }
+
+    /// The kind, with forbid's patterns still as text.
+    public enum Kind: Sendable {
+        case ready(Rule.Kind)
+        case forbid([String])
+    }
+}
+
+@resultBuilder
+public enum PolicyBuilder {
+    public static func buildExpression(_ component: some PolicyComponent) -> [PolicyPart] { component.policyParts }
+    public static func buildBlock(_ parts: [PolicyPart]...) -> [PolicyPart] { parts.flatMap { $0 } }
+    public static func buildOptional(_ parts: [PolicyPart]?) -> [PolicyPart] { parts ?? [] }
+    public static func buildEither(first parts: [PolicyPart]) -> [PolicyPart] { parts }
+    public static func buildEither(second parts: [PolicyPart]) -> [PolicyPart] { parts }
+    public static func buildArray(_ parts: [[PolicyPart]]) -> [PolicyPart] { parts.flatMap { $0 } }
+}
+
+extension Policy {
+    /// Builds and validates a policy in Swift. Throws `PolicyLoadError` with every problem, like the loader.
+    public init(_ name: String, description: String? = nil, maxDelete: DeleteLimit? = nil,
+                @PolicyBuilder _ content: () -> [PolicyPart]) throws(PolicyLoadError) {
+        var diagnostics: [Diagnostic] = []
+        func fail(_ message: String) { diagnostics.append(Diagnostic(severity: .error, location: nil, message: message)) }
+        func scope(_ text: String, _ owner: String) -> RelativePath? {
+            guard !text.hasPrefix("/"), let p = RelativePath(text) else {
+                fail("\(owner): path '\(text)' could reach outside the root (absolute paths and '..' are not allowed)")
+                return nil
+            }
+            if p.components.first == Markers.stateDirectory {
+                fail("\(owner): path '\(text)' is inside policyctl's own state folder '.policyctl'")
+                return nil
+            }
+            return p
+        }
+        func globs(_ patterns: [String], _ owner: String) -> [Glob] {
+            patterns.compactMap { pattern in
+                do { return try Glob(pattern) } catch let error as Glob.SyntaxError {
+                    fail("\(owner): invalid pattern '\(pattern)': \(error.message)")
+                    return nil
+                } catch {
+                    return nil
+                }
+            }
+        }
+        if !PolicyDecoder.isIdentifier(name) {
+            fail("policy name '\(name)' must be letters, digits, '-', '_' or '.'")
+        }
+        var policy = Policy(name: name, description: description, maxDelete: maxDelete)
+        for part in content() {
+            switch part {
+            case .layout(let path, let exclude, let tag):
+                if let p = scope(path, "layout entry") {
+                    policy.layout.append(LayoutEntry(path: p, excludeFromBackup: exclude, cacheDirectoryTag: tag))
+                }
+            case .rule(let draft):
+                let owner = "rule '\(draft.name)'"
+                guard let p = scope(draft.path, owner) else { continue }
+                let kind: Rule.Kind
+                switch draft.kind {
+                case .ready(let k): kind = k
+                case .forbid(let patterns):
+                    if patterns.isEmpty { fail("\(owner): forbid needs at least one pattern") }
+                    kind = .forbid(globs(patterns, owner))
+                }
+                policy.rules.append(Rule(name: draft.name, path: p, match: globs(draft.match, owner),
+                                         exclude: globs(draft.exclude, owner), type: draft.type, mode: draft.mode,
+                                         severity: draft.severity, kind: kind))
+            }
+        }
+        var validator = PolicyValidator(file: "<swift>")
+        validator.validate(policy)
+        diagnostics += validator.diagnostics.filter { $0.severity == .error }
+        if !diagnostics.isEmpty { throw PolicyLoadError(diagnostics: diagnostics) }
+        self = policy
+    }
+}

@@ -1,0 +1,28 @@
+// Mark: a 1-based line and column in a YAML source, carried by every node and every YAMLError.
+// Never 0-based: libyaml's 0-based marks are converted in exactly one place, `Mark.init(_: yaml_mark_t)`.
+import CYAML
+
+/// A position in a YAML source, as an editor shows it: line and column both start at 1.
+///
+/// Columns count Unicode scalars, not bytes (libyaml's counting), so `é: x` puts `x` at column 4.
+public struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    /// The only conversion from libyaml's 0-based marks.
+    init(_ mark: yaml_mark_t) {
+        self.init(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    public static func < (lhs: Mark, rhs: Mark) -> Bool {
+        (lhs.line, lhs.column) < (rhs.line, rhs.column)
+    }
+
+    /// `LINE:COL`, the form error messages use after the file name.
+    public var description: String { "\(line):\(column)" }
+}

@@ -1,0 +1,63 @@
+// `policyctl init`: writes a starter policy from the bundled templates. Never overwrites a file.
+import StoragePolicy
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct InitCommand: Command {
+    static let spec = CommandSpec(
+        name: "init",
+        abstract: "Write a starter policy from a bundled template.",
+        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema.",
+        options: [
+            .option("template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
+                    values: Templates.all.map(\.name)),
+            .option("output", short: "o", value: "file", help: "Where to write the policy ('-' for stdout).", default: "policy.yaml",
+                    completion: .file),
+            .flag("list", help: "List the templates with a line about each."),
+        ]
+    )
+
+    var template: String
+    var output: String
+    var list: Bool
+
+    init(_ arguments: ParsedArguments) {
+        template = arguments.value("template") ?? "ios-app-sandbox"
+        output = arguments.value("output") ?? "policy.yaml"
+        list = arguments.flag("list")
+    }
+
+    func run() throws -> ExitCode {
+        if list {
+            let width = Templates.all.map(\.name.count).max() ?? 0
+            for t in Templates.all {
+                Terminal.out(t.name + String(repeating: " ", count: width - t.name.count + 2) + t.description)
+            }
+            return .success
+        }
+        guard let t = Templates.named(template) else { return .usage }
+        let text = t.text + "\n"
+        if output == "-" {
+            Terminal.out(text, terminator: "")
+            return .success
+        }
+        let fd = open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let e = Errno(rawValue: errno)
+            if e == .fileExists {
+                throw CommandFailure(code: .usage, message: "\(output) already exists; choose another --output or remove it first")
+            }
+            throw CommandFailure(code: .ioError, message: "cannot create \(output): \(e)")
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else {
+            throw CommandFailure(code: .ioError, message: "cannot write \(output): \(Errno(rawValue: errno))")
+        }
+        Terminal.out("Wrote \(output) from the '\(t.name)' template. Next: policyctl plan --policy \(output) --root <dir>")
+        return .success
+    }
+}

@@ -1,0 +1,68 @@
+// `policyctl validate POLICY...`: loads each policy and prints every diagnostic, compiler style.
+// Exit 0 when all are valid (warnings allowed), 65 when any has an error, 74 when one cannot be read.
+import StoragePolicy
+
+struct ValidateCommand: Command {
+    static let spec = CommandSpec(
+        name: "validate",
+        abstract: "Check policies for errors, printing each at file:line:col.",
+        discussion: "Every policy is read in full and all problems are reported, not just the first. Warnings (rules that overlap, settings that do nothing) do not fail validation unless --strict is given.",
+        arguments: [ArgumentSpec(name: "policy", help: "Policy files to check.", isRepeating: true)],
+        options: [
+            .flag("strict", help: "Treat warnings as errors."),
+            .flag("quiet", short: "q", help: "Print only problems, not the 'valid' lines."),
+            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+        ]
+    )
+
+    var files: [String]
+    var strict: Bool
+    var quiet: Bool
+    var json: Bool
+
+    init(_ arguments: ParsedArguments) {
+        files = arguments.positionals
+        strict = arguments.flag("strict")
+        quiet = arguments.flag("quiet")
+        json = arguments.value("format") == "json"
+    }
+
+    func run() -> ExitCode {
+        var worst = ExitCode.success
+        var report: [[String: Any]] = []
+        for file in files {
+            var diagnostics: [Diagnostic] = []
+            var source: [UInt8]? = nil
+            var ok = true
+            do {
+                let loaded = try PolicyLoader.load(contentsOf: file)
+                diagnostics = loaded.warnings
+                source = loaded.source
+                if strict && !diagnostics.isEmpty { ok = false; worst = max(worst, .invalidPolicy) }
+            } catch {
+                diagnostics = error.diagnostics
+                source = error.source
+                ok = false
+                worst = max(worst, error.isIOError ? .ioError : .invalidPolicy)
+            }
+            if json {
+                report.append(["file": file, "valid": ok, "diagnostics": diagnostics.map(DiagnosticJSON.object)])
+                continue
+            }
+            for d in diagnostics {
+                Terminal.err(DiagnosticStyle.render(d, source: source))
+            }
+            if ok && !quiet { Terminal.out("\(file): valid" + (diagnostics.isEmpty ? "" : " (\(diagnostics.count) warning\(diagnostics.count == 1 ? "" : "s"))")) }
+        }
+        if json { Terminal.out(DiagnosticJSON.encode(report)) }
+        if !json, worst != .success, files.count > 1 {
+            let failed = worst == .ioError ? "could not be read or are invalid" : "are invalid"
+            Terminal.err("Some of the \(files.count) policies \(failed).")
+        }
+        return worst
+    }
+}
+
+extension ExitCode: Comparable {
+    static func < (a: ExitCode, b: ExitCode) -> Bool { a.rawValue < b.rawValue }
+}

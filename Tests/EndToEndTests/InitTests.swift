@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@Suite("policyctl init") struct InitTests {
+    static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
+    static let templates = ["ci-layout-audit", "download-manager", "ios-app-sandbox", "linux-user-cache"]
+
+    @Test("every embedded template is byte-for-byte the file in Policies/ (run scripts/embed-policies.py)", arguments: templates)
+    func embeddedMatchesSource(name: String) throws {
+        let r = try PolicyctlBinary.run(["init", "--template", name, "--output", "-"])
+        #expect(r.status == 0)
+        let source = try String(contentsOfFile: "\(Self.packageRoot)/Policies/\(name).yaml", encoding: .utf8)
+        #expect(r.stdout == source)
+    }
+
+    @Test("--list names every template with its description") func list() throws {
+        let r = try PolicyctlBinary.run(["init", "--list"])
+        #expect(r.status == 0)
+        #expect(r.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) } == Self.templates)
+    }
+
+    @Test("init writes a policy that validates, and never overwrites one") func writes() throws {
+        let dir = NSTemporaryDirectory() + "init-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let first = try PolicyctlBinary.run(["init", "--template", "download-manager"], cwd: dir)
+        #expect(first.status == 0)
+        #expect(try PolicyctlBinary.run(["validate", dir + "/policy.yaml"]).status == 0)
+        let again = try PolicyctlBinary.run(["init"], cwd: dir)
+        #expect(again.status == 64)
+        #expect(again.stderr.contains("policy.yaml already exists"))
+        let text = try String(contentsOfFile: dir + "/policy.yaml", encoding: .utf8)
+        #expect(text.hasPrefix("# yaml-language-server: $schema="))
+        #expect(text.contains("name: download-manager"))
+    }
+}

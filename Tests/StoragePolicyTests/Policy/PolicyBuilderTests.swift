@@ -1,0 +1,64 @@
+import Testing
+@testable import StoragePolicy
+
+@Suite("Policy DSL") struct PolicyBuilderTests {
+    /// Rules and layout without source locations, for comparing a DSL policy with a loaded one.
+    static func normalized(_ p: Policy) -> Policy {
+        var copy = p
+        copy.source = nil
+        copy.sourceBytes = nil
+        copy.rules = copy.rules.map { var r = $0; r.location = nil; return r }
+        copy.layout = copy.layout.map { var l = $0; l.location = nil; return l }
+        return copy
+    }
+
+    @Test("a policy built in Swift equals the same policy loaded from YAML") func sameAsYAML() throws {
+        let built = try Policy("app-sandbox", maxDelete: .percent(25)) {
+            Layout("Documents/UserFiles")
+            Layout("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
+            Rule.expire("tmp-expiry", in: "tmp", after: .hours(24), by: .newest)
+            Rule.expire("download-residue", in: "Documents", after: .hours(1)).matching("**/*.tmp")
+            Rule.trash("trash-retention", in: "Documents/UserFiles/.Trash", retain: .days(30))
+            Rule.quota("thumbnail-quota", in: "Library/Caches/Thumbnails", max: .mebibytes(512), target: .percent(90))
+            Rule.naming("lowercase-names", in: "Documents/UserFiles", case: .lower).matching("**/*.txt").excluding(".Trash/**")
+            Rule.forbid("no-db", in: "Documents/UserFiles", "**/*.sqlite").audit().severity(.error)
+            Rule.excludeFromBackup("caches", in: "Library/Caches", cacheTag: true)
+        }
+        let yaml = """
+        version: 1
+        name: app-sandbox
+        max-delete: 25%
+        layout:
+          - path: Documents/UserFiles
+          - {path: Library/Caches/Thumbnails, backup: exclude, cacheTag: true}
+        rules:
+          - {name: tmp-expiry, path: tmp, expire: {after: 24h, by: newest}}
+          - {name: download-residue, path: Documents, match: ["**/*.tmp"], expire: {after: 1h}}
+          - {name: trash-retention, path: Documents/UserFiles/.Trash, trash: {retain: 30d}}
+          - {name: thumbnail-quota, path: Library/Caches/Thumbnails, quota: {max: 512MiB, target: 90%}}
+          - {name: lowercase-names, path: Documents/UserFiles, match: ["**/*.txt"], exclude: [".Trash/**"], naming: {case: lower}}
+          - {name: no-db, path: Documents/UserFiles, forbid: ["**/*.sqlite"], mode: audit, severity: error}
+          - {name: caches, path: Library/Caches, backup: {exclude: true, cacheTag: true}}
+        """
+        let loaded = try PolicyLoader.load(yaml: yaml).policy
+        #expect(Self.normalized(built) == Self.normalized(loaded))
+    }
+
+    @Test("invalid DSL policies throw every problem, as the loader does") func invalid() {
+        do {
+            _ = try Policy("x") {
+                Rule.expire("a", in: "../up", after: .hours(1))
+                Rule.expire("b", in: "ok", after: .hours(1)).matching("[oops")
+                Rule.expire("c", in: "ok", after: .hours(1))
+                Rule.expire("c", in: "ok2", after: .hours(1))
+            }
+            Issue.record("expected the policy to be refused")
+        } catch {
+            #expect(error.diagnostics.map(\.message) == [
+                "rule 'a': path '../up' could reach outside the root (absolute paths and '..' are not allowed)",
+                "rule 'b': invalid pattern '[oops': unclosed '[' (close it with ']')",
+                "duplicate rule name 'c'; rule names identify findings and journal entries",
+            ])
+        }
+    }
+}
