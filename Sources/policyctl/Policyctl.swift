@@ -27,6 +27,10 @@ enum Policyctl {
         ManPageCommand.self,
         VersionCommand.self,
         AuditCommand.self,
+        ApplyCommand.self,
+        RecoverCommand.self,
+        JournalCommand.self,
+        TrashCommand.self,
         ScheduleCommand.self,
     ]
 
