@@ -30,8 +30,8 @@ install: build
 	$(BIN) completions zsh > $(ZSHDIR)/_policyctl
 	$(BIN) completions fish > $(FISHDIR)/policyctl.fish
 	install -m 644 Policies/*.yaml $(SHAREDIR)/policies/
-	install -m 644 Docs/policy.schema.json $(SHAREDIR)/ 2>/dev/null || true
-	install -m 644 Docs/systemd/*.service Docs/systemd/*.timer $(SHAREDIR)/systemd/ 2>/dev/null || true
+	install -m 644 Docs/policy.schema.json $(SHAREDIR)/
+	install -m 644 Docs/systemd/*.service Docs/systemd/*.timer $(SHAREDIR)/systemd/
 
 uninstall:
 	rm -f $(BINDIR)/policyctl $(MANDIR)/man1/policyctl.1 $(MANDIR)/man5/policyctl-policy.5 \
