@@ -26,6 +26,12 @@ enum Policyctl {
         CompletionsCommand.self,
         ManPageCommand.self,
         VersionCommand.self,
+        AuditCommand.self,
+        ApplyCommand.self,
+        RecoverCommand.self,
+        JournalCommand.self,
+        TrashCommand.self,
+        ScheduleCommand.self,
     ]
 
     static func main(_ argv: [String]) -> Int32 {

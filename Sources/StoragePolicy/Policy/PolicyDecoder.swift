@@ -43,8 +43,12 @@ struct PolicyDecoder {
             switch k {
             case "version":
                 seenVersion = true
-                if let v = scalar(value, "'version'"), v != "1" {
-                    error(value, "unsupported policy version '\(v)' (this policyctl reads version 1)")
+                if let v = scalar(value, "'version'") {
+                    if v != "1" {
+                        error(value, "unsupported policy version '\(v)' (this policyctl reads version 1)")
+                    } else if value.style != .plain {
+                        error(value, "'version' is the number 1, not the text \"1\" (remove the quotes)")
+                    }
                 }
             case "name":
                 if let n = scalar(value, "'name'") {
@@ -82,6 +86,10 @@ struct PolicyDecoder {
     mutating func layoutEntry(_ node: Node) -> LayoutEntry? {
         if node.scalar != nil, !node.isNull {
             guard let path = scope(node, context: "layout entry") else { return nil }
+            if path.isRoot {
+                error(node, "layout entry: path must name a directory below the root")
+                return nil
+            }
             return LayoutEntry(path: path, location: location(node))
         }
         guard let pairs = mapping(node, "a layout entry") else { return nil }
@@ -259,7 +267,9 @@ struct PolicyDecoder {
                 }
             }
             if naming.letterCase == nil && naming.pattern == nil {
-                error(node, "\(context): give 'case: lower', a 'pattern', or both")
+                if !pairs.contains(where: { ["case", "pattern"].contains($0.key.scalar ?? "") }) {
+                    error(node, "\(context): give 'case: lower', a 'pattern', or both")
+                }
                 return nil
             }
             return .naming(naming)
@@ -316,8 +326,8 @@ struct PolicyDecoder {
     mutating func bool(_ node: Node, _ what: String) -> Bool? {
         guard let s = scalar(node, what) else { return nil }
         switch s {
-        case "true", "True", "TRUE", "yes": return true
-        case "false", "False", "FALSE", "no": return false
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
         default:
             error(node, "\(what): expected true or false, found '\(s)'")
             return nil

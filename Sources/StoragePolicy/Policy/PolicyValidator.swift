@@ -48,10 +48,8 @@ struct PolicyValidator {
                 report(.error, rule.location, "\(label): '\(glob.pattern)' is inside '.policyctl', which is never scanned")
             }
         }
-        if rule.type == .directory, !rule.match.isEmpty,
-           rule.match.allSatisfy({ $0.pattern.hasSuffix("/") }) == false,
-           case .quota = rule.kind {
-            report(.error, rule.location, "\(label): quota counts regular files, so 'type: directory' can never match")
+        if case .quota = rule.kind, let type = rule.type, type == .directory || type == .symlink {
+            report(.error, rule.location, "\(label): quota counts regular files, so 'type: \(type.rawValue)' can never match")
         }
         if case .naming(let n) = rule.kind, n.pattern != nil, rule.type == .symlink {
             report(.warning, rule.location, "\(label): naming patterns on symlinks only check the link's own name")
@@ -102,12 +100,17 @@ struct PolicyValidator {
             default: return false
             }
         }
+        func renames(_ r: Rule) -> Bool {
+            if case .naming(let n) = r.kind { return n.letterCase != nil && r.mode == .enforce }
+            return false
+        }
+        func shown(_ p: RelativePath) -> String { p.isRoot ? "." : p.escaped }
         for (i, a) in rules.enumerated() {
             for b in rules[(i + 1)...] where overlaps(a, b) {
-                if case .naming = a.kind, removes(b) {
-                    report(.warning, a.location, "rule '\(a.name)' renames inside '\(b.path.escaped)', where rule '\(b.name)' deletes; an entry both would touch is deleted, not renamed")
-                } else if case .naming = b.kind, removes(a) {
-                    report(.warning, b.location, "rule '\(b.name)' renames inside '\(a.path.escaped)', where rule '\(a.name)' deletes; an entry both would touch is deleted, not renamed")
+                if renames(a), removes(b) {
+                    report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' deletes; an entry both would touch is deleted, not renamed")
+                } else if renames(b), removes(a) {
+                    report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' deletes; an entry both would touch is deleted, not renamed")
                 }
                 if case .quota = a.kind, case .quota = b.kind {
                     report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' both set a quota on nested scopes; each evicts on its own count")

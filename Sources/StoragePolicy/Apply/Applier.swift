@@ -1,0 +1,162 @@
+// The public entry point of apply: checks the blast-radius cap, orders a plan's actions so each one finds what
+// it needs, and runs them as one transaction; also `trash` and `restore`. Changes nothing without the lock.
+
+public struct Applier: Sendable {
+    public let lock: ApplyLock
+
+    /// Holding the lock is the precondition: only one apply, recover or trash runs on a root at a time.
+    public init(holding lock: ApplyLock) { self.lock = lock }
+
+    /// Entries a plan deletes (a deleted directory counts everything in it), what `--max-delete` limits.
+    public static func deletions(in plan: Plan) -> Int {
+        plan.actions.reduce(0) { $0 + ($1.isDelete ? max(1, $1.entries) : 0) }
+    }
+
+    /// Applies `plan`: all of it or, after a failure, none of it. Targets that changed since the plan are
+    /// skipped and reported. Run `Recovery.run` first (the CLI does).
+    public func apply(_ plan: Plan, options: ApplyOptions, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
+        if let limit = options.maxDelete {
+            let deletions = Applier.deletions(in: plan)
+            let allowed = limit.allowed(outOf: plan.summary.entriesScanned)
+            if deletions > allowed {
+                let label = options.maxDeleteLabel ?? "--max-delete \(limit)"
+                let share = if case .percent = limit { " (\(allowed) of \(plan.summary.entriesScanned) entries scanned)" } else { "" }
+                throw .refused("apply refused: would delete \(deletions) entries, more than \(label)\(share); nothing was changed")
+            }
+        }
+        if let deadline = options.deadline, ContinuousClock().now >= deadline {
+            throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
+        }
+        let steps = Applier.ordered(plan.actions).map { Step(action: $0, verb: $0.kind.name, restore: nil) }
+        let metadata = Transaction.Metadata(kind: "apply", policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
+                                            policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
+                                            planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
+        let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
+        let run = ApplyRun(lock: lock, options: options, steps: steps, metadata: metadata, planTimeNs: planTime)
+        return try run.run(progress: progress)
+    }
+
+    /// The order actions run in: directories are created first (parents before children), then attributes and
+    /// tags are set, then renames and trash moves, then deletions, the last two deepest path first so an
+    /// entry is handled before the directory holding it.
+    public static func ordered(_ actions: [Action]) -> [Action] {
+        actions.enumerated().sorted { x, y in
+            let (px, py) = (phase(of: x.element), phase(of: y.element))
+            if px != py { return px < py }
+            if x.element.path != y.element.path {
+                return px >= 2 ? y.element.path < x.element.path : x.element.path < y.element.path
+            }
+            return x.offset < y.offset
+        }.map(\.element)
+    }
+
+    /// 0 mkdir, 1 setxattr and write-tag, 2 rename and trash, 3 delete.
+    static func phase(of a: Action) -> Int {
+        switch a.kind {
+        case .mkdir: 0
+        case .setxattr, .writeTag: 1
+        case .rename, .trash: 2
+        case .delete: 3
+        }
+    }
+
+    // MARK: Soft delete
+
+    /// Moves each path into `folder` (created when missing, in `options.trashLayout`), with a Finder-style
+    /// unique name, recording when: a `.trashinfo` in the FreeDesktop layout, xattr stamps in an app trash.
+    public func trash(_ paths: [RelativePath], into folder: RelativePath, policy: String = "-",
+                      options: ApplyOptions) throws(ApplyError) -> ApplyReport {
+        var missing: [ApplyReport.Item] = []
+        var steps: [Step] = []
+        for path in paths {
+            let action = Action(kind: .trash(to: folder), path: path, rule: "trash", reason: "policyctl trash")
+            guard let status = try? statusIfPresent(path) else {
+                missing.append(ApplyReport.Item(action: action, outcome: .skipped("no such file or directory")))
+                continue
+            }
+            var stamped = action
+            stamped.identity = status.identity
+            stamped.type = status.type
+            stamped.bytes = status.allocatedSize
+            steps.append(Step(action: stamped, verb: "trash", restore: nil))
+        }
+        var report = try run(steps, kind: "trash", policy: policy, options: options)
+        report.items += missing
+        return report
+    }
+
+    /// Puts items named `names` (as they are in the trash) back where they were trashed from, never replacing
+    /// anything; their `.trashinfo` or xattr stamps go with them.
+    public func restore(_ names: [FileName], from folder: RelativePath, policy: String = "-",
+                        options: ApplyOptions) throws(ApplyError) -> ApplyReport {
+        var missing: [ApplyReport.Item] = []
+        var steps: [Step] = []
+        let layout = detectLayout(folder, requested: options.trashLayout)
+        let trash = TrashFolder(path: folder, layout: layout)
+        for name in names {
+            let item = trash.itemsFolder.appending(name)
+            var action = Action(kind: .rename(to: item), path: item, rule: "restore", reason: "policyctl trash --restore")
+            guard let status = try? statusIfPresent(item) else {
+                missing.append(ApplyReport.Item(action: action, verb: "restore", outcome: .skipped("not in the trash folder \(folder.escaped)")))
+                continue
+            }
+            let cleanup: RestoreCleanup
+            let original: RelativePath?
+            if let infoFolder = trash.infoFolder {
+                let info = infoFolder.appending(TrashFolder.infoName(for: name))
+                let contents = try? lock.state.root.openDirectory(at: infoFolder).readFile(TrashFolder.infoName(for: name), limit: 64 * 1024)
+                original = contents.flatMap(TrashFolder.originalPath(inTrashInfo:)).flatMap { relativeToRoot($0, rootPath: options.rootPath) }
+                cleanup = .trashInfo(info)
+            } else {
+                let directory = try? lock.state.root.openDirectory(at: item.parent)
+                let origin = try? directory?.extendedAttribute(TrashFolder.originAttribute, of: name)
+                let stamp = try? directory?.extendedAttribute(Markers.trashStampAttribute, of: name)
+                original = origin.flatMap { $0 }.flatMap { RelativePath($0) }
+                cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: origin.flatMap { $0 })
+            }
+            guard let original, !original.isRoot else {
+                missing.append(ApplyReport.Item(action: action, verb: "restore", outcome: .skipped("no record of where it came from")))
+                continue
+            }
+            action.kind = .rename(to: original)
+            action.identity = status.identity
+            action.type = status.type
+            steps.append(Step(action: action, verb: "restore", restore: cleanup))
+        }
+        var report = try run(steps, kind: "restore", policy: policy, options: options)
+        report.items += missing
+        return report
+    }
+
+    /// `.freedesktop` when the folder has `files/` and `info/`, else `.app`, unless a layout is requested.
+    public func detectLayout(_ folder: RelativePath, requested: TrashRetention.Layout) -> TrashRetention.Layout {
+        guard requested == .automatic else { return requested }
+        guard let directory = try? lock.state.root.openDirectory(at: folder) else { return .app }
+        let files = (try? directory.statusIfPresent(of: TrashFolder.filesName)) ?? nil
+        let info = (try? directory.statusIfPresent(of: TrashFolder.infoName)) ?? nil
+        return files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+    }
+
+    private func run(_ steps: [Step], kind: String, policy: String, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
+        let metadata = Transaction.Metadata(kind: kind, policy: policy, policySHA256: options.policySHA256,
+                                            policyPath: options.policyPath, planFile: nil, rootPath: options.rootPath,
+                                            actions: steps.count)
+        return try ApplyRun(lock: lock, options: options, steps: steps, metadata: metadata, planTimeNs: nil).run(progress: nil)
+    }
+
+    private func statusIfPresent(_ path: RelativePath) throws -> FileStatus {
+        guard let name = path.lastComponent else { throw FileSystemError("stat", path: path, errno: .invalidArgument) }
+        return try lock.state.root.openDirectory(at: path.parent).status(of: name)
+    }
+
+    /// A `.trashinfo` Path, absolute under the root (or relative to it), as a root-relative path.
+    private func relativeToRoot(_ bytes: [UInt8], rootPath: String) -> RelativePath? {
+        var root = Array(rootPath.utf8)
+        while root.count > 1 && root.last == 0x2F { root.removeLast() }
+        if bytes.first == 0x2F {
+            guard bytes.count > root.count + 1, bytes.starts(with: root), bytes[root.count] == 0x2F else { return nil }
+            return RelativePath(bytes[(root.count + 1)...])
+        }
+        return RelativePath(bytes)
+    }
+}

@@ -1,0 +1,32 @@
+// How one apply (or trash, or restore) runs: the blast-radius cap, the time budget, and what the journal's
+// begin record says about where the work came from. A value; holds no handles.
+
+public struct ApplyOptions: Sendable {
+    /// The root as an absolute path: recorded in the journal and written into FreeDesktop `.trashinfo` files.
+    public var rootPath: String
+    /// Refuse, before changing anything, a plan deleting more entries than this.
+    public var maxDelete: DeleteLimit?
+    /// How the cap is named in the refusal, e.g. `--max-delete 1000` or `the policy's max-delete 10%`.
+    public var maxDeleteLabel: String?
+    /// Past this instant the run stops and rolls back what it did.
+    public var deadline: ContinuousClock.Instant?
+    /// How the budget is named in the rollback reason, e.g. `--max-runtime 30s`.
+    public var deadlineLabel: String?
+    /// The layout of trash folders that must be created; existing ones are detected.
+    public var trashLayout: TrashRetention.Layout
+    public var policyPath: String?
+    public var policySHA256: String?
+    public var planFile: String?
+    /// Intents per journal fsync.
+    public var groupSize: Int
+
+    public init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
+                deadline: ContinuousClock.Instant? = nil, deadlineLabel: String? = nil,
+                trashLayout: TrashRetention.Layout = .automatic, policyPath: String? = nil,
+                policySHA256: String? = nil, planFile: String? = nil, groupSize: Int = 256) {
+        self.rootPath = rootPath; self.maxDelete = maxDelete; self.maxDeleteLabel = maxDeleteLabel
+        self.deadline = deadline; self.deadlineLabel = deadlineLabel; self.trashLayout = trashLayout
+        self.policyPath = policyPath; self.policySHA256 = policySHA256; self.planFile = planFile
+        self.groupSize = max(1, groupSize)
+    }
+}

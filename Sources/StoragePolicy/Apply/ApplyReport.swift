@@ -1,0 +1,64 @@
+// What an apply did, action by action, and how it can fail. Reported, never printed: the executable decides
+// how to show it. A failure always says whether the tree was put back.
+
+public struct ApplyReport: Sendable {
+    public enum Outcome: Sendable, Hashable {
+        /// Carried out.
+        case done
+        /// Nothing to do: already as the plan wants it (a directory that exists, an attribute already set).
+        case unchanged(String)
+        /// Not touched, and why: changed since the plan, vanished, a symlink where a directory was...
+        case skipped(String)
+    }
+
+    public struct Item: Sendable {
+        public var action: Action
+        /// The action's name, or `restore` for an item put back from the trash.
+        public var verb: String
+        public var outcome: Outcome
+        /// Where the entry went (rename, trash with its unique name, restore), when it moved.
+        public var destination: RelativePath?
+
+        public init(action: Action, verb: String? = nil, outcome: Outcome, destination: RelativePath? = nil) {
+            self.action = action; self.verb = verb ?? action.kind.name; self.outcome = outcome; self.destination = destination
+        }
+    }
+
+    /// The transaction id in the journal; nil when there was nothing to do.
+    public var transaction: String?
+    /// Every step in the order it ran.
+    public var items: [Item] = []
+    /// Actions carried out, per action name (`delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag`, `restore`).
+    public var counts: [String: Int] = [:]
+    /// Bytes freed by the deletions carried out.
+    public var bytesFreed: Int64 = 0
+    /// Problems that did not undo the apply (e.g. staging not fully purged: `recover` finishes it).
+    public var warnings: [String] = []
+
+    public var skipped: [Item] { items.filter { if case .skipped = $0.outcome { true } else { false } } }
+    public var done: Int { counts.values.reduce(0, +) }
+}
+
+public enum ApplyError: Error, Sendable, CustomStringConvertible {
+    /// Refused before anything changed (blast-radius cap, time budget already spent).
+    case refused(String)
+    /// Failed before anything changed (the journal or staging folder could not be set up).
+    case failed(FileSystemError)
+    /// Failed midway and everything done was undone; `kept` lists what could not go back (kept in staging).
+    case rolledBack(transaction: String, cause: String, undone: Int, kept: [String])
+    /// Failed midway and the rollback itself hit errors: `policyctl recover` must finish it.
+    case rollbackIncomplete(transaction: String, cause: String, failures: [String])
+
+    public var description: String {
+        switch self {
+        case .refused(let message): return message
+        case .failed(let error): return "\(error); nothing was changed"
+        case .rolledBack(let tx, let cause, let undone, let kept):
+            var text = "\(cause); rolled back transaction \(tx) (\(undone) change\(undone == 1 ? "" : "s") undone)"
+            if !kept.isEmpty { text += "; \(kept.count) item(s) could not go back and were kept: " + kept.joined(separator: "; ") }
+            return text
+        case .rollbackIncomplete(let tx, let cause, let failures):
+            return "\(cause); the rollback of transaction \(tx) is incomplete (\(failures.joined(separator: "; "))); run 'policyctl recover'"
+        }
+    }
+}

@@ -1,0 +1,502 @@
+// Carries out a list of steps as one transaction: per group, prepare and journal the intents, fsync once, then
+// check each target's identity just before touching it. Never touches a target that changed since the plan.
+
+/// One unit of work: a plan action, or a trash item to put back.
+struct Step {
+    var action: Action
+    /// `delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag` or `restore`.
+    var verb: String
+    /// For `restore`: what else goes when the item is put back.
+    var restore: RestoreCleanup?
+}
+
+/// The bookkeeping a trashed item carries, removed when it is restored.
+enum RestoreCleanup {
+    /// The FreeDesktop `.trashinfo` file.
+    case trashInfo(RelativePath)
+    /// The app-layout xattrs (stamp and origin) with their current values.
+    case attributes(stamp: [UInt8]?, origin: [UInt8]?)
+}
+
+final class ApplyRun {
+    private enum Preparation {
+        case changes([(Change, EntryIdentity?)], destination: RelativePath?)
+        case unchanged(String)
+        case skip(String)
+    }
+
+    private struct DeadlineExceeded: Error {}
+
+    let lock: ApplyLock
+    let options: ApplyOptions
+    let steps: [Step]
+    let metadata: Transaction.Metadata
+    /// Entries modified after this instant (ns) were changed since the plan: a directory holding one is kept.
+    let planTimeNs: Int64?
+
+    private var transaction: Transaction!
+    private var report = ApplyReport()
+    /// Paths with a descendant this transaction renamed, staged or created.
+    private var touched: Set<RelativePath> = []
+    /// Directories mkdir steps will create: later steps may rely on them before they exist.
+    private var planned: Set<RelativePath> = []
+    /// Names chosen in trash folders by prepared but not yet performed steps.
+    private var reserved: [RelativePath: Set<FileName>] = [:]
+    private var trashFolders: [RelativePath: TrashFolder] = [:]
+    private var trashResolved = false
+    private var temporaryCounter = 0
+    private let clock = ContinuousClock()
+    private let nowSeconds = WallClock.nowNs() / 1_000_000_000
+
+    init(lock: ApplyLock, options: ApplyOptions, steps: [Step], metadata: Transaction.Metadata, planTimeNs: Int64?) {
+        self.lock = lock
+        self.options = options
+        self.steps = steps
+        self.metadata = metadata
+        self.planTimeNs = planTimeNs
+    }
+
+    private var root: DirectoryHandle { lock.state.root }
+    private var directories: DirectoryCache { transaction.directories }
+
+    // MARK: Running
+
+    func run(progress: ((Int, Int) -> Void)?) throws(ApplyError) -> ApplyReport {
+        guard !steps.isEmpty else { return report }
+        let journal: Journal
+        do {
+            journal = try lock.state.openJournal()
+            transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+        } catch {
+            throw .failed(error)
+        }
+        report.transaction = transaction.id
+        report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
+        do {
+            var start = 0
+            while start < steps.count {
+                // A group never spans two phases: mkdirs are made before the trash folders they hold are resolved.
+                var end = start + 1
+                let phase = Applier.phase(of: steps[start].action)
+                while end < steps.count && end - start < options.groupSize && Applier.phase(of: steps[end].action) == phase { end += 1 }
+                if !trashResolved && steps[start..<end].contains(where: { if case .trash = $0.action.kind { true } else { false } }) {
+                    try resolveTrashFolders()
+                    trashResolved = true
+                }
+                try runGroup(start..<end)
+                start = end
+                progress?(start, steps.count)
+            }
+            let skipped = report.skipped.count
+            try transaction.commit(counts: report.counts, bytesFreed: report.bytesFreed, skipped: skipped)
+        } catch {
+            throw rollback(after: error)
+        }
+        do {
+            try transaction.purge()
+            try transaction.end(outcome: "committed")
+        } catch {
+            report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
+        }
+        return report
+    }
+
+    private func runGroup(_ group: Range<Int>) throws {
+        directories.clear()
+        var prepared: [(Int, [Intent])] = []
+        for i in group {
+            switch try prepareOrSkip(i) {
+            case .skip(let reason):
+                skip(i, reason)
+            case .unchanged(let reason):
+                report.items[i].outcome = .unchanged(reason)
+            case .changes(let changes, let destination):
+                report.items[i].destination = destination
+                prepared.append((i, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
+            }
+        }
+        // One fsync makes the whole group's intents durable before the first of its changes.
+        try transaction.makeDurable()
+        for (i, intents) in prepared {
+            try carryOut(i, intents)
+            if let deadline = options.deadline, clock.now >= deadline { throw DeadlineExceeded() }
+        }
+    }
+
+    private func rollback(after error: any Error) -> ApplyError {
+        let cause: String
+        switch error {
+        case is DeadlineExceeded: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
+        case let e as FileSystemError: cause = e.description
+        default: cause = "\(error)"
+        }
+        transaction.journal.discardPending()
+        let result = transaction.rollback(reason: cause)
+        if result.complete {
+            return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
+                               kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
+        }
+        return .rollbackIncomplete(transaction: transaction.id, cause: cause, failures: result.failures.map(\.description))
+    }
+
+    private func skip(_ i: Int, _ reason: String) {
+        report.items[i].outcome = .skipped(reason)
+        transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
+    }
+
+    // MARK: Preparing (before the intents are journaled)
+
+    /// A target (or its folder) that is gone by the time its intent is prepared is skipped, not a failure.
+    private func prepareOrSkip(_ i: Int) throws(FileSystemError) -> Preparation {
+        do {
+            return try prepare(i)
+        } catch where DirectoryCache.meansAbsent(error.errno) {
+            return .skip(error.errno == .noSuchFile ? "vanished since the plan" : "its folder is no longer a directory (a symlink?); not followed")
+        }
+    }
+
+    private func prepare(_ i: Int) throws(FileSystemError) -> Preparation {
+        let step = steps[i]
+        let action = step.action
+        let path = action.path
+        if path.hasPrefix(RelativePath([Markers.stateDirectory])) {
+            return .skip("inside .policyctl, the engine's own state folder; never touched")
+        }
+        switch action.kind {
+        case .delete, .rename, .trash:
+            if path.isRoot { return .skip("the root itself is never deleted, renamed or trashed") }
+            guard action.identity != nil else { return .skip("the plan records no identity for it; not touched") }
+        default: break
+        }
+        if let cleanup = step.restore, case .rename(let original) = action.kind {
+            return try prepareRestore(action, to: original, cleanup: cleanup)
+        }
+        switch action.kind {
+        case .delete:
+            return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity)], destination: nil)
+
+        case .rename(let destination):
+            if let reason = Self.forbiddenDestination(destination, source: path) { return .skip(reason) }
+            if try !exists(path) { return .skip("vanished since the plan") }
+            if try exists(destination) { return .skip("\(destination.escaped) already exists; nothing replaced") }
+            return .changes([(.rename(from: path, to: destination), action.identity)], destination: destination)
+
+        case .trash(let folderPath):
+            return try prepareTrash(action, into: folderPath)
+
+        case .mkdir:
+            if path.isRoot { return .unchanged("the root exists") }
+            if let status = try statusIfPresent(path) {
+                return status.type == .directory ? .unchanged("already exists")
+                    : .skip("a \(status.type.rawValue) is where a directory must be; not replaced")
+            }
+            planned.insert(path)
+            return .changes([(.mkdir(path: path), nil)], destination: nil)
+
+        case .setxattr(let name, let value):
+            guard let status = try statusIfPresent(path) else {
+                guard planned.contains(path) else { return .skip("vanished since the plan") }
+                return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
+            }
+            if status.type == .symlink { return .skip("is a symlink; attributes are never set through one") }
+            let current = try directories.directory(path.parent).extendedAttribute(name, of: path.lastComponent)
+            if current == value { return .unchanged("\(name) already set") }
+            return .changes([(.setxattr(path: path, attribute: name, value: value, previous: current), status.identity)], destination: nil)
+
+        case .writeTag:
+            let tag = path.appending(Markers.cacheTagName)
+            if let status = try statusIfPresent(tag) {
+                if status.type == .regular,
+                   let bytes = try? directories.directory(path).readFile(Markers.cacheTagName, limit: 4096),
+                   bytes.starts(with: Array(Markers.cacheTagSignature.utf8)) {
+                    return .unchanged("already tagged")
+                }
+                return .skip("a different CACHEDIR.TAG is there; not replaced")
+            }
+            if try statusIfPresent(path) == nil && !planned.contains(path) { return .skip("vanished since the plan") }
+            let contents = Array(Markers.cacheTagContents.utf8)
+            return .changes([(.create(path: tag, temp: temporaryName(), contents: contents), nil)], destination: nil)
+        }
+    }
+
+    private func prepareTrash(_ action: Action, into folderPath: RelativePath) throws(FileSystemError) -> Preparation {
+        let path = action.path
+        guard let folder = trashFolders[folderPath] else { return .skip("no trash folder") }
+        if path.hasPrefix(folder.path) { return .skip("is already in the trash folder") }
+        if folder.path.hasPrefix(path) { return .skip("holds the trash folder itself") }
+        let itemsFolder = folder.itemsFolder
+        let items = try directories.directoryIfPresent(itemsFolder)
+        let info = try folder.infoFolder.flatMap { p throws(FileSystemError) in try directories.directoryIfPresent(p) }
+        let isDirectory = action.type == .directory
+        let taken = reserved[itemsFolder, default: []]
+        // A name that cannot even be checked counts as taken: the next candidate is tried instead.
+        let maxLength = folder.layout == .freedesktop ? 255 - TrashFolder.infoSuffix.count : 255
+        func present(_ name: FileName, in directory: DirectoryHandle?) -> Bool {
+            guard let directory else { return false }
+            do { return try directory.statusIfPresent(of: name) != nil } catch { return true }
+        }
+        let name = TrashFolder.uniqueName(for: path.lastComponent!, isDirectory: isDirectory, maxLength: maxLength) { n in
+            taken.contains(n) || present(n, in: items) || present(TrashFolder.infoName(for: n), in: info)
+        }
+        reserved[itemsFolder, default: []].insert(name)
+        let destination = itemsFolder.appending(name)
+        if let infoFolder = folder.infoFolder {
+            let absolute = Array(options.rootPath.utf8) + [0x2F] + path.bytes
+            let contents = TrashFolder.trashInfo(absolutePath: absolute, deletedAt: nowSeconds)
+            return .changes([
+                (.create(path: infoFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil),
+                (.rename(from: path, to: destination), action.identity),
+            ], destination: destination)
+        }
+        var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
+        // Symlinks cannot carry user xattrs on Linux: their retention falls back to ctime.
+        if action.type != .symlink, let source = try directories.directoryIfPresent(path.parent) {
+            let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
+            let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
+            changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
+                                      value: Array(String(nowSeconds).utf8), previous: stamp), action.identity))
+            changes.append((.setxattr(path: destination, attribute: TrashFolder.originAttribute,
+                                      value: path.bytes, previous: origin), action.identity))
+        }
+        return .changes(changes, destination: destination)
+    }
+
+    private func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
+        if let reason = Self.forbiddenDestination(original, source: action.path) { return .skip(reason) }
+        guard try directories.directoryIfPresent(original.parent) != nil else {
+            return .skip("its original folder \(original.parent.isRoot ? "." : original.parent.escaped) is gone; not restored")
+        }
+        if try exists(original) { return .skip("\(original.escaped) exists; nothing replaced") }
+        var changes: [(Change, EntryIdentity?)] = [(.rename(from: action.path, to: original), action.identity)]
+        switch cleanup {
+        case .trashInfo(let info):
+            if try statusIfPresent(info) != nil {
+                changes.append((.stage(path: info, name: transaction.stagingName()), nil))
+            }
+        case .attributes(let stamp, let origin):
+            if stamp != nil {
+                changes.append((.setxattr(path: original, attribute: Markers.trashStampAttribute, value: nil, previous: stamp), action.identity))
+            }
+            if origin != nil {
+                changes.append((.setxattr(path: original, attribute: TrashFolder.originAttribute, value: nil, previous: origin), action.identity))
+            }
+        }
+        return .changes(changes, destination: original)
+    }
+
+    private static func forbiddenDestination(_ destination: RelativePath, source: RelativePath) -> String? {
+        if destination.isRoot { return "the destination is the root itself" }
+        if destination.hasPrefix(RelativePath([Markers.stateDirectory])) { return "the destination is inside .policyctl" }
+        if destination.hasPrefix(source) { return "the destination is inside the entry itself" }
+        return nil
+    }
+
+    /// Finds (or plans the creation of) every trash folder the steps move items into.
+    private func resolveTrashFolders() throws {
+        var folders: [RelativePath] = []
+        for step in steps {
+            if case .trash(let f) = step.action.kind, !folders.contains(f) { folders.append(f) }
+        }
+        for path in folders {
+            let existing = try directories.directoryIfPresent(path)
+            var layout = options.trashLayout
+            if layout == .automatic {
+                let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
+                let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
+                layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+            }
+            let folder = TrashFolder(path: path, layout: layout)
+            trashFolders[path] = folder
+            var needed: [RelativePath] = existing == nil ? [path] : []
+            if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
+            for directory in needed where try statusIfPresent(directory) == nil {
+                try ensureDirectory(directory)
+            }
+        }
+        if !folders.isEmpty {
+            try transaction.makeDurable()
+        }
+    }
+
+    /// Creates a folder the trash needs, as a change of its own (journaled, undone on rollback).
+    private func ensureDirectory(_ path: RelativePath) throws {
+        guard try directories.directoryIfPresent(path.parent) != nil else {
+            throw FileSystemError("mkdirat", path: path, errno: .noSuchFile)
+        }
+        let intent = transaction.intend(.mkdir(path: path), action: -1, identity: nil)
+        try transaction.makeDurable()
+        try transaction.perform(intent)
+        touch(path)
+        report.counts["mkdir", default: 0] += 1
+    }
+
+    // MARK: Carrying out (identity checked just before the change)
+
+    private func carryOut(_ i: Int, _ intents: [Intent]) throws {
+        let step = steps[i]
+        if let reason = try verify(step) {
+            skip(i, reason)
+            return
+        }
+        for (n, intent) in intents.enumerated() {
+            if let failure = performReportingRace(intent) {
+                guard n == 0, let reason = Self.raceReason(failure, intent.change) else { throw failure }
+                // Taken or gone between the check and the change: nothing was changed for this step.
+                skip(i, reason)
+                return
+            }
+            touch(intent.change)
+        }
+        report.items[i].outcome = .done
+        report.counts[step.verb, default: 0] += 1
+        if step.action.isDelete { report.bytesFreed += step.action.bytes }
+    }
+
+    private func performReportingRace(_ intent: Intent) -> FileSystemError? {
+        do {
+            try transaction.perform(intent)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The skip reason for a first change that lost a race, or nil when the error is a real failure.
+    private static func raceReason(_ error: FileSystemError, _ change: Change) -> String? {
+        let target: RelativePath
+        switch change {
+        case .rename(_, let to): target = to
+        default: target = change.path
+        }
+        switch error.errno {
+        case .fileExists, .directoryNotEmpty: return "\(target.escaped) appeared meanwhile; nothing replaced"
+        case .noSuchFile: return "vanished meanwhile"
+        default: return nil
+        }
+    }
+
+    /// nil when the step's target is still what the plan saw; otherwise why it is skipped.
+    private func verify(_ step: Step) throws(FileSystemError) -> String? {
+        let action = step.action
+        let path = action.path
+        switch action.kind {
+        case .mkdir:
+            guard try directories.directoryIfPresent(path.parent) != nil else { return "its folder is missing or no longer a directory" }
+            if let status = try statusIfPresent(path) {
+                return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
+            }
+            return nil
+        case .setxattr:
+            guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
+            if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
+            if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+            if status.type != .directory && status.linkCount > 1 {
+                return "has \(status.linkCount) hard links; an attribute would change every one of them"
+            }
+            return nil
+        case .writeTag:
+            guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
+            return status.type == .directory ? nil : "no longer a directory"
+        case .delete:
+            return try verifyDelete(action)
+        case .rename, .trash:
+            guard let parent = try directories.directoryIfPresent(path.parent) else {
+                return "vanished: its folder is gone or is no longer a directory"
+            }
+            guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
+            if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            return Self.mismatch(status, action.identity!, type: action.type)
+        }
+    }
+
+    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {
+        let path = action.path
+        let identity = action.identity!
+        guard let parent = try directories.directoryIfPresent(path.parent) else {
+            return "vanished: its folder is gone or is no longer a directory"
+        }
+        guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
+        if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+        if touched.contains(path) {
+            // Its planned contents went first and changed its mtime: only an empty directory goes now.
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
+                return Self.mismatch(status, identity, type: action.type) ?? "replaced since the plan"
+            }
+            let directory = try parent.openDirectory(path.lastComponent!)
+            return try directory.entries().isEmpty ? nil : "not empty once its planned contents were removed; kept"
+        }
+        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if status.type == .directory {
+            return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
+        }
+        return nil
+    }
+
+    /// A whole-tree delete keeps the tree when anything in it was modified after the plan, or when it holds
+    /// a mount point (deleting would cross into another filesystem).
+    private func newerEntry(inDirectory top: DirectoryHandle, at path: RelativePath) throws(FileSystemError) -> String? {
+        var pending: [RelativePath] = [.root]
+        while let relative = pending.popLast() {
+            let directory: DirectoryHandle
+            do { directory = try top.openDirectory(at: relative) } catch where DirectoryCache.meansAbsent(error.errno) { continue }
+            for entry in try directory.entries() {
+                guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
+                let inner = relative.appending(entry.name)
+                if status.device != lock.state.rootStatus.device {
+                    return "holds a mount point (\(path.appending(inner).escaped)); never crossed"
+                }
+                if let planTimeNs, status.modificationTimeNs > planTimeNs {
+                    return "holds \(path.appending(inner).escaped), modified since the plan; kept"
+                }
+                if status.type == .directory { pending.append(inner) }
+            }
+        }
+        return nil
+    }
+
+    /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.
+    /// The type is compared too: a freed inode number is often reused at once, by a symlink as easily as a file.
+    static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {
+        let replaced = status.device != identity.device || status.inode != identity.inode
+        if replaced || (type != nil && status.type != type) {
+            return status.type == .symlink ? "replaced by a symlink since the plan (not followed)"
+                : "replaced since the plan (another \(status.type.rawValue) has this name now)"
+        }
+        if status.size != identity.size { return "modified since the plan (size \(identity.size) -> \(status.size)); kept" }
+        if status.modificationTimeNs != identity.modificationTimeNs { return "modified since the plan (mtime changed); kept" }
+        return nil
+    }
+
+    // MARK: Helpers
+
+    private func statusIfPresent(_ path: RelativePath) throws(FileSystemError) -> FileStatus? {
+        if path.isRoot { return try root.status() }
+        guard let parent = try directories.directoryIfPresent(path.parent) else { return nil }
+        return try parent.statusIfPresent(of: path.lastComponent!)
+    }
+
+    private func exists(_ path: RelativePath) throws(FileSystemError) -> Bool { try statusIfPresent(path) != nil }
+
+    private func temporaryName() -> FileName {
+        temporaryCounter += 1
+        return FileName(unchecked: Array(".policyctl-\(transaction.id)-\(temporaryCounter).tmp".utf8))
+    }
+
+    /// Marks every ancestor of the paths a change moved or created: their contents are no longer as planned.
+    private func touch(_ change: Change) {
+        switch change {
+        case .stage(let p, _), .mkdir(let p), .create(let p, _, _): touch(p)
+        case .rename(let from, let to): touch(from); touch(to)
+        case .setxattr: break
+        }
+    }
+
+    private func touch(_ path: RelativePath) {
+        var p = path
+        while !p.isRoot {
+            p = p.parent
+            if !touched.insert(p).inserted { break }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+// Open directories by root-relative path, each reached one component at a time with O_NOFOLLOW from the
+// root handle, so apply acts by name inside a directory it opened itself. Never crosses onto another device.
+
+final class DirectoryCache {
+    let root: DirectoryHandle
+    let device: UInt64
+    private var handles: [RelativePath: DirectoryHandle] = [:]
+    /// Bounded so a plan touching many directories never runs out of descriptors; also bounds how long a
+    /// handle is trusted (the cache is cleared between groups).
+    private let limit = 256
+
+    init(root: DirectoryHandle, device: UInt64) {
+        self.root = root
+        self.device = device
+    }
+
+    /// The directory at `path`. Fails with ELOOP or ENOTDIR when a component is a symlink or not a
+    /// directory (swapped since the plan), and with EXDEV when a component is another filesystem.
+    func directory(_ path: RelativePath) throws(FileSystemError) -> DirectoryHandle {
+        if path.isRoot { return root }
+        if let h = handles[path] { return h }
+        let parent = try directory(path.parent)
+        let handle = try parent.openDirectory(path.lastComponent!)
+        guard try handle.status().device == device else {
+            throw FileSystemError("open", path: path, errno: .crossDevice)
+        }
+        if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
+        handles[path] = handle
+        return handle
+    }
+
+    /// The directory at `path`, or nil when it (or a component) does not exist or is not a directory.
+    func directoryIfPresent(_ path: RelativePath) throws(FileSystemError) -> DirectoryHandle? {
+        do { return try directory(path) } catch where DirectoryCache.meansAbsent(error.errno) { return nil }
+    }
+
+    /// Drops handles at or below `path` (after that directory was moved, they no longer name it).
+    func forget(under path: RelativePath) {
+        if path.isRoot { handles.removeAll(); return }
+        guard handles.keys.contains(where: { $0.hasPrefix(path) }) else { return }
+        handles = handles.filter { !$0.key.hasPrefix(path) }
+    }
+
+    func clear() { handles.removeAll(keepingCapacity: true) }
+
+    /// Errors that mean "not there (any more) as a directory", as opposed to real I/O failures.
+    static func meansAbsent(_ e: Errno) -> Bool {
+        e == .noSuchFile || e == .notDirectory || e == .tooManySymbolicLinks
+    }
+}

@@ -1,0 +1,110 @@
+// One change a transaction is about to make, as written to the journal before it is made, and read back
+// by recovery. Holds everything its undo needs; never anything that would require following a path string.
+
+/// The primitive changes every action is built from. Each one can be undone by looking at the tree.
+enum Change: Sendable, Equatable {
+    /// Rename `path` into the transaction's staging folder as `name` (how deletes start).
+    case stage(path: RelativePath, name: FileName)
+    /// Rename `from` to `to`, never replacing anything.
+    case rename(from: RelativePath, to: RelativePath)
+    /// Create the directory.
+    case mkdir(path: RelativePath)
+    /// Set (`value`) or remove (nil) an extended attribute; `previous` is what was there (nil: absent).
+    case setxattr(path: RelativePath, attribute: String, value: [UInt8]?, previous: [UInt8]?)
+    /// Create a small file: write `temp` in the same directory, fsync, rename it to `path` (no-replace).
+    case create(path: RelativePath, temp: FileName, contents: [UInt8])
+
+    var name: String {
+        switch self {
+        case .stage: "stage"
+        case .rename: "rename"
+        case .mkdir: "mkdir"
+        case .setxattr: "setxattr"
+        case .create: "create"
+        }
+    }
+
+    /// The path this change acts on (for a rename, its source).
+    var path: RelativePath {
+        switch self {
+        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _): p
+        }
+    }
+}
+
+struct Intent: Sendable, Equatable {
+    /// 1-based, in the order the changes are made; undo goes in reverse.
+    var op: Int
+    /// Index of the step (plan action) this change belongs to.
+    var action: Int
+    var change: Change
+    /// The target as it was when the intent was written: undo only touches an entry with this dev and ino.
+    var identity: EntryIdentity?
+
+    func encode(into w: inout JSONWriter) {
+        w.int("op", op)
+        w.int("action", action)
+        w.string("change", change.name)
+        switch change {
+        case .stage(let path, let name):
+            w.path("path", path)
+            w.path("stage", RelativePath([name]))
+        case .rename(let from, let to):
+            w.path("path", from)
+            w.path("to", to)
+        case .mkdir(let path):
+            w.path("path", path)
+        case .setxattr(let path, let attribute, let value, let previous):
+            w.path("path", path)
+            w.string("attr", attribute)
+            w.blob("value", value)
+            w.blob("previous", previous)
+        case .create(let path, let temp, let contents):
+            w.path("path", path)
+            w.path("temp", RelativePath([temp]))
+            w.blob("contents", contents)
+        }
+        if let identity {
+            w.int("dev", identity.device)
+            w.int("ino", identity.inode)
+            w.int("size", identity.size)
+            w.int("mtimeNs", identity.modificationTimeNs)
+        }
+    }
+
+    init(op: Int, action: Int, change: Change, identity: EntryIdentity?) {
+        self.op = op; self.action = action; self.change = change; self.identity = identity
+    }
+
+    /// Reads an intent record back; nil when a field it needs is missing (a damaged record).
+    init?(_ b: RecordBody) {
+        guard let op = b.op, let name = b.change, let path = RecordBody.path(b.path, b.pathBase64) else { return nil }
+        self.op = op
+        self.action = b.action ?? -1
+        switch name {
+        case "stage":
+            guard let stage = b.stage.flatMap({ FileName($0) }) else { return nil }
+            change = .stage(path: path, name: stage)
+        case "rename":
+            guard let to = RecordBody.path(b.to, b.toBase64) else { return nil }
+            change = .rename(from: path, to: to)
+        case "mkdir":
+            change = .mkdir(path: path)
+        case "setxattr":
+            guard let attr = b.attr else { return nil }
+            change = .setxattr(path: path, attribute: attr, value: RecordBody.blob(b.value, b.valueBase64),
+                               previous: RecordBody.blob(b.previous, b.previousBase64))
+        case "create":
+            guard let temp = b.temp.flatMap({ FileName($0) }),
+                  let contents = RecordBody.blob(b.contents, b.contentsBase64) else { return nil }
+            change = .create(path: path, temp: temp, contents: contents)
+        default:
+            return nil
+        }
+        if let dev = b.dev, let ino = b.ino {
+            identity = EntryIdentity(device: dev, inode: ino, size: b.size ?? 0, modificationTimeNs: b.mtimeNs ?? 0)
+        } else {
+            identity = nil
+        }
+    }
+}

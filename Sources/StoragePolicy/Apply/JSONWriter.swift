@@ -1,0 +1,92 @@
+// A small JSON object writer for journal records: keys in the order written, compact, one line.
+// Never emits invalid JSON and never writes a path lossily: non-UTF-8 bytes also go out as base64.
+
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = [0x7B]
+    private var empty = true
+
+    init() {}
+
+    /// The finished object, `{...}`.
+    var finished: [UInt8] { bytes + [0x7D] }
+
+    mutating func string(_ key: String, _ value: String) {
+        self.key(key)
+        JSONWriter.appendString(value, to: &bytes)
+    }
+
+    mutating func string(_ key: String, _ value: String?) {
+        if let value { string(key, value) } else { null(key) }
+    }
+
+    mutating func int(_ key: String, _ value: some BinaryInteger) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ key: String, _ value: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func null(_ key: String) {
+        self.key(key)
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// A path as `key` (text) plus `keyBase64` when its bytes are not valid UTF-8.
+    mutating func path(_ key: String, _ value: RelativePath) {
+        string(key, value.string)
+        if !value.isValidUTF8 { string(key + "Base64", value.base64) }
+    }
+
+    /// Bytes as `key` when they are UTF-8 text, else as `keyBase64`; nil writes `key: null`.
+    mutating func blob(_ key: String, _ value: [UInt8]?) {
+        guard let value else { null(key); return }
+        if let text = String(validating: value, as: UTF8.self) {
+            string(key, text)
+        } else {
+            string(key + "Base64", Base64.encode(value))
+        }
+    }
+
+    mutating func object(_ key: String, _ value: JSONWriter) {
+        self.key(key)
+        bytes.append(contentsOf: value.finished)
+    }
+
+    mutating func integers(_ key: String, _ values: [Int]) {
+        self.key(key)
+        bytes.append(0x5B)
+        for (i, v) in values.enumerated() {
+            if i > 0 { bytes.append(0x2C) }
+            bytes.append(contentsOf: String(v).utf8)
+        }
+        bytes.append(0x5D)
+    }
+
+    private mutating func key(_ key: String) {
+        if !empty { bytes.append(0x2C) }
+        empty = false
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(0x3A)
+    }
+
+    static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20, 0x7F:
+                let digits = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(b >> 4)], digits[Int(b & 0xF)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+}

@@ -1,0 +1,257 @@
+// One transaction under ROOT/.policyctl: begin record, intents made durable before their changes, the
+// changes themselves, commit, purge of staging, end record. Never makes a change whose intent is not durable.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+final class Transaction {
+    /// What the begin record says about a transaction.
+    struct Metadata {
+        /// `apply`, `trash` or `restore`.
+        var kind: String
+        var policy: String
+        var policySHA256: String?
+        var policyPath: String?
+        var planFile: String?
+        var rootPath: String
+        var actions: Int
+    }
+
+    let id: String
+    let lock: ApplyLock
+    let journal: Journal
+    let directories: DirectoryCache
+    private(set) var staging: DirectoryHandle
+    private let stagingParent: DirectoryHandle
+    /// Every intent journaled so far, in order: what an in-process rollback undoes.
+    private(set) var intents: [Intent] = []
+    /// Steps recorded as skipped (none of their changes were made): undo leaves them alone.
+    private(set) var skippedActions: Set<Int> = []
+    private var sequence = 0
+    private var nextOp = 1
+    private var nextStagingNumber = 1
+    /// Directories whose entries changed: fsynced before the commit record is written.
+    private var dirty: Set<RelativePath> = []
+
+    private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
+        self.id = id
+        self.lock = lock
+        self.journal = journal
+        self.staging = staging
+        self.stagingParent = stagingParent
+        self.directories = DirectoryCache(root: lock.state.root, device: lock.state.rootStatus.device)
+    }
+
+    /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.
+    static func begin(_ metadata: Metadata, lock: ApplyLock, journal: Journal) throws(FileSystemError) -> Transaction {
+        let now = WallClock.nowNs()
+        let id = WallClock.compactUTC(ns: now) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        var w = Transaction.header(id: id, sequence: 1, type: .begin)
+        w.string("time", WallClock.rfc3339(ns: now))
+        w.int("timeNs", now)
+        w.string("kind", metadata.kind)
+        w.string("policy", metadata.policy)
+        if let sha = metadata.policySHA256 { w.string("policySHA256", sha) }
+        if let path = metadata.policyPath { w.string("policyPath", path) }
+        if let plan = metadata.planFile { w.string("plan", plan) }
+        w.string("root", metadata.rootPath)
+        w.int("rootDev", lock.state.rootStatus.device)
+        w.int("rootIno", lock.state.rootStatus.inode)
+        w.int("actions", metadata.actions)
+        w.string("tool", StoragePolicyVersion.tool)
+        w.int("pid", Int(getpid()))
+        journal.append(w)
+        try journal.flush()
+        // The begin record is durable first, so a staging folder never exists without a journal entry.
+        let name = FileName(unchecked: Array(id.utf8))
+        do {
+            let parent = try lock.state.stagingParent(create: true)!
+            try parent.makeDirectory(name, permissions: 0o700)
+            try parent.sync()
+            let staging = try parent.openDirectory(name)
+            let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
+            t.sequence = 1
+            return t
+        } catch {
+            // Nothing was changed: close the transaction at once rather than leave it for recovery.
+            if let parent = try? lock.state.stagingParent(create: false) { try? parent.removeDirectory(name) }
+            var w = Transaction.header(id: id, sequence: 2, type: .end)
+            w.string("outcome", "rolled-back")
+            w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+            w.string("reason", "could not set up staging: \(error)")
+            journal.append(w)
+            try? journal.flush()
+            throw error
+        }
+    }
+
+    static func header(id: String, sequence: Int, type: JournalRecord.Kind) -> JSONWriter {
+        var w = JSONWriter()
+        w.string("tx", id)
+        w.int("seq", sequence)
+        w.string("type", type.rawValue)
+        return w
+    }
+
+    private func record(_ type: JournalRecord.Kind) -> JSONWriter {
+        sequence += 1
+        return Transaction.header(id: id, sequence: sequence, type: type)
+    }
+
+    // MARK: Intents and changes
+
+    /// A fresh name inside the staging folder: sequence numbers, so staged names never collide.
+    func stagingName() -> FileName {
+        defer { nextStagingNumber += 1 }
+        return FileName(unchecked: Array(String(nextStagingNumber).utf8))
+    }
+
+    /// A temporary file name for `create`, unique to this transaction.
+    func temporaryName() -> FileName {
+        FileName(unchecked: Array(".policyctl-\(id)-\(nextOp).tmp".utf8))
+    }
+
+    /// Journals the intent to make `change` (buffered: durable after `makeDurable`).
+    @discardableResult
+    func intend(_ change: Change, action: Int, identity: EntryIdentity?) -> Intent {
+        let intent = Intent(op: nextOp, action: action, change: change, identity: identity)
+        nextOp += 1
+        var w = record(.intent)
+        intent.encode(into: &w)
+        journal.append(w)
+        intents.append(intent)
+        return intent
+    }
+
+    /// Makes every journaled record durable (one fsync for the whole group).
+    func makeDurable() throws(FileSystemError) { try journal.flush() }
+
+    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it).
+    func skip(action: Int, path: RelativePath, verb: String, reason: String) {
+        skippedActions.insert(action)
+        var w = record(.skip)
+        w.int("action", action)
+        w.string("verb", verb)
+        w.path("path", path)
+        w.string("reason", reason)
+        journal.append(w)
+    }
+
+    /// Makes one change. The caller has checked the target's identity just before.
+    func perform(_ intent: Intent) throws(FileSystemError) {
+        switch intent.change {
+        case .stage(let path, let name):
+            let parent = try directories.directory(path.parent)
+            try parent.rename(path.lastComponent!, to: name, in: staging, noReplace: true)
+            directories.forget(under: path)
+            dirty.insert(path.parent)
+        case .rename(let from, let to):
+            let source = try directories.directory(from.parent)
+            let destination = try directories.directory(to.parent)
+            try source.rename(from.lastComponent!, to: to.lastComponent!, in: destination, noReplace: true)
+            directories.forget(under: from)
+            dirty.insert(from.parent)
+            dirty.insert(to.parent)
+        case .mkdir(let path):
+            try directories.directory(path.parent).makeDirectory(path.lastComponent!)
+            dirty.insert(path.parent)
+        case .setxattr(let path, let attribute, let value, _):
+            let parent = try directories.directory(path.parent)
+            if let value {
+                try parent.setExtendedAttribute(attribute, to: value, of: path.lastComponent)
+            } else {
+                try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
+            }
+        case .create(let path, let temp, let contents):
+            let parent = try directories.directory(path.parent)
+            try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
+            dirty.insert(path.parent)
+        }
+        CrashPoint.changeMade()
+    }
+
+    /// Writes `contents` to `temp`, fsyncs it, then renames it to `name` without replacing anything: readers
+    /// see no file or the whole file, never half of one.
+    static func writeFile(_ contents: [UInt8], named name: FileName, via temp: FileName,
+                          in directory: DirectoryHandle) throws(FileSystemError) {
+        do {
+            let file = try directory.openFile(temp, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
+            try file.write(contents)
+            try file.sync()
+            try directory.rename(temp, to: name, noReplace: true)
+        } catch {
+            try? directory.removeFileIfPresent(temp)
+            throw error
+        }
+    }
+
+    // MARK: Commit and purge
+
+    /// Fsyncs every directory whose entries changed, then writes and fsyncs the commit record: from here on
+    /// the transaction is applied, and recovery only finishes the purge.
+    func commit(counts: [String: Int], bytesFreed: Int64, skipped: Int) throws(FileSystemError) {
+        try syncDirectories()
+        var w = record(.commit)
+        var c = JSONWriter()
+        for key in counts.keys.sorted() { c.int(key, counts[key]!) }
+        w.object("counts", c)
+        w.int("bytesFreed", bytesFreed)
+        w.int("skipped", skipped)
+        journal.append(w)
+        try journal.flush()
+    }
+
+    func syncDirectories() throws(FileSystemError) {
+        for path in dirty.sorted(by: >) {
+            // A directory staged or renamed later in the same transaction is synced through its parent.
+            guard let handle = try directories.directoryIfPresent(path) else { continue }
+            try handle.sync()
+        }
+        try staging.sync()
+        dirty.removeAll()
+    }
+
+    /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
+    func purge() throws(FileSystemError) {
+        try Transaction.purge(staging: staging, named: FileName(unchecked: Array(id.utf8)), in: stagingParent)
+    }
+
+    static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {
+        for entry in try staging.entries() {
+            // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
+            if let type = entry.type, type != .directory {
+                do {
+                    try staging.removeFileIfPresent(entry.name)
+                    continue
+                } catch where error.errno == .isDirectory {}
+            }
+            try staging.removeTree(entry.name)
+        }
+        do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
+        try parent.sync()
+    }
+
+    /// The end record: the transaction is closed and recovery will leave it alone.
+    func end(outcome: String, kept: Int = 0) throws(FileSystemError) {
+        var w = record(.end)
+        w.string("outcome", outcome)
+        w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+        if kept > 0 { w.int("kept", kept) }
+        journal.append(w)
+        try journal.flush()
+    }
+
+    // MARK: Rollback
+
+    /// Undoes every change made so far, in reverse order, recording progress so a crash midway resumes.
+    func rollback(reason: String) -> Rollback.Result {
+        var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence,
+                                intents: intents.filter { !skippedActions.contains($0.action) }, undone: [])
+        let result = rollback.run(reason: reason)
+        sequence = rollback.sequence
+        return result
+    }
+}
+

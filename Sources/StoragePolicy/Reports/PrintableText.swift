@@ -1,0 +1,28 @@
+// Makes report text safe to show: control characters (C0, DEL, C1) and the non-characters U+FFFE/U+FFFF
+// become visible escapes, so a file name can never move a cursor, colour a log or end a line early.
+
+enum PrintableText {
+    /// `text` with every control character escaped (`\x1b`, `\x0a`); backslashes are left alone, since
+    /// paths in messages are already escaped and escaping them again would double them.
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { out += visible(scalar) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0xFFFE, 0xFFFF: true
+        default: false
+        }
+    }
+
+    /// `\x01` for a byte-sized scalar, `\u{FFFE}` above that: the escapes paths use for people.
+    static func visible(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex.uppercased() + "}"
+    }
+}

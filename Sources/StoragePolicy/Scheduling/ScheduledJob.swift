@@ -1,0 +1,72 @@
+// Everything a scheduler needs to run one policy on one root: a name, absolute paths, the trigger and
+// whether it is a system or a per-user job. Refuses paths and names a unit file or crontab cannot carry.
+
+public struct ScheduledJob: Sendable, Hashable {
+    /// System-wide (root's units, /etc/cron.d, LaunchDaemons) or one user's (user units, crontab, LaunchAgents).
+    public enum Scope: String, Sendable, Hashable { case system, user }
+
+    /// Names units, labels and files: `policyctl-<name>.service`. Letters, digits, `-` and `_` only.
+    public var name: String
+    public var policyName: String
+    /// The policyctl binary, absolute.
+    public var executable: String
+    /// The policy file, absolute.
+    public var policyPath: String
+    /// The root the policy is applied to, absolute.
+    public var root: String
+    public var trigger: ScheduleTrigger
+    public var scope: Scope
+    /// The user's home directory (launchd agents log under ~/Library/Logs).
+    public var home: String?
+    /// Pass `--force-root` to apply: the root is one policyctl refuses by default (the home directory itself,
+    /// say, for a policy whose rules are all scoped below it).
+    public var forceRoot: Bool
+
+    public init(name: String, policyName: String, executable: String, policyPath: String, root: String,
+                trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
+                forceRoot: Bool = false) throws(ScheduleError) {
+        guard ScheduledJob.isValidName(name) else {
+            throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
+        }
+        for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)] {
+            guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
+            guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
+                throw ScheduleError("the \(what) path '\(PrintableText.escapingControls(path))' holds a control character, which unit files and crontabs cannot carry")
+            }
+        }
+        // The policy's name goes into descriptions and comments: a line break there would end them early.
+        self.name = name; self.policyName = PrintableText.escapingControls(policyName); self.executable = executable; self.policyPath = policyPath
+        self.root = root; self.trigger = trigger; self.scope = scope; self.home = home
+        self.forceRoot = forceRoot
+    }
+
+    /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
+    /// the lock and logs plain lines that journald, syslog and launchd's log files read well.
+    public var arguments: [String] {
+        [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
+            + ["--yes", "--no-wait", "--log-format", "plain"]
+    }
+
+    /// A policy name made into a job name: runs of anything but letters, digits, `-` and `_` become one `-`.
+    public static func name(forPolicy policyName: String) -> String {
+        var out = ""
+        for c in policyName.unicodeScalars {
+            if isNameCharacter(c) { out.unicodeScalars.append(c) } else if !out.hasSuffix("-") { out += "-" }
+        }
+        var name = Substring(out.prefix(100))
+        while let f = name.unicodeScalars.first, !isLetterOrDigit(f) { name.removeFirst() }
+        while name.hasSuffix("-") { name.removeLast() }
+        return name.isEmpty ? "policy" : String(name)
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 100 else { return false }
+        return isLetterOrDigit(first) && name.unicodeScalars.allSatisfy(isNameCharacter)
+    }
+
+    private static func isLetterOrDigit(_ c: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c)
+    }
+
+    private static func isNameCharacter(_ c: Unicode.Scalar) -> Bool { isLetterOrDigit(c) || c == "-" || c == "_" }
+}

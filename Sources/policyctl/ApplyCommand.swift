@@ -1,0 +1,445 @@
+// `policyctl apply`: plan (or read a saved plan), confirm, and carry it out as one journaled transaction.
+// Never prompts without a TTY, never applies a stale plan, never changes anything past a refused check.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import StoragePolicy
+
+struct ApplyCommand: Command {
+    static let spec = CommandSpec(
+        name: "apply",
+        abstract: "Carry out a plan as one journaled transaction: all of it or none of it.",
+        discussion: """
+            Plans the policy against the root (or reads a plan saved with 'policyctl plan --out') and applies it \
+            under ROOT/.policyctl: every change is journaled before it is made, targets that changed since the plan \
+            are skipped and reported, and a failure rolls everything back. An interrupted apply is finished or \
+            rolled back by 'policyctl recover', which also runs at the start of every apply. \
+            Without a TTY apply never prompts: timers, cron jobs and scripts must pass --yes. \
+            Exit codes: 0 applied (skipped items are reported, not failures), or nothing to do, or skipped because \
+            another run holds the lock (--no-wait); 3 nothing was changed or everything was rolled back: refused by \
+            --max-delete, a stale plan, --max-runtime, or a failure midway; 64 usage (including no --yes without a \
+            TTY); 65 invalid policy or plan file; 74 an I/O error, or a rollback that could not finish \
+            (run 'policyctl recover').
+            """,
+        usage: [
+            "--policy <file> --root <dir> [--yes] [--max-delete <N|N%>] [--no-wait] [--max-runtime <duration>] [--verbose] [--log-format <format>]",
+            "<planfile> [--yes] [--max-delete <N|N%>] [--no-wait] [--max-runtime <duration>] [--verbose] [--log-format <format>]",
+        ],
+        arguments: [
+            ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out'; refused when its policy or root changed since.",
+                         isOptional: true),
+        ],
+        options: [
+            .option("policy", short: "p", value: "file", help: "The policy to plan and apply.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
+            .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
+            .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
+            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
+            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h) stop, roll back what was done and exit 3."),
+            .flag("verbose", short: "v", help: "One line per action."),
+            .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
+                    values: ["plain", "json"]),
+        ]
+    )
+
+    let planFile: String?
+    let policyPath: String?
+    let rootArgument: String?
+    let yes: Bool
+    let maxDelete: DeleteLimit?
+    let maxDeleteText: String?
+    let noWait: Bool
+    let maxRuntime: PolicyDuration?
+    let log: ApplyLog
+    let started = ContinuousClock.now
+
+    init(_ arguments: ParsedArguments) throws {
+        planFile = arguments.positionals.first
+        policyPath = arguments.value("policy")
+        rootArgument = arguments.value("root")
+        yes = arguments.flag("yes")
+        noWait = arguments.flag("no-wait")
+        let format = arguments.value("log-format")
+        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
+                       perAction: arguments.flag("verbose") || format != nil)
+        if planFile != nil && policyPath != nil {
+            throw UsageError(message: "Give either a plan file or --policy, not both", command: "policyctl apply")
+        }
+        if planFile == nil && (policyPath == nil || rootArgument == nil) {
+            throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
+        }
+        maxDeleteText = arguments.value("max-delete")
+        if let text = maxDeleteText {
+            guard let limit = DeleteLimit(parsing: text) else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--max-delete <N|N%>' (a whole number, or a percentage such as 5%)",
+                                 command: "policyctl apply")
+            }
+            maxDelete = limit
+        } else {
+            maxDelete = nil
+        }
+        if let text = arguments.value("max-runtime") {
+            guard let d = PolicyDuration(parsing: text) else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--max-runtime <duration>' (\(PolicyDuration.acceptedForms))",
+                                 command: "policyctl apply")
+            }
+            maxRuntime = d
+        } else {
+            maxRuntime = nil
+        }
+    }
+
+    func run() throws -> ExitCode {
+        // Decided before anything else, so a timer without --yes fails the same way every time.
+        if !yes && !Terminal.stdinIsTTY {
+            throw CommandFailure(code: .usage, message: "apply needs confirmation and there is no terminal to ask on; pass --yes (timers, cron jobs and scripts must)")
+        }
+        var plan: Plan? = nil
+        var planBytes: [UInt8] = []
+        if let planFile {
+            planBytes = try RootSession.readFile(planFile, what: "plan file")
+            do {
+                plan = try Plan.decode(json: Data(planBytes))
+            } catch {
+                throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
+            }
+        }
+        let rootText = rootArgument ?? plan!.root
+        let session = try RootSession.open(rootText)
+
+        if let plan {
+            let policyBytes = plan.fingerprint?.policyPath.flatMap { try? PlanFile.read(path: $0) }
+            if let problem = PlanFile.staleness(of: plan, rootStatus: session.rootStatus, policyBytes: policyBytes) {
+                throw CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
+            }
+        }
+
+        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
+        try session.recover(holding: lock, log: log)
+        try? Recovery.compactIfLarge(holding: lock)
+
+        var policy: Policy? = nil
+        var policySHA: String? = nil
+        if let policyPath {
+            let loaded = try RootSession.loadPolicy(policyPath)
+            policy = loaded
+            policySHA = loaded.sourceBytes.map { SHA256.hex($0) }
+            let progress = ProgressLine(enabled: Terminal.stderrIsTTY && log.format == .human)
+            do {
+                plan = try Planner(policy: loaded, root: session.rootPath).plan { count, path in
+                    progress.update("planning: \(count) entries, \(path.escaped)")
+                }
+            } catch let error as FileSystemError {
+                progress.finish()
+                throw CommandFailure(code: .ioError, message: "planning failed: \(error)")
+            }
+            progress.finish()
+        } else if maxDelete == nil, let path = plan?.fingerprint?.policyPath {
+            // The policy's own cap still applies to a saved plan of it.
+            policy = try? PolicyLoader.load(contentsOf: path).policy
+        }
+        guard let plan else { return .success }
+
+        if plan.actions.isEmpty {
+            log.nothingToDo(root: session.rootPath)
+            return .success
+        }
+
+        var options = ApplyOptions(rootPath: session.rootPath, policyPath: policyPath.map(RootSession.absolute),
+                                   policySHA256: policySHA, planFile: planFile.map(RootSession.absolute))
+        if let maxDelete {
+            options.maxDelete = maxDelete
+            options.maxDeleteLabel = "--max-delete \(maxDeleteText!)"
+        } else if let limit = policy?.maxDelete {
+            options.maxDelete = limit
+            options.maxDeleteLabel = "the policy's max-delete \(limit)"
+        }
+        if let maxRuntime {
+            options.deadline = started.advanced(by: .seconds(maxRuntime.seconds))
+            options.deadlineLabel = "--max-runtime \(maxRuntime)"
+        }
+        if let trash = policy?.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
+            options.trashLayout = trash.layout
+        }
+
+        if !yes {
+            log.preview(plan, root: session.rootPath)
+            guard Terminal.confirm("Apply these \(plan.actions.count) changes to \(session.rootPath)?") else {
+                Terminal.err("Apply cancelled; nothing was changed.")
+                return .success
+            }
+        }
+
+        let progress = ProgressLine(enabled: Terminal.stderrIsTTY && log.format == .human)
+        let applier = Applier(holding: lock)
+        let result = Result { () throws(ApplyError) -> ApplyReport in
+            try applier.apply(plan, options: options) { done, total in progress.update("applying: \(done)/\(total)") }
+        }
+        progress.finish()
+        return log.finish(result, seconds: elapsed)
+    }
+
+    private var elapsed: Double {
+        let d = ContinuousClock.now - started
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// What every command that changes a root shares: the root opened safely, the lock, recovery first.
+struct RootSession {
+    let root: DirectoryHandle
+    let rootStatus: FileStatus
+    /// Absolute and canonical, as the journal and `.trashinfo` files record it.
+    let rootPath: String
+    let state: StateDirectory
+
+    static func open(_ text: String) throws -> RootSession {
+        let root: DirectoryHandle
+        do {
+            root = try DirectoryHandle.open(root: text)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "\(text): cannot open the root: \(error.errno)")
+        }
+        let path = canonical(text)
+        let state: StateDirectory?
+        do {
+            state = try StateDirectory.open(root: root, create: true)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "\(path): cannot set up .policyctl: \(error); nothing was changed")
+        }
+        guard let state else { throw CommandFailure(code: .ioError, message: "\(path): cannot create .policyctl; nothing was changed") }
+        return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
+    }
+
+    /// Takes the lock; nil (after printing "skipped") when another run holds it and `wait` is false.
+    func lock(wait: Bool, log: ApplyLog) throws -> ApplyLock? {
+        do {
+            return try state.lock(wait: wait) { pid in
+                Terminal.err("waiting for another run on \(rootPath)\(pid.map { " (pid \($0))" } ?? "") to finish...")
+            }
+        } catch let held as LockHeld {
+            log.skippedRun(root: rootPath, pid: held.pid)
+            return nil
+        }
+    }
+
+    /// Runs recovery and says what it did; an incomplete recovery stops the command (exit 74).
+    func recover(holding lock: ApplyLock, log: ApplyLog) throws {
+        let report: RecoveryReport
+        do {
+            report = try Recovery.run(holding: lock)
+        } catch let error as RecoveryError {
+            throw CommandFailure(code: .ioError, message: error.description)
+        }
+        log.recovery(report)
+    }
+
+    static func loadPolicy(_ path: String) throws -> Policy {
+        do {
+            return try PolicyLoader.load(contentsOf: path).policy
+        } catch {
+            for d in error.diagnostics { Terminal.err(d.description) }
+            throw CommandFailure(code: .invalidPolicy, message: "")
+        }
+    }
+
+    static func readFile(_ path: String, what: String) throws -> [UInt8] {
+        do {
+            return try PlanFile.read(path: path)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "\(path): cannot read the \(what): \(error.errno)")
+        }
+    }
+
+    /// `path` made absolute against the working directory (without resolving anything).
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
+    }
+
+    /// The canonical absolute path of the root (realpath), or the plain absolute path when that fails.
+    static func canonical(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return absolute(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// How apply, recover and trash talk: human lines (colour on a TTY), or plain/JSON log lines for journald.
+struct ApplyLog {
+    enum Format: String { case human, plain, json }
+    let format: Format
+    /// One line per action (--verbose, or any --log-format); skipped items are always listed.
+    let perAction: Bool
+
+    private func emit(_ fields: [(String, Any)]) {
+        var object: [String: Any] = [:]
+        for (k, v) in fields { object[k] = v }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        Terminal.out(String(decoding: data, as: UTF8.self))
+    }
+
+    private func style(_ text: String, _ s: Terminal.Style) -> String {
+        format == .human ? Terminal.styled(text, s) : text
+    }
+
+    func skippedRun(root: String, pid: Int32?) {
+        if format == .json {
+            emit([("event", "skipped"), ("reason", "another run in progress"), ("root", root), ("pid", pid.map { Int($0) } ?? NSNull())])
+        } else {
+            Terminal.out("skipped: another run in progress on \(root)\(pid.map { " (pid \($0))" } ?? "")")
+        }
+    }
+
+    func nothingToDo(root: String) {
+        if format == .json {
+            emit([("event", "summary"), ("outcome", "nothing-to-do"), ("root", root)])
+        } else {
+            Terminal.out("Nothing to do: \(root) already matches the policy.")
+        }
+    }
+
+    func recovery(_ report: RecoveryReport) {
+        if report.tornTail {
+            line("recover", "the journal ended in a torn line (an interrupted write); it was cut off")
+        }
+        if !report.corruptLines.isEmpty {
+            line("recover", "ignored damaged journal lines \(report.corruptLines.map(String.init).joined(separator: ", "))")
+        }
+        for entry in report.entries {
+            switch entry.resolution {
+            case .rolledBack:
+                line("recover", "rolled back interrupted transaction \(entry.transaction) (\(entry.undone) change\(entry.undone == 1 ? "" : "s") undone)")
+            case .purgeFinished:
+                line("recover", "finished the purge of committed transaction \(entry.transaction)")
+            }
+            for kept in entry.kept { line("recover", "kept \(kept)") }
+        }
+    }
+
+    private func line(_ event: String, _ message: String) {
+        if format == .json { emit([("event", event), ("message", message)]) } else { Terminal.out("\(event): \(message)") }
+    }
+
+    /// The summary and a sample of actions shown before asking on a TTY (on stderr, stdout stays clean).
+    func preview(_ plan: Plan, root: String) {
+        var counts: [String: Int] = [:]
+        for a in plan.actions { counts[a.kind.name, default: 0] += 1 }
+        Terminal.err("Plan for \(root) (policy \(plan.policy)): " + ApplyLog.describe(counts)
+                     + (plan.summary.bytesFreed > 0 ? "; \(ByteSize.human(plan.summary.bytesFreed)) to free" : ""))
+        for a in plan.actions.prefix(20) {
+            Terminal.err("  " + ApplyLog.describe(a) + "  (\(a.rule): \(a.reason))")
+        }
+        if plan.actions.count > 20 { Terminal.err("  ... and \(plan.actions.count - 20) more") }
+    }
+
+    func report(_ report: ApplyReport, seconds: Double) {
+        for item in report.items {
+            switch item.outcome {
+            case .done where perAction:
+                if format == .json {
+                    emit(actionFields(item) + [("outcome", "done")])
+                } else {
+                    Terminal.out(style(item.verb, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
+                }
+            case .unchanged(let why) where perAction:
+                if format == .json {
+                    emit(actionFields(item) + [("outcome", "unchanged"), ("reason", why)])
+                } else {
+                    Terminal.out(style("unchanged", .dim) + " \(item.action.path.escaped): \(why) (\(item.action.rule))")
+                }
+            case .skipped(let why):
+                if format == .json {
+                    emit(actionFields(item) + [("outcome", "skipped"), ("reason", why)])
+                } else {
+                    Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
+                }
+            default: break
+            }
+        }
+        for w in report.warnings {
+            if format == .json { emit([("event", "warning"), ("message", w)]) } else { Terminal.err("warning: \(w)") }
+        }
+        let skipped = report.skipped.count
+        if format == .json {
+            emit([("event", "summary"), ("outcome", "committed"), ("transaction", report.transaction ?? NSNull()),
+                  ("counts", report.counts), ("skipped", skipped), ("bytesFreed", report.bytesFreed),
+                  ("seconds", (seconds * 1000).rounded() / 1000)])
+            return
+        }
+        var text = "applied: " + (report.counts.isEmpty ? "nothing" : ApplyLog.describe(report.counts))
+        if skipped > 0 { text += ", \(skipped) skipped" }
+        if report.bytesFreed > 0 { text += "; \(ByteSize.human(report.bytesFreed)) freed" }
+        if let tx = report.transaction { text += "; transaction \(tx)" }
+        text += String(format: " in %.2fs", seconds)
+        Terminal.out(text)
+    }
+
+    /// Prints the outcome and returns the exit code: 0 applied, 3 refused or rolled back, 74 rollback incomplete.
+    func finish(_ result: Result<ApplyReport, ApplyError>, seconds: Double) -> ExitCode {
+        switch result {
+        case .success(let r):
+            report(r, seconds: seconds)
+            return .success
+        case .failure(let error):
+            failure(error, seconds: seconds)
+            switch error {
+            case .refused, .rolledBack: return .rolledBack
+            case .failed, .rollbackIncomplete: return .ioError
+            }
+        }
+    }
+
+    func failure(_ error: ApplyError, seconds: Double) {
+        let outcome: String
+        switch error {
+        case .refused: outcome = "refused"
+        case .failed: outcome = "failed"
+        case .rolledBack: outcome = "rolled-back"
+        case .rollbackIncomplete: outcome = "rollback-incomplete"
+        }
+        if format == .json {
+            var fields: [(String, Any)] = [("event", "summary"), ("outcome", outcome), ("reason", error.description)]
+            if case .rolledBack(let tx, _, _, _) = error { fields.append(("transaction", tx)) }
+            if case .rollbackIncomplete(let tx, _, _) = error { fields.append(("transaction", tx)) }
+            emit(fields)
+        }
+        Terminal.err("Error: \(error)")
+    }
+
+    private func actionFields(_ item: ApplyReport.Item) -> [(String, Any)] {
+        var fields: [(String, Any)] = [("event", "action"), ("action", item.verb), ("path", item.action.path.string),
+                                       ("rule", item.action.rule)]
+        if !item.action.path.isValidUTF8 { fields.append(("pathBase64", item.action.path.base64)) }
+        switch item.action.kind {
+        case .rename(let to), .trash(let to): fields.append(("to", to.string))
+        default: break
+        }
+        if item.action.isDelete { fields.append(("bytes", item.action.bytes)) }
+        if let destination = item.destination { fields.append(("destination", destination.string)) }
+        return fields
+    }
+
+    /// `3 delete, 1 rename, 2 mkdir` in a fixed order.
+    static func describe(_ counts: [String: Int]) -> String {
+        let order = ["delete", "trash", "restore", "rename", "mkdir", "setxattr", "write-tag"]
+        let known = order.compactMap { k in counts[k].flatMap { $0 > 0 ? "\($0) \(k)" : nil } }
+        let other = counts.keys.filter { !order.contains($0) }.sorted().map { "\(counts[$0]!) \($0)" }
+        return (known + other).joined(separator: ", ")
+    }
+
+    static func describe(_ a: Action, destination: RelativePath? = nil) -> String {
+        switch a.kind {
+        case .rename(let to), .trash(let to): return "\(a.path.escaped) -> \((destination ?? to).escaped)"
+        case .setxattr(let name, _): return "\(a.path.escaped) \(name)"
+        case .delete where a.bytes > 0: return "\(a.path.escaped) [\(ByteSize.human(a.bytes))]"
+        default: return a.path.escaped
+        }
+    }
+}

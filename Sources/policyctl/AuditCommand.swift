@@ -1,0 +1,177 @@
+// `policyctl audit`: plan a policy against a root and report the drift as findings in a CI format, exiting
+// 1 on findings and 64/65/74 on usage, policy and I/O errors. Changes nothing under the root.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import StoragePolicy
+
+struct AuditCommand: Command {
+    static let spec = CommandSpec(
+        name: "audit",
+        abstract: "Report where a tree drifts from a policy, in formats CI systems read.",
+        discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error, 65 for an invalid policy or baseline, 74 for an I/O error. Nothing under the root is changed.",
+        options: [
+            .option("policy", short: "p", value: "file", help: "(required) The policy to audit against.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option("format", value: "format", help: "The report format.", default: "text",
+                    values: ReportFormat.allCases.map(\.rawValue)),
+            .option("output", value: "file", help: "Write the report to this file (the summary still goes to standard output).",
+                    completion: .file),
+            .option("fail-on", value: "severity", help: "Fail on new findings at or above this severity.", default: "warning",
+                    values: ["error", "warning"]),
+            .option("baseline", value: "file", help: "Report findings saved in this baseline as known; they never fail the audit.",
+                    completion: .file),
+            .option("write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
+                    completion: .file),
+        ]
+    )
+
+    let policyPath: String
+    let rootPath: String
+    let format: ReportFormat
+    let outputPath: String?
+    let failOn: Rule.Severity
+    let baselinePath: String?
+    let writeBaselinePath: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        func required(_ name: String) throws(UsageError) -> String {
+            guard let value = arguments.value(name) else {
+                throw UsageError(message: "Missing expected option '--\(name) <\(name == "root" ? "dir" : "file")>'", command: "policyctl audit")
+            }
+            return value
+        }
+        policyPath = try required("policy")
+        rootPath = try required("root")
+        // The parser has checked both against their allowed values.
+        format = ReportFormat(rawValue: arguments.value("format") ?? "text")!
+        failOn = Rule.Severity(rawValue: arguments.value("fail-on") ?? "warning")!
+        outputPath = arguments.value("output")
+        baselinePath = arguments.value("baseline")
+        writeBaselinePath = arguments.value("write-baseline")
+    }
+
+    func run() throws -> ExitCode {
+        // The baseline is read first: a broken one must not cost a walk of the tree.
+        let baseline = try baselinePath.map(AuditCommand.readBaseline)
+        let loaded: LoadedPolicy
+        do {
+            loaded = try PolicyLoader.load(contentsOf: policyPath)
+        } catch {
+            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
+            return DiagnosticStyle.report(error)
+        }
+        DiagnosticStyle.warn(loaded)
+
+        let progress = ProgressLine()
+        let plan = try Planner(policy: loaded.policy, root: OutputFile.absolute(rootPath)).plan { count, directory in
+            progress.update("audit: \(count) entries, in \(directory.isRoot ? "." : directory.escaped)")
+        }
+        progress.finish()
+
+        var report = AuditReport(plan: plan, policy: loaded.policy, baseline: baseline, failOn: failOn)
+        if let writeBaselinePath {
+            let written = Baseline(policy: loaded.policy.name, findings: report.findings)
+            try OutputFile.write(Array(try written.jsonData()), to: writeBaselinePath)
+            report.apply(written)
+            Terminal.err("Wrote a baseline of \(written.entries.count) finding\(written.entries.count == 1 ? "" : "s") to \(writeBaselinePath).")
+        }
+
+        let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
+        if let outputPath {
+            try OutputFile.write(Array(rendered.utf8), to: outputPath)
+            // The file is for the CI system; the log still says how the audit went.
+            Terminal.out(report.summaryLine)
+        } else {
+            Terminal.out(rendered, terminator: "")
+        }
+        return report.passes ? .success : .findings
+    }
+
+    static func readBaseline(_ path: String) throws -> Baseline {
+        let bytes = try OutputFile.read(path)
+        do throws(BaselineError) {
+            return try Baseline(json: Data(bytes))
+        } catch {
+            throw CommandFailure(code: .invalidPolicy, message: "\(path): \(error.message)")
+        }
+    }
+}
+
+/// Files the commands write for the user (reports, baselines, units), outside any policy root: written
+/// whole or not at all (a temporary file beside the target, fsync, rename over it).
+enum OutputFile {
+    static var workingDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        return getcwd(&buffer, buffer.count).map { String(cString: $0) }
+    }
+
+    /// `path` made absolute against the working directory, without resolving symlinks.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let base = workingDirectory ?? "."
+        return path == "." ? base : base + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("cannot read", path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw failure("cannot read", path) }
+            if n == 0 { return bytes }
+            bytes += chunk[0..<n]
+        }
+    }
+
+    /// Writes `bytes` to `path`, creating missing parent directories when asked.
+    static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,
+                      permissions: mode_t = 0o644) throws(CommandFailure) {
+        if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeDirectories(String(path[..<slash]))
+        }
+        let temporary = path + ".policyctl-\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        guard fd >= 0 else { throw failure("cannot write", path) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let failed = failure("cannot write", path)
+                close(fd); unlink(temporary)
+                throw failed
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            let failed = failure("cannot write", path)
+            unlink(temporary)
+            throw failed
+        }
+        guard rename(temporary, path) == 0 else {
+            let failed = failure("cannot write", path)
+            unlink(temporary)
+            throw failed
+        }
+    }
+
+    /// `mkdir -p`: each missing component is created; one that exists is fine.
+    static func makeDirectories(_ path: String) throws(CommandFailure) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw failure("cannot create directory", prefix) }
+        }
+    }
+
+    private static func failure(_ what: String, _ path: String) -> CommandFailure {
+        CommandFailure(code: .ioError, message: "\(what) \(path): \(Errno(rawValue: errno))")
+    }
+}

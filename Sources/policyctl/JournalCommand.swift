@@ -1,0 +1,97 @@
+// `policyctl journal`: what was applied, when, by which policy, and how it ended, read from the journal.
+// Read-only: never takes the lock, never repairs or truncates the journal, never creates .policyctl.
+import Foundation
+import StoragePolicy
+
+struct JournalCommand: Command {
+    static let spec = CommandSpec(
+        name: "journal",
+        abstract: "Show past transactions: when, which policy, what was done, what was skipped.",
+        discussion: "Reads ROOT/.policyctl/journal.jsonl (see Docs/journal.md for its format). Newest last.",
+        options: [
+            .option("root", short: "r", value: "dir", help: "(required) The directory whose journal to read.", completion: .directory),
+            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .option("last", value: "N", help: "Only the last N transactions."),
+        ]
+    )
+
+    let root: String
+    let json: Bool
+    let last: Int?
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl journal")
+        }
+        self.root = root
+        json = arguments.value("format") == "json"
+        if let text = arguments.value("last") {
+            guard let n = Int(text), n > 0 else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--last <N>' (a positive whole number)", command: "policyctl journal")
+            }
+            last = n
+        } else {
+            last = nil
+        }
+    }
+
+    func run() throws -> ExitCode {
+        let handle: DirectoryHandle
+        do {
+            handle = try DirectoryHandle.open(root: root)
+        } catch {
+            throw CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(error.errno)")
+        }
+        var transactions: [TransactionSummary] = []
+        var reading: JournalHistory.Reading? = nil
+        if let state = try StateDirectory.open(root: handle, create: false) {
+            reading = try JournalHistory.read(state)
+            transactions = reading!.transactions
+        }
+        if let last { transactions = Array(transactions.suffix(last)) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            Terminal.out(bytes: Array(try encoder.encode(transactions)) + [0x0A])
+            return .success
+        }
+        if transactions.isEmpty {
+            Terminal.out("No transactions recorded under \(RootSession.canonical(root)).")
+            return .success
+        }
+        for (i, t) in transactions.enumerated() {
+            if i > 0 { Terminal.out("") }
+            Terminal.out(JournalCommand.render(t))
+        }
+        if let reading, reading.tornTail || !reading.corruptLines.isEmpty {
+            Terminal.err("note: the journal has damaged lines (ignored)" + (reading.tornTail ? "; its last line is torn ('policyctl recover' cuts it off)" : ""))
+        }
+        return .success
+    }
+
+    static func render(_ t: TransactionSummary) -> String {
+        let outcome: String
+        switch t.outcome {
+        case .committed: outcome = Terminal.styled("committed", .green)
+        case .rolledBack: outcome = Terminal.styled("rolled back", .yellow)
+        case .open: outcome = Terminal.styled("open (running, or interrupted: run 'policyctl recover')", .red)
+        }
+        var lines = ["\(Terminal.styled(t.id, .bold))  \(t.time)  \(t.kind)  policy \(t.policy.isEmpty ? "-" : t.policy)  \(outcome)"]
+        if let plan = t.plan { lines.append("  plan file \(plan)") }
+        if let path = t.policyPath { lines.append("  policy file \(path)") }
+        lines.append("  root \(t.root)")
+        if t.outcome == .committed {
+            let done = t.counts.isEmpty ? "nothing done" : ApplyLog.describe(t.counts)
+            lines.append("  \(done) of \(t.actions) planned; \(ByteSize.human(t.bytesFreed)) freed" + (t.recovered ? " (purge finished by recovery)" : ""))
+        } else if t.outcome == .rolledBack {
+            lines.append("  rolled back" + (t.reason.map { ": \($0)" } ?? "") + (t.recovered ? " (by recovery)" : ""))
+        }
+        for s in t.skipped {
+            lines.append("  skipped \(s.action) \(s.path): \(s.reason)")
+        }
+        for k in t.kept {
+            lines.append("  kept \(k)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,53 @@
+// `policyctl recover`: finish or roll back an interrupted apply, trash or restore under ROOT/.policyctl.
+// Safe to run at any time and any number of times; never deletes what a rolled-back run staged.
+import StoragePolicy
+
+struct RecoverCommand: Command {
+    static let spec = CommandSpec(
+        name: "recover",
+        abstract: "Finish or roll back an interrupted apply.",
+        discussion: """
+            Reads ROOT/.policyctl/journal.jsonl: a transaction interrupted before its commit record is rolled \
+            back in reverse order (staged entries renamed back, renames undone, trashed items moved back, created \
+            directories removed if empty, attributes restored); one interrupted after it has its purge finished. \
+            Idempotent: running it again, even after it was itself interrupted, converges. Every apply runs it \
+            first. Exit codes: 0 done (or nothing to do, or skipped with --no-wait), 74 it could not finish \
+            (the error names the path; run it again once fixed).
+            """,
+        options: [
+            .option("root", short: "r", value: "dir", help: "(required) The directory whose interrupted apply to recover.", completion: .directory),
+            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+        ]
+    )
+
+    let root: String
+    let noWait: Bool
+    let log: ApplyLog
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl recover")
+        }
+        self.root = root
+        noWait = arguments.flag("no-wait")
+        let format = arguments.value("log-format")
+        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
+    }
+
+    func run() throws -> ExitCode {
+        let session = try RootSession.open(root)
+        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
+        let report: RecoveryReport
+        do {
+            report = try Recovery.run(holding: lock)
+        } catch let error as RecoveryError {
+            throw CommandFailure(code: .ioError, message: error.description)
+        }
+        log.recovery(report)
+        if report.nothingToDo && log.format != .json {
+            Terminal.out("Nothing to recover: no interrupted transaction under \(session.rootPath).")
+        }
+        return .success
+    }
+}

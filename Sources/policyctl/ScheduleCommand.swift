@@ -1,0 +1,220 @@
+// `policyctl schedule`: prints (or writes into a directory) the systemd units, launchd plist or crontab
+// entry that apply a policy on a timer. Never enables, loads or starts anything: it prints that step.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StoragePolicy
+
+struct ScheduleCommand: Command {
+    static let spec = CommandSpec(
+        name: "schedule",
+        abstract: "Print or install the units that apply a policy on a timer.",
+        discussion: "Generates a hardened systemd service and timer (the default on Linux), a launchd plist (the default on macOS) or a crontab entry running `policyctl apply --yes --no-wait` with absolute paths. With --install the files are written into DIR, or the scheduler's own directory, and the command to enable them is printed; nothing is enabled.",
+        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root]"],
+        arguments: [
+            ArgumentSpec(name: "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
+                         isOptional: true, completion: .directory),
+        ],
+        options: [
+            .option("policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option("every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
+            .option("on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
+            .flag("systemd", help: "Generate a systemd service and timer (the default on Linux)."),
+            .flag("launchd", help: "Generate a launchd property list (the default on macOS)."),
+            .flag("cron", help: "Generate a crontab entry."),
+            .flag("install", help: "Write the files into <dir> instead of printing them."),
+            .flag("user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
+            .flag("force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
+            .option("name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
+        ]
+    )
+
+    enum Scheduler: String { case systemd, launchd, cron }
+
+    let policyPath: String
+    let rootPath: String
+    let trigger: ScheduleTrigger
+    let scheduler: Scheduler
+    let install: Bool
+    let installDirectory: String?
+    let scope: ScheduledJob.Scope
+    let name: String?
+    let forceRoot: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
+        guard let policy = arguments.value("policy") else { throw usage("Missing expected option '--policy <file>'") }
+        guard let root = arguments.value("root") else { throw usage("Missing expected option '--root <dir>'") }
+        policyPath = policy
+        rootPath = root
+        do throws(ScheduleError) {
+            switch (arguments.value("every"), arguments.value("on")) {
+            case (let every?, nil): trigger = try ScheduleTrigger(every: every)
+            case (nil, let calendar?): trigger = try ScheduleTrigger(calendar: calendar)
+            case (nil, nil): throw ScheduleError("Missing '--every <duration>' or '--on <calendar>': say when the policy runs")
+            case (_?, _?): throw ScheduleError("'--every' and '--on' exclude each other: give one")
+            }
+        } catch {
+            throw usage(error.message)
+        }
+        let chosen = [Scheduler.systemd, .launchd, .cron].filter { arguments.flag($0.rawValue) }
+        guard chosen.count <= 1 else {
+            throw usage("Choose one scheduler: \(chosen.map { "--\($0.rawValue)" }.joined(separator: ", ")) were given")
+        }
+        #if os(macOS)
+        scheduler = chosen.first ?? .launchd
+        #else
+        scheduler = chosen.first ?? .systemd
+        #endif
+        install = arguments.flag("install")
+        installDirectory = arguments.positionals.first
+        if installDirectory != nil, !install {
+            throw usage("Unexpected argument '\(arguments.positionals[0])' (a directory is taken only with --install)")
+        }
+        scope = arguments.flag("user") ? .user : .system
+        if install, scheduler == .cron, scope == .user, installDirectory == nil {
+            throw usage("A user's crontab has no directory to install into: add the printed line with `crontab -e` (or `(crontab -l; policyctl schedule ... --cron --user) | crontab -`)")
+        }
+        name = arguments.value("name")
+        forceRoot = arguments.flag("force-root")
+    }
+
+    func run() throws -> ExitCode {
+        let loaded: LoadedPolicy
+        do {
+            loaded = try PolicyLoader.load(contentsOf: policyPath)
+        } catch {
+            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
+            return DiagnosticStyle.report(error)
+        }
+        DiagnosticStyle.warn(loaded)
+
+        let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
+        let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)
+        guard let executable = ScheduleCommand.executablePath() else {
+            throw CommandFailure(code: .ioError, message: "cannot find the path of the running policyctl binary")
+        }
+        let home = ScheduleCommand.homeDirectory
+        let files: [GeneratedFile]
+        let defaultDirectory: String
+        let nextStep: (String) -> String
+        do throws(ScheduleError) {
+            let job = try ScheduledJob(name: name ?? ScheduledJob.name(forPolicy: loaded.policy.name),
+                                       policyName: loaded.policy.name, executable: executable, policyPath: policy,
+                                       root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot)
+            switch scheduler {
+            case .systemd:
+                let units = SystemdUnits(job)
+                files = units.files
+                defaultDirectory = scope == .user
+                    ? (ScheduleCommand.environment("XDG_CONFIG_HOME") ?? "\(home ?? "~")/.config") + "/systemd/user"
+                    : "/etc/systemd/system"
+                nextStep = { directory in
+                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(directory)/\(units.serviceName) \(directory)/\(units.timerName)`, then ")
+                        + units.enableCommand
+                }
+            case .launchd:
+                let plist = LaunchdPlist(job)
+                files = [try plist.file()]
+                defaultDirectory = scope == .user ? "\(home ?? "~")/Library/LaunchAgents" : "/Library/LaunchDaemons"
+                nextStep = { directory in plist.loadCommand(installedAt: "\(directory)/\(plist.fileName)") }
+            case .cron:
+                let cron = CronLine(job)
+                if scope == .user {
+                    // A user's crontab: no user field; printed for `crontab -e`.
+                    let line = try cron.line()
+                    files = [GeneratedFile(name: cron.fileName, contents: "# policyctl \(job.trigger.description): apply policy '\(job.policyName)' to \(root)\n\(line)\n")]
+                } else {
+                    files = [try cron.file(user: ScheduleCommand.userName)]
+                }
+                defaultDirectory = "/etc/cron.d"
+                nextStep = { directory in
+                    directory == "/etc/cron.d" ? "Nothing to enable: cron reads /etc/cron.d by itself."
+                        : "Copy \(directory)/\(cron.fileName) into /etc/cron.d (cron reads it by itself), or add its line with `crontab -e`."
+                }
+            }
+        } catch {
+            throw UsageError(message: error.message, command: "policyctl schedule")
+        }
+
+        guard install else {
+            for (i, file) in files.enumerated() {
+                if i > 0 { Terminal.out("") }
+                Terminal.out(file.contents, terminator: "")
+            }
+            return .success
+        }
+        let directory = OutputFile.absolute(installDirectory ?? defaultDirectory)
+        for file in files {
+            let path = directory + "/" + file.name
+            try OutputFile.write(Array(file.contents.utf8), to: path, createDirectories: true)
+            Terminal.out("Wrote \(path)")
+        }
+        Terminal.out("Next, run: \(nextStep(directory))")
+        return .success
+    }
+
+    /// An existing path made absolute with symlinks resolved, as unit files and ReadWritePaths= need.
+    static func resolve(_ path: String, what: String, directory: Bool) throws(CommandFailure) -> String {
+        guard let resolved = realpath(path, nil) else {
+            throw CommandFailure(code: .ioError, message: "cannot resolve the \(what) \(path): \(Errno(rawValue: errno))")
+        }
+        defer { free(resolved) }
+        var status = stat()
+        let result = String(cString: resolved)
+        if directory, stat(result, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR {
+            throw CommandFailure(code: .ioError, message: "the \(what) \(path) is not a directory")
+        }
+        return result
+    }
+
+    /// The running binary. The path it was started by (argv[0], or its PATH entry) is preferred when it is
+    /// the same file and a normalized absolute path: a stable link such as /usr/local/bin/policyctl keeps
+    /// working after an upgrade moves the real binary. Else the kernel's answer (/proc/self/exe).
+    static func executablePath() -> String? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let real = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        guard let resolved = realpath(CommandLine.arguments[0], nil) else { return nil }
+        let real = String(cString: resolved)
+        free(resolved)
+        #endif
+        let invoked = CommandLine.arguments.first ?? ""
+        let candidates = invoked.contains("/")
+            ? [OutputFile.absolute(invoked)]
+            : (environment("PATH") ?? "").split(separator: ":").map { "\($0)/\(invoked)" }
+        var target = stat()
+        guard stat(real, &target) == 0 else { return real }
+        for candidate in candidates where candidate.hasPrefix("/") && isNormalized(candidate) {
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_dev == target.st_dev, status.st_ino == target.st_ino {
+                return candidate
+            }
+        }
+        return real
+    }
+
+    /// No `.` or `..` components and no `//`: systemd refuses an ExecStart= path that is not normalized.
+    static func isNormalized(_ path: String) -> Bool {
+        !path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == "." || $0 == ".." }
+    }
+
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var homeDirectory: String? {
+        environment("HOME") ?? getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+    }
+
+    /// The user the /etc/cron.d line runs as: whoever generates it (root, normally).
+    static var userName: String {
+        getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "root"
+    }
+}

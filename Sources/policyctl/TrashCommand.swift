@@ -1,0 +1,149 @@
+// `policyctl trash`: the soft delete. Moves items into the policy's trash folder with Finder-style unique
+// names and records when, journaled like apply; `--restore` puts them back. Never replaces anything.
+import StoragePolicy
+
+struct TrashCommand: Command {
+    static let spec = CommandSpec(
+        name: "trash",
+        abstract: "Move items into the trash folder, recording when; or put them back.",
+        discussion: """
+            PATHs are relative to the root (or absolute paths under it). Items get Finder-style unique names \
+            ('name (2).ext') and a record of when they were trashed, so trash retention measures from that \
+            moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ and info/, else xattr stamps \
+            (user.policyctl.trashed, user.policyctl.origin). The trash folder is the policy's first trash rule's \
+            path, or --trash-dir. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
+            items were skipped (each reported), 3 failed and rolled back, 64 usage, 74 I/O error.
+            """,
+        usage: [
+            "--root <dir> [--policy <file> | --trash-dir <dir>] [--layout <layout>] <path> ...",
+            "--root <dir> [--policy <file> | --trash-dir <dir>] --restore <name> ...",
+            "--root <dir> [--policy <file> | --trash-dir <dir>] --list",
+        ],
+        arguments: [
+            ArgumentSpec(name: "path", help: "Items to trash (or, with --restore, names in the trash).", isOptional: true, isRepeating: true),
+        ],
+        options: [
+            .option("root", short: "r", value: "dir", help: "(required) The root the items are under.", completion: .directory),
+            .option("policy", short: "p", value: "file", help: "Use this policy's trash folder and layout.", completion: .file),
+            .option("trash-dir", value: "dir", help: "The trash folder, relative to the root.", completion: .directory),
+            .option("layout", value: "layout", help: "Layout of a trash folder that does not exist yet.", default: "auto",
+                    values: ["auto", "freedesktop", "app"]),
+            .flag("restore", help: "Put the named items back where they were trashed from, never replacing anything."),
+            .flag("list", help: "List what the trash holds: name, when, original path."),
+            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+        ]
+    )
+
+    let root: String
+    let policyPath: String?
+    let trashDir: String?
+    let layout: TrashRetention.Layout
+    let restore: Bool
+    let list: Bool
+    let noWait: Bool
+    let items: [String]
+    let log: ApplyLog
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl trash")
+        }
+        self.root = root
+        policyPath = arguments.value("policy")
+        trashDir = arguments.value("trash-dir")
+        layout = TrashRetention.Layout(rawValue: arguments.value("layout") ?? "auto") ?? .automatic
+        restore = arguments.flag("restore")
+        list = arguments.flag("list")
+        noWait = arguments.flag("no-wait")
+        items = arguments.positionals
+        let format = arguments.value("log-format")
+        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
+        if policyPath != nil && trashDir != nil {
+            throw UsageError(message: "Give either --policy or --trash-dir, not both", command: "policyctl trash")
+        }
+        if policyPath == nil && trashDir == nil {
+            throw UsageError(message: "Missing --policy <file> (with a trash rule) or --trash-dir <dir>", command: "policyctl trash")
+        }
+        if restore && list { throw UsageError(message: "Give either --restore or --list, not both", command: "policyctl trash") }
+        if list && !items.isEmpty { throw UsageError(message: "--list takes no paths", command: "policyctl trash") }
+        if !list && items.isEmpty {
+            throw UsageError(message: restore ? "Missing the names to restore" : "Missing expected argument '<path>'", command: "policyctl trash")
+        }
+    }
+
+    func run() throws -> ExitCode {
+        var folderText = trashDir
+        var layout = self.layout
+        var policyName = "-"
+        if let policyPath {
+            let policy = try RootSession.loadPolicy(policyPath)
+            guard let folder = policy.trashFolder else {
+                throw CommandFailure(code: .invalidPolicy, message: "\(policyPath): the policy has no trash rule; pass --trash-dir")
+            }
+            folderText = folder.string
+            policyName = policy.name
+            if self.layout == .automatic,
+               let t = policy.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
+                layout = t.layout
+            }
+        }
+        let session = try RootSession.open(root)
+        guard let folder = relativePath(folderText!, rootPath: session.rootPath) else {
+            throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
+        }
+
+        if list {
+            let entries = try TrashListing.items(in: folder, root: session.root, rootPath: session.rootPath, layout: layout)
+            if entries.isEmpty { Terminal.out("The trash folder \(folder.escaped) is empty.") }
+            for e in entries {
+                Terminal.out("\(e.name.escaped)\t\(e.trashedAt ?? "-")\t\(e.original?.escaped ?? "(origin unknown)")")
+            }
+            return .success
+        }
+
+        var paths: [RelativePath] = []
+        var names: [FileName] = []
+        for text in items {
+            if restore {
+                guard let name = FileName(text) else { throw UsageError(message: "'\(text)' is not a name in the trash", command: "policyctl trash") }
+                names.append(name)
+            } else {
+                guard let path = relativePath(text, rootPath: session.rootPath), !path.isRoot else {
+                    throw UsageError(message: "'\(text)' is not inside the root \(session.rootPath)", command: "policyctl trash")
+                }
+                paths.append(path)
+            }
+        }
+
+        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
+        try session.recover(holding: lock, log: log)
+        var options = ApplyOptions(rootPath: session.rootPath, trashLayout: layout, policyPath: policyPath.map(RootSession.absolute))
+        options.groupSize = 64
+        let applier = Applier(holding: lock)
+        let started = ContinuousClock.now
+        let result = Result { () throws(ApplyError) -> ApplyReport in
+            restore ? try applier.restore(names, from: folder, policy: policyName, options: options)
+                : try applier.trash(paths, into: folder, policy: policyName, options: options)
+        }
+        let d = ContinuousClock.now - started
+        let code = log.finish(result, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        if code == .success, case .success(let report) = result, !report.skipped.isEmpty { return .findings }
+        return code
+    }
+
+    /// A root-relative path from what the user typed: relative to the root, or absolute under it.
+    private func relativePath(_ text: String, rootPath: String) -> RelativePath? {
+        guard text.hasPrefix("/") else { return RelativePath(text) }
+        let prefix = rootPath.hasSuffix("/") ? rootPath : rootPath + "/"
+        let absolute = RootSession.canonical(text)
+        if absolute == rootPath { return .root }
+        // The item itself may be a symlink: resolve only its folder, keep its own name.
+        let parentText = String(text[..<(text.lastIndex(of: "/") ?? text.startIndex)])
+        let parent = RootSession.canonical(parentText.isEmpty ? "/" : parentText)
+        let name = String(text[text.index(after: text.lastIndex(of: "/")!)...])
+        let joined = (parent.hasSuffix("/") ? parent : parent + "/") + name
+        guard joined.hasPrefix(prefix) else { return nil }
+        return RelativePath(String(joined.dropFirst(prefix.count)))
+    }
+}

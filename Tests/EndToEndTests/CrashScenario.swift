@@ -1,0 +1,102 @@
+// The tree and plan the crash and fault tests share: every kind of action apply makes (deletes of files,
+// nested directories and whole trees, renames, both trash layouts, mkdir, setxattr, cache tags).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import StoragePolicy
+import Testing
+
+/// One copy of the scenario: its root, plan file and the outside file a hard link points at.
+struct CrashScenario {
+    let scratch: ScratchDirectory
+    let root: String
+    let planFile: String
+    let outside: String
+
+    static let tree: [TreeNode] = [
+        .dir("tmp", ageHours: 48),
+        .file("tmp/old1", size: 100), .file("tmp/old2", size: 2000), .file("tmp/old3", size: 0),
+        .file("tmp/fresh", size: 10, ageHours: 1),
+        .dir("tmp/sub", ageHours: 48), .dir("tmp/sub/deep", ageHours: 48),
+        .file("tmp/sub/deep/x", size: 5), .file("tmp/sub/y", size: 6),
+        .dir("tmp/tree", ageHours: 48), .dir("tmp/tree/a", ageHours: 48), .dir("tmp/tree/a/b", ageHours: 48),
+        .file("tmp/tree/a/b/c", size: 7), .file("tmp/tree/a/d", size: 8),
+        .symlink("tmp/link", target: "/etc"),
+        .dir("docs"), .file("docs/UP.TXT", size: 3), .file("docs/Notes.sqlite", size: 4, xattrs: ["user.keep": "yes"]),
+        .file("docs/private.db", size: 5),
+        .dir("docs/.Trash"), .dir("docs/.Trash/files"), .dir("docs/.Trash/info"),
+        .dir("lib", xattrs: ["user.test": "1"]),
+    ]
+
+    static let actions: [PlannedAction] = [
+        .delete("tmp/old1"), .delete("tmp/old2"), .delete("tmp/old3"),
+        .delete("tmp/sub/deep/x"), .delete("tmp/sub/deep"), .delete("tmp/sub/y"), .delete("tmp/sub"),
+        .delete("tmp/tree"), .delete("tmp/link"), .delete("tmp/hardlink"),
+        .rename("docs/UP.TXT", to: "docs/up.txt"),
+        .trash("docs/Notes.sqlite", folder: "docs/.Trash"),
+        .trash("docs/private.db", folder: "app/.Trash"),
+        .mkdir("app"), .mkdir("cache"), .mkdir("cache/sub"),
+        .setxattr("cache", name: "user.xdg.robots.backup", value: "false"),
+        .writeTag("cache"),
+        .setxattr("lib", name: "user.xdg.robots.backup", value: "false"),
+        .setxattr("lib", name: "user.test", value: "2"),
+    ]
+
+    /// Every copy lives under a path of the same length: `.trashinfo` files record it, and their size is compared.
+    init(tmpfsKilobytes: Int? = nil) throws {
+        let scratch = ScratchDirectory("crash")
+        self.scratch = scratch
+        // The root and the outside folder share one filesystem (a hard link needs that), a tmpfs when asked.
+        let base = try tmpfsKilobytes.map { try scratch.tmpfs("fs", kilobytes: $0) } ?? scratch.sub("fs")
+        root = base + "/root"
+        mkdir(root, 0o755)
+        let outsideDirectory = base + "/outside"
+        mkdir(outsideDirectory, 0o755)
+        outside = outsideDirectory + "/file"
+        try buildTree(at: outsideDirectory, [.file("file", size: 42)])
+        try buildTree(at: root, CrashScenario.tree + [.hardlink("tmp/hardlink", target: outside)])
+        let policy = scratch.path + "/policy.yaml"
+        try writePolicy(policy)
+        planFile = scratch.path + "/plan.json"
+        try makePlan(root: root, policyFile: policy, CrashScenario.actions, writeTo: planFile)
+    }
+
+    func manifest() throws -> [String] { try EndToEndTests.manifest(of: root) }
+
+    /// The outside file is never touched: same content, one link fewer at most.
+    func expectOutsideUntouched(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: outside))
+        #expect(data.count == 42, sourceLocation: sourceLocation)
+        #expect(data.allSatisfy { $0 == 0x61 }, sourceLocation: sourceLocation)
+    }
+
+    /// Nothing is left in staging once a transaction is closed (committed and purged, or rolled back).
+    func expectStagingEmpty(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let staging = root + "/.policyctl/staging"
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        #expect(left.isEmpty, "staging still holds \(left)", sourceLocation: sourceLocation)
+    }
+}
+
+/// The before and after manifests and the journal of an uninterrupted run, computed once.
+struct CrashReference {
+    let before: [String]
+    let after: [String]
+    /// Journal records of a clean run, and the 1-based index of its commit record.
+    let records: Int
+    let commitRecord: Int
+
+    static func make() throws -> CrashReference {
+        let s = try CrashScenario()
+        let before = try s.manifest()
+        let run = try policyctl(["apply", s.planFile, "--yes"])
+        #expect(run.status == 0, "\(run)")
+        let after = try s.manifest()
+        let lines = try journalLines(s.root)
+        let commit = (lines.firstIndex { $0.contains(#""type":"commit""#) } ?? -1) + 1
+        return CrashReference(before: before, after: after, records: lines.count, commitRecord: commit)
+    }
+}

@@ -1,0 +1,129 @@
+// The journal's format: checksums, framing, torn and corrupt lines, JSON escaping, intents read back exactly.
+// Pure byte-level tests; nothing here touches the disk.
+import Foundation
+import Testing
+@testable import StoragePolicy
+
+@Suite("Journal format")
+struct JournalTests {
+    @Test("the record checksum is the first 16 hex digits of SHA-256 (what sha256sum prints)",
+          arguments: [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 1000])
+    func checksum(length: Int) {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        #expect(JournalChecksum.prefix(bytes) == String(SHA256.hex(bytes).prefix(16)))
+    }
+
+    @Test("the checksum of 'abc' is the FIPS test vector's prefix")
+    func checksumVector() {
+        #expect(JournalChecksum.prefix(Array("abc".utf8)) == "ba7816bf8f01cfea")
+    }
+
+    private func line(_ type: String, tx: String = "t1", seq: Int, extra: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
+        var w = JSONWriter()
+        w.string("tx", tx)
+        w.int("seq", seq)
+        w.string("type", type)
+        extra(&w)
+        return JournalRecord.frame(w.finished)
+    }
+
+    @Test("a framed line reads back; the checksum covers exactly the record body")
+    func frame() throws {
+        let framed = line("begin", seq: 1)
+        let text = String(decoding: framed, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"sum":""#))
+        #expect(text.hasSuffix("}}\n"))
+        let body = #"{"tx":"t1","seq":1,"type":"begin"}"#
+        #expect(text == #"{"sum":""# + JournalChecksum.prefix(Array(body.utf8)) + #"","rec":"# + body + "}\n")
+        var seen: [JournalRecord] = []
+        let scan = Journal.scan(framed) { r, _ in seen.append(r) }
+        #expect(seen.count == 1)
+        #expect(seen.first?.kind == .begin)
+        #expect(!scan.tornTail)
+        #expect(scan.validLength == Int64(framed.count))
+    }
+
+    @Test("a torn last line (no newline) is ignored and reported; the valid length stops before it")
+    func tornTail() {
+        let good = line("begin", seq: 1) + line("intent", seq: 2)
+        let torn = Array(line("intent", seq: 3).dropLast(9))
+        var count = 0
+        let scan = Journal.scan(good + torn) { _, _ in count += 1 }
+        #expect(count == 2)
+        #expect(scan.tornTail)
+        #expect(scan.validLength == Int64(good.count))
+        #expect(scan.corruptLines.isEmpty)
+    }
+
+    @Test("a complete last line with a wrong checksum is a torn tail too")
+    func corruptLastLine() {
+        let good = line("begin", seq: 1)
+        var bad = line("end", seq: 2)
+        bad[40] ^= 0x01
+        var count = 0
+        let scan = Journal.scan(good + bad) { _, _ in count += 1 }
+        #expect(count == 1)
+        #expect(scan.tornTail)
+        #expect(scan.validLength == Int64(good.count))
+    }
+
+    @Test("a damaged line in the middle is skipped and reported by number; later records still count")
+    func corruptMiddleLine() {
+        var bad = line("intent", seq: 2)
+        bad[bad.count - 5] = 0x20
+        let all = line("begin", seq: 1) + bad + line("end", seq: 3)
+        var seqs: [Int] = []
+        let scan = Journal.scan(all) { r, _ in seqs.append(r.body.seq) }
+        #expect(seqs == [1, 3])
+        #expect(scan.corruptLines == [2])
+        #expect(!scan.tornTail)
+    }
+
+    @Test("an unknown record type is treated as damage, never guessed at")
+    func unknownType() {
+        var seen = 0
+        let scan = Journal.scan(line("begin", seq: 1) + line("frobnicate", seq: 2) + line("end", seq: 3)) { _, _ in seen += 1 }
+        #expect(seen == 2)
+        #expect(scan.corruptLines == [2])
+    }
+
+    @Test("JSON strings escape quotes, backslashes and control characters and decode back exactly")
+    func escaping() throws {
+        let tricky = "a\"b\\c\nd\te\u{01}f\u{7F}g é ✓"
+        var w = JSONWriter()
+        w.string("s", tricky)
+        let decoded = try JSONDecoder().decode([String: String].self, from: Data(w.finished))
+        #expect(decoded["s"] == tricky)
+    }
+
+    @Test("paths that are not UTF-8 also go out as base64 and come back byte for byte")
+    func nonUTF8Path() throws {
+        let path = RelativePath([0x74, 0x6D, 0x70, 0x2F, 0xFF, 0x0A, 0x41])!
+        var w = JSONWriter()
+        w.string("tx", "t")
+        w.int("seq", 1)
+        w.string("type", "skip")
+        w.path("path", path)
+        let body = try JSONDecoder().decode(RecordBody.self, from: Data(w.finished))
+        #expect(body.pathBase64 != nil)
+        #expect(RecordBody.path(body.path, body.pathBase64) == path)
+    }
+
+    @Test("every kind of intent survives the journal exactly", arguments: [
+        Change.stage(path: RelativePath("tmp/a b")!, name: FileName("17")!),
+        Change.rename(from: RelativePath("docs/UP.TXT")!, to: RelativePath([0x64, 0x2F, 0xC3, 0x28])!),
+        Change.mkdir(path: RelativePath("Library/Caches")!),
+        Change.setxattr(path: RelativePath("lib")!, attribute: "user.x", value: [0xFF, 0x00, 0x01], previous: nil),
+        Change.setxattr(path: .root, attribute: "user.y", value: nil, previous: Array("old".utf8)),
+        Change.create(path: RelativePath("c/CACHEDIR.TAG")!, temp: FileName(".t.tmp")!, contents: Array("Signature: x\n".utf8)),
+    ])
+    func intentRoundTrip(change: Change) throws {
+        let identity = EntryIdentity(device: 66305, inode: 1 << 40, size: 12, modificationTimeNs: 1_795_960_114_366_655_189)
+        let intent = Intent(op: 7, action: 3, change: change, identity: identity)
+        var w = Transaction.header(id: "tx", sequence: 9, type: .intent)
+        intent.encode(into: &w)
+        var decoded: Intent?
+        _ = Journal.scan(JournalRecord.frame(w.finished)) { r, _ in decoded = Intent(r.body) }
+        #expect(decoded == intent)
+    }
+}
