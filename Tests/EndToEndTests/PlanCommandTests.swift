@@ -6,7 +6,7 @@ import StoragePolicy
 import TreeFixture
 
 /// Runs any executable (setpriv, sh) with output in files, the way PolicyctlBinary runs policyctl.
-enum Command {
+enum ChildProcess {
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> PolicyctlBinary.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -19,8 +19,8 @@ enum Command {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
@@ -297,7 +297,7 @@ struct PlanJSON {
     /// reachable by nobody).
     static let canRunAsNobody: Bool = {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
-        let r = try? Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", PolicyctlBinary.path, "version"])
+        let r = try? ChildProcess.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", PolicyctlBinary.path, "version"])
         return r?.status == 0
     }()
 
@@ -314,7 +314,7 @@ struct PlanJSON {
         chmod(tree.root, 0o755)
         let work = try Self.workspace(["p.yaml": "version: 1\nname: p\nrules:\n  - name: tmp-expiry\n    path: tmp\n    expire: 24h\n"])
         defer { work.remove() }
-        let r = try Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", PolicyctlBinary.path,
+        let r = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", PolicyctlBinary.path,
                                                      "plan", "--policy", work.root + "/p.yaml", "--root", tree.root, "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let plan = try PlanJSON(r.stdoutData)
@@ -371,7 +371,7 @@ struct PlanJSON {
         defer { work.remove() }
         let args = ["plan", "--policy", work.root + "/p.yaml", "--root", tree.root, "--format", "json"]
         let normal = try PolicyctlBinary.run(args)
-        let limited = try Command.run("/bin/sh", ["-c", "ulimit -n 20 && exec \"$0\" \"$@\"", PolicyctlBinary.path] + args)
+        let limited = try ChildProcess.run("/bin/sh", ["-c", "ulimit -n 20 && exec \"$0\" \"$@\"", PolicyctlBinary.path] + args)
         #expect(limited.status == 0, "\(limited.stderr)")
         let plan = try PlanJSON(limited.stdoutData)
         #expect(plan.lines.count == 41)

@@ -67,9 +67,9 @@ final class QuotaLedger: @unchecked Sendable {
         var modificationTimeNs: Int64
     }
 
-    private(set) var records: [Record] = []
-    private var names: [UInt8] = []
-    private var directories: [RelativePath] = []
+    @exclusivity(unchecked) private(set) var records: [Record] = []
+    @exclusivity(unchecked) private var names: [UInt8] = []
+    @exclusivity(unchecked) private var directories: [RelativePath] = []
     /// Every file is on the root's device (the walk never crosses one).
     private(set) var device: UInt64 = 0
 
@@ -163,18 +163,18 @@ struct ForbiddenEntry: Sendable {
 
 /// One thread's results; merged after the walk. Only its own thread touches it while the walk runs.
 final class EvaluationResults: @unchecked Sendable {
-    var actions: [Action] = []
-    var violations: [Violation] = []
-    var skipped: [SkippedEntry] = []
-    var entriesScanned = 0
+    @exclusivity(unchecked) var actions: [Action] = []
+    @exclusivity(unchecked) var violations: [Violation] = []
+    @exclusivity(unchecked) var skipped: [SkippedEntry] = []
+    @exclusivity(unchecked) var entriesScanned = 0
     let quota = QuotaLedger()
-    var trashItems: [TrashItem] = []
-    var trashInfos: [TrashInfoFile] = []
-    var forbidden: [ForbiddenEntry] = []
+    @exclusivity(unchecked) var trashItems: [TrashItem] = []
+    @exclusivity(unchecked) var trashInfos: [TrashInfoFile] = []
+    @exclusivity(unchecked) var forbidden: [ForbiddenEntry] = []
     /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
     var trashFolderNames: [FileName]? = nil
     private var patterns: [Int: Regex<Substring>] = [:]
-    private var reasons = Set<String>()
+    @exclusivity(unchecked) private var reasons = Set<String>()
 
     /// One copy of each distinct reason text: thousands of "mtime 3d ago > 1d" share one string.
     func intern(_ reason: String) -> String {
