@@ -377,7 +377,11 @@ final class Evaluator: WalkVisitor {
     /// Naming rules over one directory: lowercase renames with Finder-style free names, case collisions,
     /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
     private func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
-        var existing: Set<PathKey>? = nil
+        // Directories hold tens of names: linear scans beat building hash sets for each of them.
+        func exists(_ name: [UInt8]) -> Bool {
+            for j in 0..<listing.count where listing.nameBytes(j).elementsEqual(name) { return true }
+            return false
+        }
         var byRule: [Int: [Int]] = [:]
         for c in candidates { byRule[c.rule, default: []].append(c.entry) }
         for ruleIndex in byRule.keys.sorted() {
@@ -389,9 +393,10 @@ final class Evaluator: WalkVisitor {
                entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
                 entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
             }
-            var planned = Set<[UInt8]>()
-            // Lowercase forms of the names that have uppercase letters: any case collision involves one.
-            var changed: [PathKey: [Int]] = [:]
+            var planned: [[UInt8]] = []
+            // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
+            // case collision involves one of them.
+            var changed: [(lower: [UInt8], members: [Int])] = []
             for i in entries {
                 let name = listing.nameBytes(i)
                 if naming.letterCase == .lower {
@@ -402,10 +407,9 @@ final class Evaluator: WalkVisitor {
                     case .unchanged:
                         break
                     case .changed(let lower):
-                        changed[PathKey(lower[...]), default: []].append(i)
-                        if existing == nil { existing = Set((0..<listing.count).map { PathKey(listing.nameBytes($0)) }) }
-                        let target = NameRules.freeName(lower) { existing!.contains(PathKey($0[...])) || planned.contains($0) }
-                        planned.insert(target)
+                        if let k = changed.firstIndex(where: { $0.lower == lower }) { changed[k].members.append(i) } else { changed.append((lower, [i])) }
+                        let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
+                        planned.append(target)
                         let targetPath = listing.path.appending(FileName(unchecked: target))
                         if rule.enforces {
                             let s = try? listing.status(i)
@@ -432,11 +436,11 @@ final class Evaluator: WalkVisitor {
             // A lowercase name joins the group of the uppercase names that lower to it.
             for i in entries {
                 let name = listing.nameBytes(i)
-                if changed[PathKey(name)] != nil { changed[PathKey(name)]!.append(i) }
+                if let k = changed.firstIndex(where: { $0.lower.elementsEqual(name) }) { changed[k].members.append(i) }
             }
-            for (_, members) in changed where members.count > 1 {
-                for i in members {
-                    let others = members.filter { $0 != i }.map { "'\(PathEscaping.escape(Array(listing.nameBytes($0))))'" }
+            for group in changed where group.members.count > 1 {
+                for i in group.members {
+                    let others = group.members.filter { $0 != i }.map { "'\(PathEscaping.escape(Array(listing.nameBytes($0))))'" }
                     report(ruleIndex, listing.path(of: i),
                            "differs only by case from \(others.joined(separator: ", ")): they collide on case-insensitive file systems",
                            worker)
