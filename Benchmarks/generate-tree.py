@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Generates a realistic app-container tree (the DOMAIN.md layout) of about N entries for benchmarks, with
-# ages spread around every threshold of Benchmarks/bench-policy.yaml. Writes only under the given folder.
+# ages spread around every threshold of Benchmarks/bench-policy.yaml. Writes only ROOT (and, with --hostile, ROOT.outside, the target of links that leave the tree).
 """Usage: generate-tree.py ROOT N [--hostile] [--uncapped] [--seed S]
 
 ROOT must not exist yet. N is the approximate number of entries (files, directories, symlinks).

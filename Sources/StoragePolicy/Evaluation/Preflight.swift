@@ -1,5 +1,4 @@
-// Before the walk: the checks that concern a handful of known directories rather than every entry:
-// layout directories, backup markers on rule scopes, which trash layout each trash folder uses.
+// Before the walk: checks on a few known directories (layout, backup markers on scopes, trash layouts).
 // Opens directories one component at a time, never following a symlink; changes nothing.
 #if canImport(Glibc)
 import Glibc

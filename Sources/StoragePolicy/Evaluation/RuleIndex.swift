@@ -91,8 +91,8 @@ final class CompiledRule: Sendable {
 final class ScopeTrie: Sendable {
     /// Rules whose scope is exactly this path.
     let rules: [Int]
-    /// True when this path is a rule scope or layout directory, or lies on the way to one: such
-    /// directories are structure and are never expired or evicted.
+    /// The next components on the way to a scope or layout directory. Every node is structure: walked,
+    /// never expired, renamed or moved.
     let children: [[UInt8]: ScopeTrie]
 
     init(rules: [Int], children: [[UInt8]: ScopeTrie]) {
