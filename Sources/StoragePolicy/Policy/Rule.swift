@@ -46,6 +46,8 @@ public struct Rule: Sendable, Hashable {
         case naming(Naming)
         case backup(BackupExclusion)
         case forbid([Glob])
+        /// A rule written in Swift (see ``CustomRule``); the YAML decoder never produces it.
+        case custom(AnyCustomRule)
 
         /// The key that introduces this kind in YAML.
         public var keyword: String {
@@ -56,6 +58,7 @@ public struct Rule: Sendable, Hashable {
             case .naming: "naming"
             case .backup: "backup"
             case .forbid: "forbid"
+            case .custom: "custom"
             }
         }
     }
