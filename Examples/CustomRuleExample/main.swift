@@ -1,5 +1,5 @@
 // Example: a policy written in Swift with custom rules (zero-byte files, images without a thumbnail),
-// planned against ROOT and printed. Usage: CustomRuleExample ROOT; plans only, never changes anything.
+// planned against ROOT and printed. Usage: CustomRuleExample ROOT [--apply]; changes nothing without --apply.
 import StoragePolicy
 #if canImport(Glibc)
 import Glibc
@@ -7,10 +7,13 @@ import Glibc
 import Darwin
 #endif
 
-guard let root = CommandLine.arguments.dropFirst().first else {
-    print("usage: CustomRuleExample ROOT")
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let root = arguments.first else {
+    print("usage: CustomRuleExample ROOT [--apply]")
     exit(64)
 }
+// With --apply the plan is also applied: custom rules' actions go through the same journal as built-in ones.
+let applying = arguments.dropFirst().contains("--apply")
 
 do {
     let policy = try Policy("custom-rule-example") {
@@ -28,8 +31,16 @@ do {
         .matching("**/*.jpg", "**/*.png", "**/*.heic")
         .type(.file)
     }
-    let plan = try StorageEngine(policy: policy, root: root).plan()
+    let engine = StorageEngine(policy: policy, root: root)
+    let plan = try engine.plan()
     PlanRenderer(ruleOrder: policy.rules.map(\.name)).render(plan) { print($0, terminator: "") }
+    if applying {
+        let result = try engine.apply(plan)
+        print("applied \(result.report.done) change(s) in transaction \(result.transaction ?? "-")")
+    }
+} catch EngineError.apply(.rolledBack(let transaction, let cause, let undone, let kept)) {
+    print("apply failed and was rolled back (transaction \(transaction), \(undone) change(s) undone, \(kept.count) kept): \(cause)")
+    exit(3)
 } catch {
     print("error: \(error)")
     exit(1)
