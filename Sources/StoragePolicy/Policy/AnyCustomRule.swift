@@ -23,7 +23,9 @@ public struct AnyCustomRule: Sendable, Hashable, CustomStringConvertible {
     /// The implementing type and its value, for fingerprints and debugging.
     public var description: String { key }
 
+    /// Equal when both hold the same type with the same printed value.
     public static func == (a: AnyCustomRule, b: AnyCustomRule) -> Bool { a.key == b.key }
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
