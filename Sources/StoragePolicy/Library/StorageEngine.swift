@@ -123,6 +123,13 @@ public struct StorageEngine: Sendable {
         AuditReport(plan: try plan(progress: progress), policy: policy, baseline: baseline, failOn: failOn)
     }
 
+    /// Which rules hold `path` (root-relative), what each says about it and why, and what the plan does to it.
+    /// Changes nothing on disk.
+    public func explain(_ path: RelativePath) throws(EngineError) -> Explanation {
+        do { return try Explainer(policy: policy, root: root, options: planOptions).explain(path) }
+        catch { throw EngineError.wrap(error) }
+    }
+
     /// Finishes or rolls back whatever apply was interrupted on this root (a crash, a power cut).
     /// Idempotent; `apply` runs it first anyway.
     public func recover() throws(EngineError) -> RecoveryReport {
@@ -209,6 +216,8 @@ public struct StorageEngine: Sendable {
                 continuation.resume(returning: Result { () throws(EngineError) -> R in try work() })
             }
             thread.name = "StorageEngine"
+            // The platform default for secondary threads can be 512 KiB; give the work a main thread's room.
+            thread.stackSize = 8 << 20
             thread.start()
         }
         return try result.get()

@@ -128,4 +128,32 @@ import TreeFixture
         #expect(AnyCustomRule(ZeroByteFiles(olderThan: .hours(1))) != AnyCustomRule(ZeroByteFiles(olderThan: .hours(2))))
         #expect(Rule.Kind.custom(AnyCustomRule(ZeroByteFiles(olderThan: .hours(1)))).keyword == "custom")
     }
+
+    @Test("a backup verdict sets this platform's marker, and explain names the custom rule") func backupAndExplain() throws {
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        let policy = try Policy("custom") {
+            Rule.custom("logs-out-of-backup", in: "Documents", summary: "Logs are excluded from backup.") { entry in
+                entry.name.escaped.hasSuffix(".log") && entry.extendedAttribute(Markers.backupAttribute.name) == nil
+                    ? [.excludeFromBackup(reason: "a log")] : []
+            }.type(.file).matching("*.log")
+        }
+        let engine = StorageEngine(policy: policy, root: tree.root, planOptions: tree.options())
+        let plan = try engine.plan()
+        #expect(plan.lines == [
+            "setxattr Documents/empty-new.log \(Markers.backupAttribute.name)",
+            "setxattr Documents/empty-old.log \(Markers.backupAttribute.name)",
+            "setxattr Documents/full.log \(Markers.backupAttribute.name)",
+        ])
+        #expect(plan.actions.allSatisfy { $0.kind == .setxattr(name: Markers.backupAttribute.name, value: Markers.backupAttribute.value) })
+        let explained = try engine.explain(RelativePath("Documents/full.log")!)
+        #expect(explained.rules.map(\.kind) == ["custom"])
+        #expect(explained.rules.first?.findings == [
+            "inside the scope 'Documents' as 'full.log'", "selected by match '*.log'",
+            "judged by a custom rule: Logs are excluded from backup.",
+        ])
+        #expect(explained.actions.map(\.line) == ["setxattr Documents/full.log \(Markers.backupAttribute.name)"])
+        _ = try engine.apply(plan)
+        #expect(try engine.plan().actions.isEmpty)
+    }
 }

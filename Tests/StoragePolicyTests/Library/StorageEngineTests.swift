@@ -133,4 +133,14 @@ import TreeFixture
         let names = Manifest.take(tree.root).map { String(decoding: $0.path, as: UTF8.self) }.filter { $0.hasPrefix("tmp/") }
         #expect(names == ["tmp/new"])
     }
+
+    @Test("async apply runs off the caller's thread and journals like sync apply") func asyncApply() async throws {
+        let tree = try Tree { Dir("tmp") { File("old", age: .days(2)); File("new", age: .hours(1)) } }
+        defer { tree.remove() }
+        let engine = try StorageEngine(yaml: Self.policy, root: tree.root, planOptions: tree.options())
+        let result = try await engine.apply()
+        #expect(result.plan.lines == ["delete tmp/old"])
+        #expect(result.counts == ["delete": 1])
+        #expect(try engine.journal().map(\.id) == [result.transaction!])
+    }
 }
