@@ -42,6 +42,7 @@ struct ApplyCommand: Command {
             .flag("verbose", short: "v", help: "One line per action."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
                     values: ["plain", "json"]),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
 
@@ -54,6 +55,7 @@ struct ApplyCommand: Command {
     let noWait: Bool
     let maxRuntime: PolicyDuration?
     let log: ApplyLog
+    let forceRoot: Bool
     let started = ContinuousClock.now
 
     init(_ arguments: ParsedArguments) throws {
@@ -62,6 +64,7 @@ struct ApplyCommand: Command {
         rootArgument = arguments.value("root")
         yes = arguments.flag("yes")
         noWait = arguments.flag("no-wait")
+        forceRoot = arguments.flag("force-root")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
                        perAction: arguments.flag("verbose") || format != nil)
@@ -108,6 +111,8 @@ struct ApplyCommand: Command {
             }
         }
         let rootText = rootArgument ?? plan!.root
+        // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
+        try RootSafety.check(rootText, force: forceRoot, command: "policyctl apply")
         let session = try RootSession.open(rootText)
 
         if let plan {
