@@ -338,6 +338,7 @@ final class ApplyRun {
             skip(i, reason)
             return
         }
+        options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReportingRace(intent) {
                 guard n == 0, let reason = Self.raceReason(failure, intent.change) else { throw failure }
@@ -346,6 +347,12 @@ final class ApplyRun {
                 return
             }
             touch(intent.change)
+            if n == 0, case .stage(let path, let name) = intent.change, let reason = try recheckStaged(step.action, name) {
+                // Replaced or written to between the check and the move: what was staged is not what was planned.
+                try transaction.unstage(path: path, name: name)
+                skip(i, reason)
+                return
+            }
         }
         report.items[i].outcome = .done
         report.counts[step.verb, default: 0] += 1
@@ -408,6 +415,20 @@ final class ApplyRun {
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
             return Self.mismatch(status, action.identity!, type: action.type)
         }
+    }
+
+    /// The check again, on the entry now in staging (nothing can swap it there): nil when it is what the plan saw.
+    private func recheckStaged(_ action: Action, _ name: FileName) throws(FileSystemError) -> String? {
+        guard let identity = action.identity, let status = try transaction.staging.statusIfPresent(of: name) else { return nil }
+        if touched.contains(action.path) {
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
+                return "replaced while being removed; kept"
+            }
+            return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
+        }
+        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
+        return nil
     }
 
     private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {

@@ -172,6 +172,14 @@ final class Transaction {
         CrashPoint.changeMade()
     }
 
+    /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
+    /// rollback or recovery finds nothing in staging under that name to undo.
+    func unstage(path: RelativePath, name: FileName) throws(FileSystemError) {
+        let parent = try directories.directory(path.parent)
+        try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
+        dirty.insert(path.parent)
+    }
+
     /// Writes `contents` to `temp`, fsyncs it, then renames it to `name` without replacing anything: readers
     /// see no file or the whole file, never half of one.
     static func writeFile(_ contents: [UInt8], named name: FileName, via temp: FileName,
