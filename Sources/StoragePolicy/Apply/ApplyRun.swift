@@ -29,7 +29,8 @@ final class ApplyRun {
 
     let lock: ApplyLock
     let options: ApplyOptions
-    let steps: [Step]
+    /// The plan's steps; a path under a directory this transaction renamed or trashed is rewritten to where it is now.
+    private(set) var steps: [Step]
     let metadata: Transaction.Metadata
     /// Entries modified after this instant (ns) were changed since the plan: a directory holding one is kept.
     let planTimeNs: Int64?
@@ -38,6 +39,8 @@ final class ApplyRun {
     private var report = ApplyReport()
     /// Paths with a descendant this transaction renamed, staged or created.
     private var touched: Set<RelativePath> = []
+    /// Directories this transaction renamed or trashed, in order: later steps inside them follow them.
+    private var moved: [(from: RelativePath, to: RelativePath)] = []
     /// Directories mkdir steps will create: later steps may rely on them before they exist.
     private var planned: Set<RelativePath> = []
     /// Names chosen in trash folders by prepared but not yet performed steps.
@@ -156,6 +159,10 @@ final class ApplyRun {
     }
 
     private func prepare(_ i: Int) throws(FileSystemError) -> Preparation {
+        // Renames and trash moves run before deletes: a delete inside a directory moved meanwhile follows it.
+        for (from, to) in moved.reversed() {
+            if let inner = steps[i].action.path.relative(to: from), !inner.isRoot { steps[i].action.path = to.appending(inner) }
+        }
         let step = steps[i]
         let action = step.action
         let path = action.path
@@ -355,6 +362,7 @@ final class ApplyRun {
             }
         }
         report.items[i].outcome = .done
+        if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
         report.counts[step.verb, default: 0] += 1
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
     }
@@ -413,6 +421,11 @@ final class ApplyRun {
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            if touched.contains(path), status.type == .directory, action.type == .directory {
+                // This transaction renamed entries inside it, which moved its mtime: the same directory still goes.
+                let identity = action.identity!
+                return status.device == identity.device && status.inode == identity.inode ? nil : "replaced since the plan; kept"
+            }
             return Self.mismatch(status, action.identity!, type: action.type)
         }
     }
