@@ -116,7 +116,17 @@ struct ApplyCommand: Command {
         let session = try RootSession.open(rootText)
 
         if let plan {
-            let policyBytes = plan.fingerprint?.policyPath.flatMap { try? PlanFile.read(path: $0) }
+            var policyBytes: [UInt8]? = nil
+            if let policyPath = plan.fingerprint?.policyPath {
+                do {
+                    policyBytes = try PlanFile.read(path: policyPath)
+                } catch where error.errno == .noSuchFile {
+                    throw CommandFailure(code: .rolledBack, message: "plan is stale: policy file \(policyPath) is gone: \(error.errno); nothing was changed")
+                } catch {
+                    // Not "stale": the policy could not be read at all; say why.
+                    throw CommandFailure(code: .ioError, message: "\(policyPath): cannot read the plan's policy: \(error.errno); nothing was changed")
+                }
+            }
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.rootStatus, policyBytes: policyBytes) {
                 throw CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
             }
