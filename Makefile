@@ -3,7 +3,8 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
-BIN := .build/release/policyctl
+SWIFTFLAGS ?=
+BIN = $(shell $(SWIFT) build $(SWIFTFLAGS) -c release --show-bin-path)/policyctl
 BINDIR := $(DESTDIR)$(PREFIX)/bin
 MANDIR := $(DESTDIR)$(PREFIX)/share/man
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/policyctl
@@ -16,7 +17,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 all: build
 
 build:
-	scripts/stamp-revision.sh $(SWIFT) build -c release --static-swift-stdlib --product policyctl
+	scripts/stamp-revision.sh $(SWIFT) build $(SWIFTFLAGS) -c release --static-swift-stdlib --product policyctl
 
 test:
 	$(SWIFT) test
