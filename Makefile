@@ -3,7 +3,8 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
-BIN := .build/release/policyctl
+SWIFTFLAGS ?=
+BIN = $(shell $(SWIFT) build $(SWIFTFLAGS) -c release --show-bin-path)/policyctl
 BINDIR := $(DESTDIR)$(PREFIX)/bin
 MANDIR := $(DESTDIR)$(PREFIX)/share/man
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/policyctl
@@ -16,7 +17,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 all: build
 
 build:
-	scripts/stamp-revision.sh $(SWIFT) build -c release --static-swift-stdlib --product policyctl
+	scripts/stamp-revision.sh $(SWIFT) build $(SWIFTFLAGS) -c release --static-swift-stdlib --product policyctl
 
 test:
 	$(SWIFT) test
@@ -30,8 +31,8 @@ install: build
 	$(BIN) completions zsh > $(ZSHDIR)/_policyctl
 	$(BIN) completions fish > $(FISHDIR)/policyctl.fish
 	install -m 644 Policies/*.yaml $(SHAREDIR)/policies/
-	install -m 644 Docs/policy.schema.json $(SHAREDIR)/ 2>/dev/null || true
-	install -m 644 Docs/systemd/*.service Docs/systemd/*.timer $(SHAREDIR)/systemd/ 2>/dev/null || true
+	install -m 644 Docs/policy.schema.json $(SHAREDIR)/
+	install -m 644 Docs/systemd/*.service Docs/systemd/*.timer $(SHAREDIR)/systemd/
 
 uninstall:
 	rm -f $(BINDIR)/policyctl $(MANDIR)/man1/policyctl.1 $(MANDIR)/man5/policyctl-policy.5 \

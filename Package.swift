@@ -28,14 +28,21 @@ let package = Package(
             dependencies: ["StoragePolicy"],
             path: "Sources/policyctl"
         ),
+        // Temporary trees built with a result builder, manifests and plan helpers, shared by both test targets.
+        .target(
+            name: "TreeFixture",
+            dependencies: ["StoragePolicy", "CPosix"],
+            path: "Tests/StoragePolicyTests/Support"
+        ),
         .testTarget(
             name: "StoragePolicyTests",
-            dependencies: ["StoragePolicy"],
-            path: "Tests/StoragePolicyTests"
+            dependencies: ["StoragePolicy", "TreeFixture"],
+            path: "Tests/StoragePolicyTests",
+            exclude: ["Support"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["StoragePolicy"],
+            dependencies: ["StoragePolicy", "TreeFixture"],
             path: "Tests/EndToEndTests"
         ),
     ],

@@ -21,6 +21,8 @@ enum Policyctl {
         DemoCommand.self,
         InitCommand.self,
         ValidateCommand.self,
+        PlanCommand.self,
+        ExplainCommand.self,
         CompletionsCommand.self,
         ManPageCommand.self,
         VersionCommand.self,

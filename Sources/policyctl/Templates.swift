@@ -131,11 +131,11 @@ enum Templates {
               - path: tmp
 
             rules:
-              # tmp is scratch: anything older than a day goes (judged by the newest of atime/mtime/ctime,
-              # so a file someone is still reading is kept).
+              # tmp is scratch: anything not modified for a day goes, as the app does at launch.
+              # (by: newest would also keep files read or whose metadata changed within the day.)
               - name: tmp-expiry
                 path: tmp
-                expire: { after: 24h, by: newest }
+                expire: { after: 24h }
 
               # Download libraries leave *.tmp files behind when a transfer dies. The age guard keeps a
               # transfer in flight safe: only residue untouched for an hour is swept.
@@ -165,10 +165,11 @@ enum Templates {
                 path: Library/Caches/Downloading
                 expire: { after: 14d }
 
-              # Simulators are case-insensitive, devices are not: keep user text files lowercase.
+              # Simulators are case-insensitive, devices are not: keep user text files lowercase
+              # (globs are case-sensitive, so the sets catch Notes.TXT too).
               - name: lowercase-names
                 path: Documents/UserFiles
-                match: ["**/*.txt", "**/*.md"]
+                match: ["**/*.[tT][xX][tT]", "**/*.[mM][dD]"]
                 exclude: [".Trash/**"]
                 naming: { case: lower }
 

@@ -1,10 +1,24 @@
-// Plans a policy against a root: one walk, every rule evaluated in that pass. Changes nothing on disk.
-// (Stub until the evaluator lands: the signature is the contract other parts build on.)
+// Plans a policy against a root: a few checks on known directories, one parallel walk evaluating every
+// rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 public struct PlanOptions: Sendable {
     /// The time ages are measured against, nanoseconds since the epoch; nil means now.
     public var now: Int64?
-    public init(now: Int64? = nil) { self.now = now }
+    /// Threads walking the tree; 0 means one per available core.
+    public var threads: Int
+    /// Directory descriptors the walk may keep open; nil derives it from the process's limit.
+    public var openDirectoryBudget: Int?
+    /// Tests only: see WalkOptions.willStat.
+    var willStat: (@Sendable (RelativePath) -> Void)?
+
+    public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+        self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
+    }
 }
 
 public struct Planner: Sendable {
@@ -16,9 +30,117 @@ public struct Planner: Sendable {
         self.policy = policy; self.root = root; self.options = options
     }
 
-    /// Walks the root and returns the plan. `progress` is called now and then with entries seen so far
-    /// and the directory being read.
+    /// Walks the root and returns the plan, sorted. `progress` is called now and then, from the walking
+    /// threads (one call at a time), with the entries seen so far and the directory being read.
+    /// Throws FileSystemError when the root itself cannot be opened or read.
     public func plan(progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
-        throw FileSystemError("plan", path: .root, errno: .notSupported)
+        let now = options.now ?? Planner.currentTimeNs()
+        let rootHandle = try DirectoryHandle.open(root: root)
+        let rootStatus = try rootHandle.status()
+
+        var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+        let rules = policy.rules.enumerated().map {
+            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
+        }
+        for i in rules.indices {
+            if case .naming(let naming) = rules[i].rule.kind, let pattern = naming.pattern, rules[i].pattern == nil {
+                preflight.violations.append(Violation(rule: rules[i].name, path: rules[i].rule.path,
+                                                      message: "pattern '\(pattern)' is not a valid regular expression; names were not checked",
+                                                      severity: .error))
+            }
+        }
+        preflight.checkLayout()
+        preflight.checkBackupScopes(rules)
+
+        // Forbidden entries go to the first trash rule's folder (its files/ for the FreeDesktop layout).
+        let trashRule = rules.first { if case .trash = $0.rule.kind { true } else { false } }
+        var trashTarget: RelativePath? = nil
+        var structural = policy.layout.map(\.path)
+        var missingTrashTarget: [RelativePath] = []
+        if let trashRule {
+            let folder = trashRule.rule.path
+            let target = trashRule.trashLayout == .freedesktop ? folder.appending(FileName("files")!) : folder
+            trashTarget = target
+            structural.append(target)
+            if trashRule.trashLayout == .freedesktop { structural.append(folder.appending(FileName("info")!)) }
+            if case .missing(let existing) = preflight.presence(of: target) {
+                var current = existing
+                for c in target.components.dropFirst(existing.isEmpty ? 0 : existing.components.count) {
+                    current = current.appending(c)
+                    missingTrashTarget.append(current)
+                }
+            }
+        }
+        var relaxed = Set<Int>()
+        for rule in rules {
+            if case .quota(let quota) = rule.rule.kind, quota.evict == .lru, preflight.atimeIsRelaxed(at: rule.rule.path) {
+                relaxed.insert(rule.index)
+            }
+        }
+
+        let trie = ScopeTrie.build(scopes: rules.map { ($0.index, $0.rule.path) }, structural: structural)
+        let evaluator = Evaluator(rules: rules, trie: trie, now: now, trashTarget: trashTarget,
+                                  backupMarker: Markers.backupAttribute, progress: progress.map(ProgressReporter.init))
+        var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
+        walkOptions.willStat = options.willStat
+        let walker = Walker(root: root, options: walkOptions)
+        let (walkedRoot, workers) = try walker.walk(evaluator)
+        guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
+            throw FileSystemError("open", path: .root, errno: .busy)
+        }
+
+        let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
+                                    missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
+        var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
+        // Handed over, not shared: sorting the plan's actions must not copy a million of them.
+        var actions = outcome.actions
+        outcome.actions = []
+        ByteOrder.sortActions(&actions)
+        var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
+                        evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
+                        skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,
+                        entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
+                        fingerprint: fingerprint(rootStatus))
+        plan.sort()
+        return plan
+    }
+
+    /// The policy's bytes (or, for a policy built in code, its description) and the root's identity.
+    func fingerprint(_ rootStatus: FileStatus) -> Plan.Fingerprint {
+        let digest = policy.sourceBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
+        return Plan.Fingerprint(policySHA256: digest, policyPath: policy.source.map { Planner.absolute($0.file) },
+                                rootDevice: rootStatus.device, rootInode: rootStatus.inode)
+    }
+
+    // MARK: Clock and paths (no Foundation on this path)
+
+    static func currentTimeNs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// RFC 3339 in UTC to the second: `2026-11-29T13:22:43Z`.
+    static func rfc3339(nanoseconds: Int64) -> String {
+        var seconds = time_t(nanoseconds / 1_000_000_000)
+        var t = tm()
+        gmtime_r(&seconds, &t)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.tm_year + 1900)-\(two(t.tm_mon + 1))-\(two(t.tm_mday))T\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec))Z"
+    }
+
+    /// `path` made absolute against the working directory, with `.` parts and repeated slashes removed
+    /// (`..` is kept: resolving it lexically could name a different directory through a symlink).
+    static func absolute(_ path: String) -> String {
+        var full = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                full = cwd + "/" + path
+            }
+        }
+        let parts = full.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return "/" + parts.joined(separator: "/")
     }
 }

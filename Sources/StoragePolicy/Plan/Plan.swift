@@ -69,9 +69,10 @@ public struct Plan: Sendable, Hashable, Codable {
 
     /// Sorts actions and violations by path, then rule: the deterministic order plans are shown in.
     public mutating func sort() {
-        actions.sort { ($0.path, $0.rule) < ($1.path, $1.rule) }
+        // Swift's sort is not stable: break every tie (one rule may set a marker and write a tag on one path).
+        actions.sort { ($0.path, $0.rule, $0.kind.name, $0.reason) < ($1.path, $1.rule, $1.kind.name, $1.reason) }
         violations.sort { ($0.path, $0.rule, $0.message) < ($1.path, $1.rule, $1.message) }
-        skipped.sort { $0.path < $1.path }
+        skipped.sort { ($0.path, $0.reason) < ($1.path, $1.reason) }
     }
 
     /// The plan as stable, pretty JSON (keys sorted).

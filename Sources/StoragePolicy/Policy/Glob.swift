@@ -69,32 +69,50 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         alternatives.count == 1 && alternatives[0].allSatisfy { if case .literal = $0 { true } else { false } }
     }
 
-    /// The literal ending every match must have, per alternative (`**/*.txt` -> `.txt`); nil when some
-    /// alternative can end in anything. Lets the validator tell that two globs can never select one name.
-    var literalSuffixes: [[UInt8]]? {
-        var result: [[UInt8]] = []
+    /// What the last characters of every match must be, per alternative, read from the end: a byte or a
+    /// set (`**/*.[tT]xt` -> t, x, [tT]); nil when some alternative can end in anything.
+    private var endings: [[Token]]? {
+        var result: [[Token]] = []
         for alternative in alternatives {
+            var ending: [Token] = []
             switch alternative.last {
-            case .literal(let bytes)?: result.append(bytes)
+            case .literal(let bytes)?: ending = bytes.reversed().map { .literal([$0]) }
             case .wild(let tokens)?:
-                guard case .literal(let bytes)? = tokens.last, !bytes.isEmpty else { return nil }
-                result.append(bytes)
+                loop: for token in tokens.reversed() {
+                    switch token {
+                    case .literal(let bytes): ending += bytes.reversed().map { .literal([$0]) }
+                    case .set: ending.append(token)
+                    case .star, .any: break loop
+                    }
+                }
             default: return nil
             }
+            if ending.isEmpty { return nil }
+            result.append(ending)
         }
         return result
     }
 
-    /// True when no name can match both globs, judged by their literal endings (a safe under-approximation:
-    /// false means "they might overlap").
+    /// True when no name can match both globs, judged by the characters their matches must end with
+    /// (a safe under-approximation: false means "they might overlap").
     public func isDisjoint(from other: Glob) -> Bool {
-        guard let mine = literalSuffixes, let theirs = other.literalSuffixes else { return false }
+        guard let mine = endings, let theirs = other.endings else { return false }
         for a in mine {
-            for b in theirs where a.count <= b.count ? b.reversed().starts(with: a.reversed()) : a.reversed().starts(with: b.reversed()) {
-                return false
-            }
+            for b in theirs where !Glob.endingsDiffer(a, b) { return false }
         }
         return true
+    }
+
+    private static func endingsDiffer(_ a: [Token], _ b: [Token]) -> Bool {
+        for (x, y) in zip(a, b) {
+            switch (x, y) {
+            case (.literal(let p), .literal(let q)) where p != q: return true
+            case (.literal(let p), .set(let s)), (.set(let s), .literal(let p)):
+                if p[0] < 0x80, !s.contains(UInt32(p[0])) { return true }
+            default: continue
+            }
+        }
+        return false
     }
 
     // MARK: Matching

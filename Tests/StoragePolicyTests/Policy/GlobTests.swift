@@ -47,3 +47,14 @@ import Testing
         #expect(!star.matches(RelativePath(String(repeating: "a", count: 200))!))
     }
 }
+
+@Suite("Glob disjointness") struct GlobDisjointnessTests {
+    @Test("globs whose matches must end differently are disjoint", arguments: [
+        ("**/*.txt", "**/*.tmp", true), ("**/*.[tT][xX][tT]", "**/*.tmp", true), ("**/*.txt", "**/*.[tT][xX][tT]", false),
+        ("*.db", "**/*", false), ("a/*.jpg", "*.{png,jpg}", false), ("*.{png,gif}", "*.jpg", true), ("*.md", "*.[!m]d", true),
+    ])
+    func disjoint(a: String, b: String, expected: Bool) throws {
+        #expect(try Glob(a).isDisjoint(from: Glob(b)) == expected)
+        #expect(try Glob(b).isDisjoint(from: Glob(a)) == expected)
+    }
+}

@@ -1,0 +1,59 @@
+// Which timestamp a rule judges an entry by, and the few words a plan shows for it ("mtime 2d3h ago > 1d").
+// Pure arithmetic on nanoseconds: never reads the clock itself, never rounds an age down to "expired".
+
+enum Ages {
+    /// The timestamp `by` names; `newest` is the newest of atime, mtime and, for non-directories, ctime
+    /// (systemd-tmpfiles' rule: the safest, since any of them moving keeps the entry).
+    static func timestamp(_ s: FileStatus, by: Expire.Timestamp) -> (label: String, ns: Int64) {
+        switch by {
+        case .mtime: return ("mtime", s.modificationTimeNs)
+        case .atime: return ("atime", s.accessTimeNs)
+        case .ctime: return ("ctime", s.changeTimeNs)
+        case .newest:
+            var best = ("mtime", s.modificationTimeNs)
+            if s.accessTimeNs > best.1 { best = ("atime", s.accessTimeNs) }
+            if s.type != .directory && s.changeTimeNs > best.1 { best = ("ctime", s.changeTimeNs) }
+            return ("newest (\(best.0))", best.1)
+        }
+    }
+
+    /// True when `then` is strictly more than `limit` before `now`: an entry exactly `limit` old is kept.
+    static func isOlder(_ then: Int64, than limit: PolicyDuration, now: Int64) -> Bool {
+        let (age, overflow) = now.subtractingReportingOverflow(then)
+        return !overflow && age > limit.nanoseconds
+    }
+
+    /// `mtime 2d3h ago > 1d` when expired, `mtime 3h ago <= 1d` when not; future times say so.
+    static func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
+        let age = now &- then
+        if age < 0 { return "\(label) \(human(nanoseconds: -age)) in the future" }
+        return label + " " + human(nanoseconds: age) + (age > limit.nanoseconds ? " ago > " : " ago <= ") + human(seconds: limit.seconds, units: 4)
+    }
+
+    /// An age for people: the two largest of d, h, m, s (`40d`, `1d1h`, `5m12s`). Days, not weeks:
+    /// "30d" is what a policy says, "4w2d" nobody does.
+    static func human(nanoseconds: Int64) -> String { human(seconds: nanoseconds / 1_000_000_000, units: 2) }
+
+    /// The `units` adjacent units from the largest non-zero one, zeros left out: `1d1h`, `2h`, `1m30s`.
+    static func human(seconds: Int64, units: Int) -> String {
+        if seconds <= 0 { return "0s" }
+        let table: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+        guard let first = table.firstIndex(where: { seconds >= $0.1 }) else { return "0s" }
+        var rest = seconds
+        var out = ""
+        for (unit, size) in table[first..<min(table.count, first + units)] {
+            let n = rest / size
+            if n > 0 { out += String(n) + unit }
+            rest -= n * size
+        }
+        return out
+    }
+}
+
+/// Bytes a delete frees: allocated blocks (as `du`), and nothing for a file with other hard links, since
+/// removing one name does not free its data.
+extension FileStatus {
+    var bytesFreedByRemoval: Int64 {
+        (type != .directory && linkCount > 1) ? 0 : allocatedSize
+    }
+}

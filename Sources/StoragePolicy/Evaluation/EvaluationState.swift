@@ -1,0 +1,130 @@
+// What the evaluator keeps while the walk runs: one state per unfinished directory, one result set per
+// thread, and the few records (quota files, trash items, forbidden entries) that are decided at the end.
+import Synchronization
+
+/// The evaluator's state for one directory, kept until its subtree is finished.
+final class EvaluatedDirectory: Sendable {
+    let parent: EvaluatedDirectory?
+    let path: RelativePath
+    /// The scope trie node at this path, when it is a scope, a layout directory or on the way to one.
+    let trie: ScopeTrie?
+    /// Rules whose scope holds this directory's entries, by index.
+    let active: [Int]
+    let status: FileStatus
+    /// The first enforcing expire rule this directory is expired under: deleted if it ends up empty.
+    let deletion: Verdict?
+    /// Audit expire rules it is expired under: reported if it would end up empty.
+    let auditDeletions: [Verdict]
+    /// Set when this directory is an item in a trash folder: its totals are filled in when it finishes.
+    let trashItem: TrashItem?
+    let aggregate: Mutex<Aggregate>
+
+    /// What the finished subtree adds up to, and the deletions held back in case this directory is
+    /// deleted as a whole.
+    struct Aggregate {
+        var bytes: Int64 = 0
+        var entries = 0
+        /// Entries not deleted by an enforcing rule (subdirectories count until they finish deleted).
+        var remaining = 0
+        /// Entries neither deleted nor reported as would-be-deleted by an audit rule.
+        var remainingAny = 0
+        var held: [Action] = []
+    }
+
+    init(parent: EvaluatedDirectory?, path: RelativePath, trie: ScopeTrie?, active: [Int], status: FileStatus,
+         deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate) {
+        self.parent = parent; self.path = path; self.trie = trie; self.active = active; self.status = status
+        self.deletion = deletion; self.auditDeletions = auditDeletions; self.trashItem = trashItem
+        self.aggregate = Mutex(aggregate)
+    }
+
+    /// True while deletions inside must be held: this directory may be deleted as a whole.
+    var holdsDeletions: Bool { deletion != nil }
+}
+
+/// A rule's decision about one entry, with the words that explain it.
+struct Verdict: Sendable {
+    var rule: Int
+    var reason: String
+}
+
+/// One regular file counted by a quota rule.
+struct QuotaFile: Sendable {
+    var rule: Int
+    var path: RelativePath
+    /// Allocated bytes (as `du`).
+    var allocated: Int64
+    /// The eviction order key: mtime for `oldest`, atime for `lru`.
+    var time: Int64
+    var identity: EntryIdentity
+    var linkCount: UInt64
+}
+
+/// One item in a trash folder. Directories fill in their totals when their subtree finishes.
+final class TrashItem: @unchecked Sendable {
+    // @unchecked: written by the thread that visits (and later finishes) the item, read after the walk.
+    let rule: Int
+    let path: RelativePath
+    /// The item's name in its folder (the key into FreeDesktop's info/NAME.trashinfo).
+    let name: FileName
+    let type: FileType
+    let identity: EntryIdentity
+    /// When it was trashed (ns), where known during the walk (app layout).
+    var trashedAt: Int64?
+    var dateSource: String
+    /// Why it has no date, when it has none.
+    var undated: String?
+    var bytes: Int64
+    var entries: Int
+
+    init(rule: Int, path: RelativePath, name: FileName, type: FileType, identity: EntryIdentity,
+         trashedAt: Int64?, dateSource: String, undated: String?, bytes: Int64, entries: Int) {
+        self.rule = rule; self.path = path; self.name = name; self.type = type; self.identity = identity
+        self.trashedAt = trashedAt; self.dateSource = dateSource; self.undated = undated
+        self.bytes = bytes; self.entries = entries
+    }
+}
+
+/// A FreeDesktop `info/NAME.trashinfo` file and the date read from it.
+struct TrashInfoFile: Sendable {
+    var rule: Int
+    /// The item name it describes (NAME without `.trashinfo`).
+    var itemName: FileName
+    var path: RelativePath
+    var deletionDate: Int64?
+    var identity: EntryIdentity
+    var bytes: Int64
+}
+
+/// An entry a forbid rule selected.
+struct ForbiddenEntry: Sendable {
+    var rule: Int
+    var path: RelativePath
+    var name: FileName
+    var glob: String
+    var type: FileType
+    var identity: EntryIdentity?
+}
+
+/// One thread's results; merged after the walk. Only its own thread touches it while the walk runs.
+final class EvaluationResults: @unchecked Sendable {
+    var actions: [Action] = []
+    var violations: [Violation] = []
+    var skipped: [SkippedEntry] = []
+    var entriesScanned = 0
+    var quotaFiles: [QuotaFile] = []
+    var trashItems: [TrashItem] = []
+    var trashInfos: [TrashInfoFile] = []
+    var forbidden: [ForbiddenEntry] = []
+    /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
+    var trashFolderNames: [FileName]? = nil
+    private var patterns: [Int: Regex<Substring>] = [:]
+
+    /// This thread's compiled copy of a naming rule's pattern.
+    func pattern(for rule: CompiledRule) -> Regex<Substring>? {
+        if let compiled = patterns[rule.index] { return compiled }
+        guard let text = rule.pattern, let compiled = try? Regex(text, as: Substring.self) else { return nil }
+        patterns[rule.index] = compiled
+        return compiled
+    }
+}

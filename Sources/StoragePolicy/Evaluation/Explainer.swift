@@ -1,0 +1,165 @@
+// Explains one path: for every rule, whether its scope holds the path, what match/exclude say, and the
+// verdict with its reason; then what the full plan does to it. Changes nothing on disk.
+
+/// What every rule of a policy makes of one path.
+public struct Explanation: Sendable {
+    public var path: RelativePath
+    /// The entry's status now; nil when it does not exist (or cannot be reached without a symlink).
+    public var status: FileStatus?
+    /// Why there is no status, when there is none.
+    public var statusProblem: String?
+    public var rules: [RuleExplanation]
+    /// Actions the plan takes on this path, or on a directory that holds it (a deleted directory covers
+    /// its contents).
+    public var actions: [Action]
+    public var violations: [Violation]
+    public var skipped: [SkippedEntry]
+}
+
+public struct RuleExplanation: Sendable, Hashable {
+    public var rule: String
+    /// `expire`, `trash`, ... and `audit` when the rule only reports.
+    public var kind: String
+    public var mode: Rule.Mode
+    public var inScope: Bool
+    /// One line each: scope, selection, verdict.
+    public var findings: [String]
+}
+
+public struct Explainer: Sendable {
+    public let policy: Policy
+    public let root: String
+    public let options: PlanOptions
+
+    public init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
+        self.policy = policy; self.root = root; self.options = options
+    }
+
+    /// Explains `path` (root-relative). Runs the whole plan to say what actually happens to it.
+    public func explain(_ path: RelativePath) throws -> Explanation {
+        let now = options.now ?? Planner.currentTimeNs()
+        var planOptions = options
+        planOptions.now = now
+        let plan = try Planner(policy: policy, root: root, options: planOptions).plan()
+        let rootHandle = try DirectoryHandle.open(root: root)
+        let preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+
+        var status: FileStatus? = nil
+        var problem: String? = nil
+        if path.isEmpty {
+            status = try? rootHandle.status()
+        } else {
+            switch preflight.presence(of: path.parent) {
+            case .directory(let handle, _):
+                do {
+                    status = try handle.statusIfPresent(of: path.lastComponent!)
+                    if status == nil { problem = "does not exist" }
+                } catch { problem = "cannot stat: \(error.errno)" }
+            case .missing: problem = "does not exist"
+            case .blocked(let at, let type): problem = "\(at.escaped) is a \(type.rawValue), not a directory: never followed"
+            case .unreadable(let e): problem = "cannot reach: \(e.errno)"
+            }
+        }
+
+        var rules: [RuleExplanation] = []
+        for (index, rule) in policy.rules.enumerated() {
+            let compiled = CompiledRule(index: index, rule: rule, trashLayout: preflight.trashLayout(of: rule))
+            rules.append(explain(compiled, path: path, status: status, now: now))
+        }
+
+        let covering = plan.actions.filter { a in
+            a.path == path || (path.hasPrefix(a.path) && a.type == .directory && (a.isDelete || { if case .trash = a.kind { true } else { false } }()))
+                || { if case .rename(let to) = a.kind { to == path } else { false } }()
+        }
+        return Explanation(path: path, status: status, statusProblem: problem, rules: rules, actions: covering,
+                           violations: plan.violations.filter { $0.path == path },
+                           skipped: plan.skipped.filter { path.hasPrefix($0.path) })
+    }
+
+    func explain(_ rule: CompiledRule, path: RelativePath, status: FileStatus?, now: Int64) -> RuleExplanation {
+        let r = rule.rule
+        let scope = r.path.isEmpty ? "the root" : "'\(r.path.escaped)'"
+        var out = RuleExplanation(rule: r.name, kind: r.kind.keyword, mode: r.mode, inScope: false, findings: [])
+        if case .backup = r.kind, path == r.path, rule.match.isEmpty {
+            out.inScope = true
+            out.findings.append("this is the rule's scope: it must carry the backup-exclusion marker \(Markers.backupAttribute.name)")
+            return out
+        }
+        guard let relative = path.relative(to: r.path), !relative.isEmpty else {
+            out.findings.append(path == r.path ? "this is the rule's scope itself: rules judge what is inside it" : "outside the scope \(scope)")
+            return out
+        }
+        out.inScope = true
+        out.findings.append("inside the scope \(scope) as '\(relative.escaped)'")
+        let components = relative.bytes.split(separator: 0x2F, omittingEmptySubsequences: false)
+        let directory = components.dropLast()
+        let name = components.last!
+        if let excluded = rule.exclude.first(where: { $0.matches(directory, name) }) {
+            out.findings.append("excluded by '\(excluded.glob.pattern)'")
+            return out
+        }
+        if rule.match.isEmpty {
+            out.findings.append("selected (no match globs: every entry in the scope)")
+        } else if let matched = rule.match.first(where: { $0.matches(directory, name) }) {
+            out.findings.append("selected by match '\(matched.glob.pattern)'")
+        } else {
+            out.findings.append("not selected: matches none of \(rule.match.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))")
+            return out
+        }
+        guard let status else {
+            out.findings.append("no verdict: the entry is not there")
+            return out
+        }
+        guard rule.admits(status.type) else {
+            out.findings.append("not judged: a \(status.type.rawValue) is not a type this rule acts on")
+            return out
+        }
+        let consequence = rule.enforces ? "" : " (audit: reported only)"
+        switch r.kind {
+        case .expire(let expire):
+            let (label, time) = Ages.timestamp(status, by: expire.by)
+            let text = Ages.describe(label, time, limit: expire.after, now: now)
+            if Ages.isOlder(time, than: expire.after, now: now) {
+                out.findings.append(status.type == .directory
+                    ? "\(text): expired; deleted once everything in it is deleted\(consequence)"
+                    : "\(text): delete\(consequence)")
+            } else {
+                out.findings.append("\(text): keep")
+            }
+        case .trash(let retention):
+            let depth = directory.count
+            let isItem = rule.trashLayout == .app ? depth == 0 : (depth == 1 && directory.first!.elementsEqual("files".utf8))
+            let dating = rule.trashLayout == .app ? "dated by its trash stamp, else ctime" : "dated by info/NAME.trashinfo"
+            let retain = Ages.human(seconds: retention.retain.seconds, units: 4)
+            out.findings.append(isItem
+                ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(consequence)"
+                : "inside the trash folder but not an item itself: goes with its item")
+        case .quota(let quota):
+            out.findings.append("counts toward the quota: \(ByteSize.human(status.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: now - (quota.evict == .lru ? status.accessTimeNs : status.modificationTimeNs))) ago; eviction depends on the whole scope (see the plan below)")
+        case .naming(let naming):
+            if naming.letterCase == .lower {
+                if let lower = NameRules.lowercased(name) {
+                    out.findings.append(lower.elementsEqual(name) ? "name is lowercase" : "name has uppercase letters: rename to '\(PathEscaping.escape(lower))' or a free numbered form\(consequence)")
+                } else {
+                    out.findings.append("name is not valid UTF-8: it cannot be lowercased")
+                }
+            }
+            if let text = naming.pattern {
+                if let compiled = try? Regex(text, as: Substring.self), let n = String(validating: name, as: UTF8.self) {
+                    out.findings.append((try? compiled.wholeMatch(in: n)) != nil ? "name matches pattern '\(text)'" : "name does not match pattern '\(text)'")
+                } else {
+                    out.findings.append("name cannot be checked against pattern '\(text)'")
+                }
+            }
+        case .backup:
+            out.findings.append(rule.match.isEmpty ? "only the scope itself carries the marker (it covers everything in it)" : "must carry the backup-exclusion marker \(Markers.backupAttribute.name)\(consequence)")
+        case .forbid:
+            if let glob = rule.forbiddenBy(directory, name) {
+                out.findings.append("forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (policy.trashFolder != nil ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")")
+            } else {
+                out.findings.append("not forbidden: matches none of \(rule.forbid.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))")
+            }
+        }
+        return out
+    }
+}

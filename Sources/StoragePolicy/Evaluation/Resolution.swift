@@ -1,0 +1,382 @@
+// After the walk: the decisions that need the whole tree (trash dates from info/, forbidden moves with
+// free names, quota eviction) and the precedence that makes the actions consistent. Touches no disk.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct Resolution {
+    let rules: [CompiledRule]
+    let now: Int64
+    /// Where forbidden entries go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
+    let trashTarget: RelativePath?
+    /// Components of `trashTarget` that do not exist yet: created (mkdir) before anything moves there.
+    let missingTrashTarget: [RelativePath]
+    /// Rules whose scope is on a mount that does not keep atime precisely (for `lru` notes).
+    let relaxedAtime: Set<Int>
+
+    struct Outcome {
+        var actions: [Action]
+        var violations: [Violation]
+        var notes: [String]
+    }
+
+    func resolve(_ results: [EvaluationResults], preflight: [Action], violations: [Violation]) -> Outcome {
+        var notes: [String] = []
+        var found = violations
+        var actions = preflight
+        actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
+        var trashItems: [TrashItem] = []
+        var trashInfos: [TrashInfoFile] = []
+        var forbidden: [ForbiddenEntry] = []
+        var quotaFiles: [QuotaFile] = []
+        var folderNames: [FileName] = []
+        // Moved out of each thread's results, so no action or record is held twice.
+        for r in results {
+            actions.append(contentsOf: r.actions)
+            r.actions = []
+            found.append(contentsOf: r.violations)
+            trashItems.append(contentsOf: r.trashItems)
+            trashInfos.append(contentsOf: r.trashInfos)
+            forbidden.append(contentsOf: r.forbidden)
+            quotaFiles.append(contentsOf: r.quotaFiles)
+            r.quotaFiles = []
+            if let names = r.trashFolderNames { folderNames = names }
+        }
+        func report(_ rule: Int, _ path: RelativePath, _ message: String) {
+            found.append(Violation(rule: rules[rule].name, path: path, message: message,
+                                   severity: rules[rule].rule.effectiveSeverity))
+        }
+
+        // Trash retention: date every item, delete the ones kept longer than `retain`.
+        let infos = Dictionary(trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
+        for item in trashItems.sorted(by: { $0.path < $1.path }) {
+            let rule = rules[item.rule]
+            guard case .trash(let retention) = rule.rule.kind else { continue }
+            var info: TrashInfoFile? = nil
+            var trashedAt = item.trashedAt
+            var undated = item.undated
+            if rule.trashLayout == .freedesktop {
+                info = infos[InfoKey(rule: item.rule, name: item.name)]
+                if let info {
+                    trashedAt = info.deletionDate
+                    if trashedAt == nil { undated = "info/\(item.name.escaped).trashinfo has no readable DeletionDate" }
+                } else {
+                    undated = "there is no info/\(item.name.escaped).trashinfo"
+                }
+            }
+            guard let trashedAt else {
+                report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
+                continue
+            }
+            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else { continue }
+            let reason = Ages.describe("trashed (\(item.dateSource))", trashedAt, limit: retention.retain, now: now)
+            if rule.enforces {
+                actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
+                                      identity: item.identity, type: item.type, entries: item.entries))
+                if let info {
+                    actions.append(Action(kind: .delete, path: info.path, rule: rule.name,
+                                          reason: "the .trashinfo of a deleted item", bytes: info.bytes,
+                                          identity: info.identity, type: .regular))
+                }
+            } else {
+                report(item.rule, item.path, "\(reason): would be deleted")
+            }
+        }
+
+        var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
+        gone.settleDeletes(&actions)
+
+        // Forbidden entries: moved into the trash folder under a free name, or reported.
+        var taken = Set(folderNames.map(\.bytes))
+        var madeTrashFolder = false
+        var previousForbidden: RelativePath? = nil
+        for entry in forbidden.sorted(by: { ($0.path, $0.rule) < ($1.path, $1.rule) }) {
+            let rule = rules[entry.rule]
+            if entry.path == previousForbidden { continue }  // a later rule forbidding the same entry
+            previousForbidden = entry.path
+            if gone.isRemoved(entry.path) { continue }
+            if let folder = rules.first(where: { if case .trash = $0.rule.kind { true } else { false } })?.rule.path,
+               entry.path.hasPrefix(folder) {
+                continue  // already in the trash
+            }
+            let what = "forbidden (matches '\(entry.glob)')"
+            guard rule.enforces else {
+                report(entry.rule, entry.path, what)
+                continue
+            }
+            guard let trashTarget else {
+                report(entry.rule, entry.path, "\(what); the policy has no trash folder to move it to")
+                continue
+            }
+            if !madeTrashFolder {
+                madeTrashFolder = true
+                for path in missingTrashTarget {
+                    actions.append(Action(kind: .mkdir, path: path, rule: rule.name, reason: "trash folder for forbidden entries"))
+                }
+            }
+            let name = NameRules.freeName(entry.name.bytes) { taken.contains($0) }
+            taken.insert(name)
+            let move = Action(kind: .trash(to: trashTarget.appending(FileName(unchecked: name))), path: entry.path,
+                              rule: rule.name, reason: what, identity: entry.identity, type: entry.type)
+            actions.append(move)
+            gone.recordMove(move)
+        }
+
+        // Quotas, in policy order, over what is left once the deletions and moves above are done.
+        for rule in rules {
+            guard case .quota(let quota) = rule.rule.kind else { continue }
+            // Per-file removal checks only when something under this scope was deleted or moved.
+            let check = gone.hasRemovals(under: rule.rule.path)
+            let files = quotaFiles.filter { $0.rule == rule.index && !(check && gone.isRemoved($0.path)) }
+            var seenInodes = Set<UInt64>()
+            var used: Int64 = 0
+            for f in files where f.linkCount <= 1 || seenInodes.insert(f.identity.inode).inserted {
+                used += f.allocated
+            }
+            let maximum = quota.max.bytes
+            let target = quota.target.bytes(of: quota.max)
+            guard used > maximum else { continue }
+            if quota.evict == .lru && relaxedAtime.contains(rule.index) {
+                notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
+            }
+            // Sorted as indices: moving 8-byte indices, not whole records.
+            var order = files.indices.filter { files[$0].linkCount <= 1 }
+            order.sort { a, b in
+                files[a].time != files[b].time ? files[a].time < files[b].time : ByteOrder.precedes(files[a].path, files[b].path)
+            }
+            var remaining = used
+            var evicted: [QuotaFile] = []
+            for i in order where remaining > target {
+                evicted.append(files[i])
+                remaining -= files[i].allocated
+            }
+            let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
+            let clock = quota.evict == .lru ? "atime" : "mtime"
+            let first = quota.evict == .lru ? "least recently used" : "oldest"
+            if rule.enforces {
+                for f in evicted {
+                    actions.append(Action(kind: .delete, path: f.path, rule: rule.name,
+                                          reason: "quota: \(summary), \(first) first (\(clock) \(Ages.human(nanoseconds: max(0, now - f.time))) ago)",
+                                          bytes: f.allocated, identity: f.identity, type: .regular))
+                }
+                gone.addDeletes(evicted.map(\.path))
+            } else {
+                report(rule.index, rule.rule.path, "\(summary); would evict \(evicted.count) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
+            }
+            if remaining > target {
+                notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
+            }
+        }
+        quotaFiles = []
+
+        gone.applyPrecedence(&actions)
+        return Outcome(actions: actions, violations: found, notes: notes)
+    }
+
+    private struct InfoKey: Hashable {
+        var rule: Int
+        var name: FileName
+    }
+}
+
+/// A path as a hash key that hashes its bytes in one call (hashing an ArraySlice byte by byte is slow).
+struct PathKey: Hashable {
+    let bytes: ArraySlice<UInt8>
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    init(_ path: RelativePath) { bytes = path.bytes[...] }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: PathKey, b: PathKey) -> Bool {
+        a.bytes.count == b.bytes.count && a.bytes.withUnsafeBytes { x in
+            b.bytes.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+    }
+}
+
+/// The deletions and moves settled so far, and the precedence they impose on everything else:
+/// a deleted entry gets no other action, nothing inside a deleted or moved directory gets one, and
+/// of two actions of one kind on one path the earlier rule's wins.
+struct Removals {
+    let ruleOrder: [String: Int]
+    /// Every deleted path, sorted by bytes (binary search: no per-path hash entries at a million files).
+    private var deleted: [RelativePath] = []
+    /// Deleted directories, sorted by bytes: ancestors are found by binary search, not hashing.
+    private var deletedDirectories: [RelativePath] = []
+    private var moved: Set<PathKey> = []
+
+    init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
+
+    private func rank(_ a: Action) -> Int { ruleOrder[a.rule] ?? -1 }
+
+    /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
+    mutating func settleDeletes(_ actions: inout [Action]) {
+        var order = actions.indices.filter { actions[$0].isDelete }
+        order.sort { a, b in
+            let c = ByteOrder.compare(actions[a].path.bytes, actions[b].path.bytes)
+            if c != 0 { return c < 0 }
+            return (rank(actions[a]), a) < (rank(actions[b]), b)
+        }
+        var keep = [Bool](repeating: true, count: actions.count)
+        var previous: RelativePath? = nil
+        for i in order {
+            if actions[i].path == previous { keep[i] = false } else { previous = actions[i].path }
+        }
+        deletedDirectories = order.filter { keep[$0] && actions[$0].type == .directory }.map { actions[$0].path }
+        // Everything under a deleted directory D sorts together, as the paths starting with "D/".
+        for directory in deletedDirectories {
+            let prefix = directory.bytes + [0x2F]
+            var low = 0, high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                if ByteOrder.compare(actions[order[mid]].path.bytes, prefix) < 0 { low = mid + 1 } else { high = mid }
+            }
+            while low < order.count, actions[order[low]].path.bytes.starts(with: prefix) {
+                keep[order[low]] = false
+                low += 1
+            }
+        }
+        deleted = order.filter { keep[$0] }.map { actions[$0].path }
+        Removals.compact(&actions, keep)
+    }
+
+    /// Adds deletions decided later (quota evictions).
+    mutating func addDeletes(_ paths: [RelativePath]) {
+        guard !paths.isEmpty else { return }
+        let added = paths.sorted(by: ByteOrder.precedes)
+        var merged: [RelativePath] = []
+        merged.reserveCapacity(deleted.count + added.count)
+        var i = 0, j = 0
+        while i < deleted.count || j < added.count {
+            if j == added.count || (i < deleted.count && ByteOrder.precedes(deleted[i], added[j])) {
+                merged.append(deleted[i]); i += 1
+            } else {
+                merged.append(added[j]); j += 1
+            }
+        }
+        deleted = merged
+    }
+
+    mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
+
+    /// True when some deleted or moved entry lies under `scope` (so entries there need checking).
+    func hasRemovals(under scope: RelativePath) -> Bool {
+        if !moved.isEmpty || !deletedDirectories.isEmpty { return true }
+        if scope.isEmpty { return !deleted.isEmpty }
+        // The first deleted path not before the scope: the scope itself or a path under it if any exist.
+        var low = 0, high = deleted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ByteOrder.precedes(deleted[mid], scope) { low = mid + 1 } else { high = mid }
+        }
+        // Paths under the scope start with "scope/", which sorts after "scope" and before "scope" + 0x30...
+        var i = low
+        while i < deleted.count, deleted[i].bytes.starts(with: scope.bytes) {
+            if deleted[i].hasPrefix(scope) { return true }
+            i += 1
+        }
+        return false
+    }
+
+    func isDeleted(_ path: RelativePath) -> Bool {
+        var low = 0, high = deleted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ByteOrder.precedes(deleted[mid], path) { low = mid + 1 } else { high = mid }
+        }
+        return low < deleted.count && deleted[low] == path
+    }
+
+    /// True when the entry is deleted or moved, or lies inside a directory that is.
+    func isRemoved(_ path: RelativePath) -> Bool {
+        if isDeleted(path) { return true }
+        if moved.isEmpty && deletedDirectories.isEmpty { return false }
+        if moved.contains(PathKey(path)) { return true }
+        return hasAncestor(path, inSorted: deletedDirectories) || hasAncestor(path, in: moved)
+    }
+
+    private func hasAncestor(_ path: RelativePath, inSorted sorted: [RelativePath]) -> Bool {
+        guard !sorted.isEmpty else { return false }
+        let bytes = path.bytes
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if bytes[i] == 0x2F {
+                let prefix = bytes[..<i]
+                var low = 0, high = sorted.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if ByteOrder.precedes(sorted[mid].bytes[...], prefix) { low = mid + 1 } else { high = mid }
+                }
+                if low < sorted.count && sorted[low].bytes.elementsEqual(prefix) { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    private func hasAncestor(_ path: RelativePath, in set: Set<PathKey>) -> Bool {
+        guard !set.isEmpty else { return false }
+        let bytes = path.bytes
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Drops the actions precedence rules out, in place: other actions on removed targets, anything inside
+    /// a moved directory, and duplicates (one rename per path, one mkdir per path, one setxattr per path and
+    /// attribute; the earliest rule's).
+    func applyPrecedence(_ actions: inout [Action]) {
+        var keep = [Bool](repeating: true, count: actions.count)
+        struct Key: Hashable {
+            var kind: String
+            var attribute: String
+            var path: PathKey
+        }
+        var seen = Set<Key>()
+        // Ranks looked up once per action, not once per comparison.
+        var others = actions.indices.filter { !actions[$0].isDelete }.map { (rank: rank(actions[$0]), index: $0) }
+        others.sort { ($0.rank, $0.index) < ($1.rank, $1.index) }
+        if !moved.isEmpty {
+            for i in actions.indices where actions[i].isDelete && hasAncestor(actions[i].path, in: moved) { keep[i] = false }
+        }
+        for (_, i) in others {
+            var attribute = ""
+            let kind = actions[i].kind
+            let path = actions[i].path
+            switch kind {
+            case .delete:
+                continue
+            case .trash:
+                if isDeleted(path) || hasAncestor(path, inSorted: deletedDirectories) || hasAncestor(path, in: moved) {
+                    keep[i] = false
+                    continue
+                }
+            case .rename, .writeTag:
+                if isRemoved(path) { keep[i] = false; continue }
+            case .setxattr(let name, _):
+                if isRemoved(path) { keep[i] = false; continue }
+                attribute = name
+            case .mkdir:
+                break
+            }
+            if !seen.insert(Key(kind: kind.name, attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
+        }
+        Removals.compact(&actions, keep)
+    }
+
+    static func compact(_ actions: inout [Action], _ keep: [Bool]) {
+        var write = 0
+        for read in actions.indices where keep[read] {
+            if write != read { actions.swapAt(write, read) }
+            write += 1
+        }
+        actions.removeLast(actions.count - write)
+    }
+}

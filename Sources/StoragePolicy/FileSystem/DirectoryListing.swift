@@ -1,0 +1,194 @@
+// One directory as the walker read it: names as bytes, d_type, and a status fetched only when asked for.
+// Never follows a symlink, never reads a file's contents except through readPrefix (O_NOATIME, bounded).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CPosix
+
+/// Handed to a `WalkVisitor` for the length of one `visit` call; the walker reuses it for the next
+/// directory, so a visitor copies out what it keeps (`name(_:)`, `path(of:)`), never the listing.
+public final class DirectoryListing {
+    /// The directory's path, relative to the walk's root.
+    public private(set) var path: RelativePath = .root
+    /// The directory's own status (fstat of the open descriptor).
+    public private(set) var directoryStatus: FileStatus = FileStatus(device: 0, inode: 0, type: .directory, size: 0,
+                                                              allocatedSize: 0, accessTimeNs: 0,
+                                                              modificationTimeNs: 0, changeTimeNs: 0)
+    /// The directory's components, sliced from `path` once: lets matchers see paths without copying.
+    public private(set) var components: [ArraySlice<UInt8>] = []
+    /// How many entries (without "." and "..", and without the root's state folder).
+    public private(set) var count = 0
+
+    // All names back to back, each followed by a NUL so system calls can use them in place.
+    private var names: [UInt8] = []
+    private var starts: [Int] = []
+    private var types: [FileType?] = []
+    /// Per entry: the index of its status in `fetched`, or -1 (statuses are large: stored only when fetched).
+    private var statusSlots: [Int32] = []
+    private var fetched: [FileStatus] = []
+    private var statusErrors: [Int: FileSystemError] = [:]
+    private(set) var entered: [Int] = []
+    private(set) var descriptor: Int32 = -1
+    /// Tests only (WalkOptions.willStat).
+    var willStat: (@Sendable (RelativePath) -> Void)?
+
+    init() {}
+
+    // MARK: Reading (the walker)
+
+    /// Reads every entry of `directory`; DT_UNKNOWN entries are stat'ed at once to learn their type.
+    func load(_ directory: WalkDirectory, skipStateDirectory: Bool) throws(FileSystemError) {
+        path = directory.path
+        directoryStatus = directory.status
+        descriptor = directory.descriptor
+        components = path.isEmpty ? [] : path.bytes.split(separator: 0x2F, omittingEmptySubsequences: false)
+        names.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        types.removeAll(keepingCapacity: true)
+        statusSlots.removeAll(keepingCapacity: true)
+        fetched.removeAll(keepingCapacity: true)
+        statusErrors.removeAll(keepingCapacity: true)
+        entered.removeAll(keepingCapacity: true)
+        count = 0
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let state = Markers.stateDirectory.bytes
+        while true {
+            if let injected = FaultInjection.check(.readdir) {
+                throw FileSystemError("readdir", path: path, errno: injected)
+            }
+            errno = 0
+            guard let entry = readdir(directory.stream) else {
+                let e = Errno.current
+                if e.rawValue == 0 { break }
+                if e == .interrupted { continue }
+                throw FileSystemError("readdir", path: path, errno: e)
+            }
+            let raw = UnsafeRawPointer(entry) + nameOffset
+            let length = strlen(raw.assumingMemoryBound(to: CChar.self))
+            let bytes = UnsafeRawBufferPointer(start: raw, count: length)
+            if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { continue }
+            if skipStateDirectory && bytes.elementsEqual(state) { continue }
+            starts.append(names.count)
+            names.append(contentsOf: bytes)
+            names.append(0)
+            types.append(FileType(directoryEntryType: entry.pointee.d_type))
+            statusSlots.append(-1)
+            count += 1
+        }
+        starts.append(names.count)
+        for i in 0..<count where types[i] == nil {
+            if let s = try? status(i) { types[i] = s.type }
+        }
+    }
+
+    // MARK: What a visitor reads
+
+    /// The name's bytes, without copying them.
+    public func nameBytes(_ i: Int) -> ArraySlice<UInt8> { names[starts[i]..<(starts[i + 1] - 1)] }
+
+    /// The name as a value to keep.
+    public func name(_ i: Int) -> FileName { FileName(unchecked: Array(nameBytes(i))) }
+
+    /// The entry's root-relative path.
+    public func path(of i: Int) -> RelativePath {
+        var bytes = [UInt8]()
+        let name = nameBytes(i)
+        bytes.reserveCapacity(path.bytes.count + 1 + name.count)
+        bytes.append(contentsOf: path.bytes)
+        if !bytes.isEmpty { bytes.append(0x2F) }
+        bytes.append(contentsOf: name)
+        return RelativePath(unchecked: bytes)
+    }
+
+    /// The type from d_type (or a stat when the file system did not say); nil when it could not be learnt.
+    public func type(_ i: Int) -> FileType? { types[i] }
+
+    /// True when the entry's status was already fetched (so asking again costs nothing).
+    public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
+
+    /// The entry's status, fetched with fstatat(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
+    /// ENOENT means the entry vanished after it was listed.
+    public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
+        let slot = statusSlots[i]
+        if slot >= 0 { return fetched[Int(slot)] }
+        if let e = statusErrors[i] { throw e }
+        willStat?(path(of: i))
+        var s = stat()
+        let r = withName(i) { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
+        switch r {
+        case .success:
+            let status = FileStatus(s)
+            statusSlots[i] = Int32(fetched.count)
+            fetched.append(status)
+            return status
+        case .failure(let e):
+            let error = FileSystemError("fstatat", path: path(of: i), errno: e)
+            statusErrors[i] = error
+            throw error
+        }
+    }
+
+    /// Asks the walker to walk into subdirectory `i` after this visit.
+    public func enter(_ i: Int) { entered.append(i) }
+
+    /// An extended attribute of entry `i` (nil: of this directory itself); nil when it is not set.
+    /// Never follows a symlink.
+    public func extendedAttribute(_ attribute: String, of i: Int?) throws(FileSystemError) -> [UInt8]? {
+        var size = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: size)
+            let r: Result<Int, Errno>
+            let capacity = size
+            if let i {
+                r = withName(i) { n in
+                    systemCall(.getxattr) { buffer.withUnsafeMutableBytes { cposix_getxattrat(descriptor, n, attribute, $0.baseAddress, capacity) } }
+                }
+            } else {
+                r = systemCall(.getxattr) { buffer.withUnsafeMutableBytes { cposix_fgetxattr(descriptor, attribute, $0.baseAddress, capacity) } }
+            }
+            switch r {
+            case .success(let n): return Array(buffer[0..<n])
+            case .failure(let e) where e == .noData: return nil
+            case .failure(let e) where e == .range && size < 65536: size *= 16
+            case .failure(let e): throw FileSystemError("getxattr", path: i.map(path(of:)) ?? path, errno: e)
+            }
+        }
+    }
+
+    /// The first `limit` bytes of regular file `i` (or all of it when shorter), read with O_NOATIME where
+    /// permitted and O_NONBLOCK, so a FIFO put in its place cannot hang the walk.
+    public func readPrefix(of i: Int, limit: Int) throws(FileSystemError) -> [UInt8] {
+        let base = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+        var r = withName(i) { n in systemCall(.open) { openat(descriptor, n, base | cposix_o_noatime()) } }
+        if case .failure(let e) = r, e == .notPermitted {
+            r = withName(i) { n in systemCall(.open) { openat(descriptor, n, base) } }
+        }
+        let fd: Int32
+        switch r {
+        case .success(let f): fd = f
+        case .failure(let e): throw FileSystemError("openat", path: path(of: i), errno: e)
+        }
+        defer { _ = close(fd) }
+        var out = [UInt8](repeating: 0, count: limit)
+        var filled = 0
+        while filled < limit {
+            let n = systemCall(.read) { out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, limit - filled) } }
+            switch n {
+            case .success(0): return Array(out[0..<filled])
+            case .success(let k): filled += k
+            case .failure(let e): throw FileSystemError("read", path: path(of: i), errno: e)
+            }
+        }
+        return out
+    }
+
+    /// Runs `body` with entry `i`'s NUL-terminated name, in place.
+    private func withName<R>(_ i: Int, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        let start = starts[i]
+        return names.withUnsafeBufferPointer { buffer in
+            body(UnsafeRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: CChar.self))
+        }
+    }
+}

@@ -1,0 +1,96 @@
+// An open directory stream the walker reads once and then keeps, for a while, as the anchor its
+// subdirectories are opened from. Never follows a symlink; counts itself so the walker can bound open fds.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CPosix
+import Synchronization
+
+/// Where a directory was opened from: an ancestor's name and identity, re-checked when the walker has to
+/// reopen a path whose descriptors it already closed.
+struct WalkLink: Sendable {
+    var name: FileName
+    var device: UInt64
+    var inode: UInt64
+}
+
+final class WalkDirectory: @unchecked Sendable {
+    // @unchecked: the stream is read by one thread right after opening; afterwards only its descriptor is
+    // used, by *at calls, which the kernel makes safe to share.
+    let stream: OpaquePointer
+    let descriptor: Int32
+    let path: RelativePath
+    let status: FileStatus
+    private let counter: WalkDirectory.Counter
+
+    /// Live streams across the whole walk; compared with the budget before keeping one open.
+    final class Counter: Sendable {
+        let live = Atomic<Int>(0)
+    }
+
+    /// O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC, plus O_NOATIME so a dry run leaves directory atimes alone.
+    static let flags = cposix_o_directory_flags() | cposix_o_noatime()
+    static let flagsWithoutNoAtime = cposix_o_directory_flags()
+
+    private init(stream: OpaquePointer, descriptor: Int32, path: RelativePath, status: FileStatus, counter: Counter) {
+        self.stream = stream; self.descriptor = descriptor; self.path = path; self.status = status
+        self.counter = counter
+        counter.live.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        _ = closedir(stream)
+        counter.live.subtract(1, ordering: .relaxed)
+    }
+
+    /// Opens `name` inside the directory `parent` (a descriptor) as a directory, without following a
+    /// symlink and without touching its atime where the kernel lets us.
+    static func open(_ name: FileName, in parent: Int32, path: RelativePath,
+                     counter: Counter) throws(FileSystemError) -> WalkDirectory {
+        let fd = try openDescriptor(name, in: parent, path: path)
+        return try wrap(fd, path: path, counter: counter)
+    }
+
+    /// Opens the root given as a path string; its last component must not be a symlink.
+    static func open(root: String, counter: Counter) throws(FileSystemError) -> WalkDirectory {
+        var r = systemCall(.open) { Glibc.open(root, flags) }
+        if case .failure(let e) = r, e == .notPermitted { r = systemCall(.open) { Glibc.open(root, flagsWithoutNoAtime) } }
+        switch r {
+        case .success(let fd): return try wrap(fd, path: .root, counter: counter)
+        case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
+        }
+    }
+
+    /// openat with the directory flags; O_NOATIME is refused (EPERM) on directories we do not own.
+    static func openDescriptor(_ name: FileName, in parent: Int32, path: RelativePath) throws(FileSystemError) -> Int32 {
+        var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags) } }
+        if case .failure(let e) = r, e == .notPermitted {
+            r = name.withCString { n in systemCall(.open) { openat(parent, n, flagsWithoutNoAtime) } }
+        }
+        switch r {
+        case .success(let fd): return fd
+        case .failure(let e): throw FileSystemError("openat", path: path, errno: e)
+        }
+    }
+
+    static func status(of fd: Int32, path: RelativePath) throws(FileSystemError) -> FileStatus {
+        var s = stat()
+        if case .failure(let e) = systemCall(.stat, { fstat(fd, &s) }) {
+            throw FileSystemError("fstat", path: path, errno: e)
+        }
+        return FileStatus(s)
+    }
+
+    private static func wrap(_ fd: Int32, path: RelativePath, counter: Counter) throws(FileSystemError) -> WalkDirectory {
+        let status: FileStatus
+        do { status = try self.status(of: fd, path: path) } catch { _ = close(fd); throw error }
+        guard let stream = fdopendir(fd) else {
+            let e = Errno.current
+            _ = close(fd)
+            throw FileSystemError("fdopendir", path: path, errno: e)
+        }
+        return WalkDirectory(stream: stream, descriptor: fd, path: path, status: status, counter: counter)
+    }
+}

@@ -1,0 +1,252 @@
+// Walks a tree through directory descriptors on several threads, handing each directory to a visitor and
+// telling it, bottom-up, when a subtree is done. Never follows a symlink, never leaves the root's file system.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// What the walker calls. `Directory` is the visitor's own state for one directory, kept until its subtree
+/// is finished; `Worker` is per-thread scratch space, handed back when the walk ends.
+public protocol WalkVisitor: Sendable {
+    associatedtype Directory: AnyObject & Sendable
+    associatedtype Worker: AnyObject & Sendable
+
+    func makeWorker() -> Worker
+    /// Called once per directory, on any thread. Call `listing.enter(i)` for the subdirectories to walk.
+    func visit(_ listing: DirectoryListing, parent: Directory?, worker: Worker) -> Directory
+    /// A subdirectory passed to `enter` could not be walked; its parent carries on without it.
+    func couldNotEnter(_ path: RelativePath, because reason: WalkSkipReason, parent: Directory, worker: Worker)
+    /// Called once every subdirectory entered from `directory` has finished: bottom-up, on any thread;
+    /// siblings may finish at the same time, so a visitor merging into a parent must lock.
+    func finished(_ directory: Directory, worker: Worker)
+}
+
+/// Why a directory was not walked.
+public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
+    /// It could not be opened or read (EACCES, EIO, ...).
+    case unreadable(Errno)
+    /// It was gone by the time the walker got to it.
+    case vanished
+    /// It is no longer the directory that was listed (now a symlink or a file, or an ancestor changed).
+    case replaced
+    /// It is a mount point: the walk never leaves the root's file system.
+    case otherFileSystem
+
+    public var description: String {
+        switch self {
+        case .unreadable(let e): "cannot read directory: \(e)"
+        case .vanished: "vanished during the walk"
+        case .replaced: "replaced during the walk (no longer the directory that was listed)"
+        case .otherFileSystem: "on another file system (mount point not crossed)"
+        }
+    }
+}
+
+public struct WalkOptions: Sendable {
+    /// Threads reading directories at once; 0 means one per available core.
+    public var threads: Int
+    /// Directory descriptors the walk may keep open at once beyond the ones being read; nil derives it
+    /// from RLIMIT_NOFILE. Past it, directories are reopened by name from an open ancestor, checking each
+    /// reopened directory's device and inode.
+    public var openDirectoryBudget: Int?
+
+    /// Tests only: called with an entry's path just before the walker stats it, so a test can make the
+    /// entry vanish between listing and stat for real.
+    var willStat: (@Sendable (RelativePath) -> Void)?
+
+    public init(threads: Int = 0, openDirectoryBudget: Int? = nil) {
+        self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
+    }
+}
+
+public struct Walker: Sendable {
+    public let root: String
+    public let options: WalkOptions
+
+    public init(root: String, options: WalkOptions = WalkOptions()) {
+        self.root = root; self.options = options
+    }
+
+    /// The number of threads a walk uses.
+    public var threadCount: Int { options.threads > 0 ? options.threads : WorkerThreads.availableCores }
+
+    /// Walks the whole tree. Throws only when the root itself cannot be opened or read; everything below
+    /// it that cannot be walked goes to `couldNotEnter`. Returns each thread's worker.
+    public func walk<V: WalkVisitor>(_ visitor: V) throws(FileSystemError) -> (root: FileStatus, workers: [V.Worker]) {
+        let counter = WalkDirectory.Counter()
+        let rootDirectory = try WalkDirectory.open(root: root, counter: counter)
+        let run = WalkRun(visitor: visitor, rootDevice: rootDirectory.status.device, counter: counter,
+                          budget: options.openDirectoryBudget ?? Walker.defaultBudget(), threads: threadCount,
+                          willStat: options.willStat)
+        let listing = DirectoryListing()
+        listing.willStat = options.willStat
+        try listing.load(rootDirectory, skipStateDirectory: true)
+        let workers = Mutex<[V.Worker]>([])
+        let first = visitor.makeWorker()
+        workers.withLock { $0.append(first) }
+        run.start(rootDirectory, listing: listing, worker: first)
+        WorkerThreads.run(count: run.threads) { index in
+            let worker = index == 0 ? first : visitor.makeWorker()
+            if index != 0 { workers.withLock { $0.append(worker) } }
+            run.work(worker)
+        }
+        return (rootDirectory.status, workers.withLock { $0 })
+    }
+
+    /// A quarter of the descriptor limit, within 8...256: leaves room for everything else the process opens.
+    static func defaultBudget() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 64 }
+        let soft = limit.rlim_cur == rlim_t.max ? 4096 : Int(clamping: limit.rlim_cur)
+        return min(256, max(8, soft / 4))
+    }
+}
+
+/// One walk in progress: the shared stack and the tree of unfinished directories.
+private final class WalkRun<V: WalkVisitor>: Sendable {
+    let visitor: V
+    let rootDevice: UInt64
+    let counter: WalkDirectory.Counter
+    let budget: Int
+    let threads: Int
+    let willStat: (@Sendable (RelativePath) -> Void)?
+    let stack = WorkStack<Pending>()
+
+    /// A directory that has been visited and waits for its entered subdirectories.
+    final class Node: Sendable {
+        let parent: Node?
+        let state: V.Directory
+        let pending = Atomic<Int>(0)
+        init(parent: Node?, state: V.Directory) { self.parent = parent; self.state = state }
+    }
+
+    /// A subdirectory to walk: opened from `anchor` through `chain` (ancestors whose descriptors were
+    /// closed), then `name`.
+    struct Pending: Sendable {
+        var parent: Node
+        var anchor: WalkDirectory
+        var chain: [WalkLink]
+        var name: FileName
+        var path: RelativePath
+    }
+
+    init(visitor: V, rootDevice: UInt64, counter: WalkDirectory.Counter, budget: Int, threads: Int,
+         willStat: (@Sendable (RelativePath) -> Void)?) {
+        self.visitor = visitor; self.rootDevice = rootDevice; self.counter = counter; self.budget = budget
+        self.threads = threads; self.willStat = willStat
+    }
+
+    func start(_ root: WalkDirectory, listing: DirectoryListing, worker: V.Worker) {
+        let state = visitor.visit(listing, parent: nil, worker: worker)
+        let node = Node(parent: nil, state: state)
+        schedule(node, directory: root, anchor: nil, chain: [], listing: listing, worker: worker)
+    }
+
+    func work(_ worker: V.Worker) {
+        let listing = DirectoryListing()
+        listing.willStat = willStat
+        while let item = stack.pop() {
+            process(item, listing: listing, worker: worker)
+        }
+    }
+
+    private func process(_ item: Pending, listing: DirectoryListing, worker: V.Worker) {
+        let directory: WalkDirectory
+        do {
+            directory = try open(item)
+            if directory.status.device != rootDevice {
+                skip(item, .otherFileSystem, worker: worker)
+                return
+            }
+            try listing.load(directory, skipStateDirectory: false)
+        } catch {
+            let reason: WalkSkipReason = switch error.errno {
+            case .noSuchFile: .vanished
+            case .tooManySymbolicLinks, .notDirectory: .replaced
+            default: .unreadable(error.errno)
+            }
+            skip(item, reason, worker: worker)
+            return
+        }
+        let state = visitor.visit(listing, parent: item.parent.state, worker: worker)
+        let node = Node(parent: item.parent, state: state)
+        schedule(node, directory: directory, anchor: item.anchor, chain: item.chain, listing: listing, worker: worker)
+    }
+
+    /// Queues the subdirectories the visitor entered, keeping `directory` open as their anchor while the
+    /// budget allows, else letting them reopen the path from this directory's own anchor.
+    private func schedule(_ node: Node, directory: WalkDirectory, anchor: WalkDirectory?, chain: [WalkLink],
+                          listing: DirectoryListing, worker: V.Worker) {
+        let entered = listing.entered
+        if entered.isEmpty {
+            finish(node, worker: worker)
+            return
+        }
+        node.pending.store(entered.count, ordering: .releasing)
+        let keepOpen = anchor == nil || counter.live.load(ordering: .relaxed) <= budget
+        let childAnchor = keepOpen ? directory : anchor!
+        var childChain = keepOpen ? [] : chain
+        if !keepOpen, let name = directory.path.lastComponent {
+            childChain.append(WalkLink(name: name, device: directory.status.device, inode: directory.status.inode))
+        }
+        var items: [Pending] = []
+        items.reserveCapacity(entered.count)
+        // Reversed, so the stack hands them out in listing order.
+        for i in entered.reversed() {
+            items.append(Pending(parent: node, anchor: childAnchor, chain: childChain, name: listing.name(i),
+                                 path: listing.path(of: i)))
+        }
+        stack.push(items)
+    }
+
+    private func open(_ item: Pending) throws(FileSystemError) -> WalkDirectory {
+        if item.chain.isEmpty {
+            return try WalkDirectory.open(item.name, in: item.anchor.descriptor, path: item.path, counter: counter)
+        }
+        // Reopen the closed ancestors one by one, each checked against the identity it had when walked.
+        var current = item.anchor.descriptor
+        var owned: Int32 = -1
+        defer { if owned >= 0 { _ = close(owned) } }
+        var path = item.anchor.path
+        for link in item.chain {
+            path = path.appending(link.name)
+            let fd = try WalkDirectory.openDescriptor(link.name, in: current, path: path)
+            if owned >= 0 { _ = close(owned) }
+            owned = fd
+            current = fd
+            let status = try WalkDirectory.status(of: fd, path: path)
+            guard status.device == link.device, status.inode == link.inode else {
+                throw FileSystemError("openat", path: path, errno: .notDirectory)
+            }
+        }
+        return try WalkDirectory.open(item.name, in: current, path: item.path, counter: counter)
+    }
+
+    private func skip(_ item: Pending, _ reason: WalkSkipReason, worker: V.Worker) {
+        visitor.couldNotEnter(item.path, because: reason, parent: item.parent.state, worker: worker)
+        childDone(item.parent, worker: worker)
+    }
+
+    private func childDone(_ parent: Node, worker: V.Worker) {
+        if parent.pending.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            finish(parent, worker: worker)
+        }
+    }
+
+    /// Finishes `node` and every ancestor it was the last to finish: iterative, so depth cannot overflow
+    /// the stack.
+    private func finish(_ node: Node, worker: V.Worker) {
+        var current = node
+        while true {
+            visitor.finished(current.state, worker: worker)
+            guard let parent = current.parent else {
+                stack.close()
+                return
+            }
+            guard parent.pending.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+            current = parent
+        }
+    }
+}

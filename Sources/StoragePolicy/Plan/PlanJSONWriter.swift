@@ -1,0 +1,235 @@
+// Writes a plan as pretty JSON (keys sorted, as Plan's Codable form) in chunks, so a plan of a million
+// actions never exists twice in memory as one string. Must decode with Plan.decode(json:) to the same plan.
+
+public struct PlanJSONWriter {
+    private var buffer: [UInt8] = []
+    private let flush: ([UInt8]) throws -> Void
+    private static let chunk = 64 * 1024
+
+    /// `flush` receives the JSON in pieces of about 64 KiB, in order.
+    public init(flush: @escaping ([UInt8]) throws -> Void) {
+        self.flush = flush
+        buffer.reserveCapacity(PlanJSONWriter.chunk + 4096)
+    }
+
+    /// The whole plan as one byte array (for small plans and tests).
+    public static func data(_ plan: Plan) -> [UInt8] {
+        var out: [UInt8] = []
+        var writer = PlanJSONWriter { out.append(contentsOf: $0) }
+        try? writer.write(plan)
+        return out
+    }
+
+    public mutating func write(_ plan: Plan) throws {
+        text("{\n")
+        // Actions by index and borrowed: copying a million of them would retain every field of each.
+        key("actions", 1)
+        if plan.actions.isEmpty { text("[]") } else {
+            text("[\n")
+            for i in plan.actions.indices {
+                if i > 0 { text(",\n") }
+                indent(2)
+                action(plan.actions[i])
+                try flushIfNeeded(force: false)
+            }
+            text("\n"); indent(1); text("]")
+        }
+        text(",\n"); key("createdAt", 1); string(plan.createdAt)
+        text(",\n"); key("evaluatedAtNs", 1); number(plan.evaluatedAtNs)
+        if let f = plan.fingerprint {
+            text(",\n"); key("fingerprint", 1); text("{\n")
+            var first = true
+            if let p = f.policyPath { field("policyPath", 2, &first); string(p) }
+            field("policySHA256", 2, &first); string(f.policySHA256)
+            field("rootDevice", 2, &first); number(f.rootDevice)
+            field("rootInode", 2, &first); number(f.rootInode)
+            text("\n"); indent(1); text("}")
+        }
+        text(",\n")
+        try array("notes", plan.notes, indent: 1) { w, n in w.string(n) }
+        text(",\n"); key("policy", 1); string(plan.policy)
+        text(",\n"); key("root", 1); string(plan.root)
+        text(",\n")
+        try array("skipped", plan.skipped, indent: 1) { w, s in
+            w.object(3) { w, first in
+                w.field("path", 3, &first); w.string(path: s.path)
+                if !PlanJSONWriter.isUTF8(s.path) { w.field("pathBase64", 3, &first); w.string(s.path.base64) }
+                w.field("reason", 3, &first); w.string(s.reason)
+            }
+        }
+        text(",\n"); key("summary", 1); text("{\n")
+        indent(2); key("actions", nil); text("{\n")
+        var first = true
+        for (name, count) in plan.summary.actions.sorted(by: { $0.key < $1.key }) {
+            field(name, 3, &first); number(count)
+        }
+        text("\n"); indent(2); text("},\n")
+        indent(2); key("bytesFreed", nil); number(plan.summary.bytesFreed); text(",\n")
+        indent(2); key("entriesScanned", nil); number(plan.summary.entriesScanned); text(",\n")
+        indent(2); key("skipped", nil); number(plan.summary.skipped); text(",\n")
+        indent(2); key("violations", nil); number(plan.summary.violations); text("\n")
+        indent(1); text("}")
+        text(",\n"); key("version", 1); number(plan.version)
+        text(",\n")
+        try array("violations", plan.violations, indent: 1) { w, v in
+            w.object(3) { w, first in
+                w.field("message", 3, &first); w.string(v.message)
+                w.field("path", 3, &first); w.string(path: v.path)
+                if !PlanJSONWriter.isUTF8(v.path) { w.field("pathBase64", 3, &first); w.string(v.path.base64) }
+                w.field("rule", 3, &first); w.string(v.rule)
+                w.field("severity", 3, &first); w.string(v.severity.rawValue)
+            }
+        }
+        text("\n}\n")
+        try flushIfNeeded(force: true)
+    }
+
+    // MARK: Pieces
+
+    private mutating func action(_ a: borrowing Action) {
+        text("{\n")
+        indent(3); key("action", nil); string(a.kind.name)
+        text(",\n"); indent(3); key("bytes", nil); number(a.bytes)
+        if a.entries != 1 { text(",\n"); indent(3); key("entries", nil); number(a.entries) }
+        if let id = a.identity {
+            text(",\n"); indent(3); key("identity", nil); text("{\n")
+            indent(4); key("dev", nil); number(id.device); text(",\n")
+            indent(4); key("ino", nil); number(id.inode); text(",\n")
+            indent(4); key("mtimeNs", nil); number(id.modificationTimeNs); text(",\n")
+            indent(4); key("size", nil); number(id.size); text("\n")
+            indent(3); text("}")
+        }
+        if case .setxattr(let name, _) = a.kind { text(",\n"); indent(3); key("name", nil); string(name) }
+        text(",\n"); indent(3); key("path", nil); string(path: a.path)
+        if !PlanJSONWriter.isUTF8(a.path) { text(",\n"); indent(3); key("pathBase64", nil); string(a.path.base64) }
+        text(",\n"); indent(3); key("reason", nil); string(a.reason)
+        text(",\n"); indent(3); key("rule", nil); string(a.rule)
+        switch a.kind {
+        case .rename(let to), .trash(let to):
+            text(",\n"); indent(3); key("to", nil); string(path: to)
+            if !PlanJSONWriter.isUTF8(to) { text(",\n"); indent(3); key("toBase64", nil); string(to.base64) }
+        default: break
+        }
+        if let t = a.type { text(",\n"); indent(3); key("type", nil); string(t.rawValue) }
+        if case .setxattr(_, let value) = a.kind {
+            if let text = String(validating: value, as: UTF8.self) {
+                self.text(",\n"); indent(3); key("value", nil); string(text)
+            } else {
+                text(",\n"); indent(3); key("valueBase64", nil); string(Base64.encode(value))
+            }
+        }
+        text("\n"); indent(2); text("}")
+    }
+
+    private mutating func array<T>(_ name: String, _ items: [T], indent level: Int,
+                                   _ element: (inout PlanJSONWriter, T) -> Void) throws {
+        key(name, level)
+        if items.isEmpty { text("[]"); return }
+        text("[\n")
+        for (i, item) in items.enumerated() {
+            if i > 0 { text(",\n") }
+            indent(level + 1)
+            element(&self, item)
+            try flushIfNeeded(force: false)
+        }
+        text("\n"); indent(level); text("]")
+    }
+
+    /// `{` ... `}` with fields at `level`; `body` writes fields with `field(_:_:&first)`.
+    private mutating func object(_ level: Int, _ body: (inout PlanJSONWriter, inout Bool) -> Void) {
+        text("{\n")
+        var first = true
+        body(&self, &first)
+        text("\n"); indent(level - 1); text("}")
+    }
+
+    private mutating func field(_ name: String, _ level: Int, _ first: inout Bool) {
+        if !first { text(",\n") }
+        first = false
+        key(name, level)
+    }
+
+    private mutating func key(_ name: String, _ level: Int?) {
+        if let level { indent(level) }
+        string(name)
+        text(" : ")
+    }
+
+    private mutating func indent(_ level: Int) {
+        for _ in 0..<(level * 2) { buffer.append(0x20) }
+    }
+
+    private mutating func text(_ s: StaticString) {
+        s.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
+
+    /// Decimal digits straight into the buffer (no String per number).
+    private mutating func number<N: BinaryInteger>(_ n: N) {
+        if n < 0 { buffer.append(0x2D) }
+        var value = UInt64(n.magnitude)
+        var count = 1
+        var probe = value
+        while probe >= 10 { probe /= 10; count += 1 }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(UInt8(0x30), count: count))
+        var i = start + count - 1
+        repeat {
+            buffer[i] = 0x30 + UInt8(value % 10)
+            value /= 10
+            i -= 1
+        } while value > 0
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
+    private mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { escape($0) }
+    }
+
+    /// A path: its bytes as they are when they are UTF-8 (no String made), else the lossy text form
+    /// (the exact bytes go in the `...Base64` field next to it).
+    private mutating func string(path: RelativePath) {
+        if path.bytes.allSatisfy({ $0 < 0x80 }) {
+            path.bytes.withUnsafeBufferPointer { escape($0) }
+        } else {
+            string(path.string)
+        }
+    }
+
+    private static func isUTF8(_ path: RelativePath) -> Bool {
+        path.bytes.allSatisfy { $0 < 0x80 } || path.isValidUTF8
+    }
+
+    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
+        buffer.append(0x22)
+        var start = 0
+        for i in 0..<bytes.count {
+            let b = bytes[i]
+            guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
+            if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+            start = i + 1
+            switch b {
+            case 0x22: buffer.append(0x5C); buffer.append(0x22)
+            case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
+            case 0x0A: buffer.append(0x5C); buffer.append(0x6E)
+            case 0x0D: buffer.append(0x5C); buffer.append(0x72)
+            case 0x09: buffer.append(0x5C); buffer.append(0x74)
+            case 0x08: buffer.append(0x5C); buffer.append(0x62)
+            case 0x0C: buffer.append(0x5C); buffer.append(0x66)
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                digits.withUTF8Buffer { d in
+                    buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]])
+                }
+            }
+        }
+        if start < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+        buffer.append(0x22)
+    }
+
+    private mutating func flushIfNeeded(force: Bool) throws {
+        guard force || buffer.count >= PlanJSONWriter.chunk else { return }
+        if !buffer.isEmpty { try flush(buffer) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,92 @@
+// `policyctl explain`: which rules' scopes and globs hold a path, the verdict each gives and why, and what
+// the plan does to it. Changes nothing; exit 0, 65 invalid policy, 74 I/O, 64 usage.
+import StoragePolicy
+
+struct ExplainCommand: Command {
+    static let spec = CommandSpec(
+        name: "explain",
+        abstract: "Show which rules match a path, and why.",
+        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). Then the actions the full plan takes on the path or on a directory holding it.",
+        arguments: [ArgumentSpec(name: "path", help: "The path to explain, relative to the root (or absolute, inside it).")],
+        options: [
+            .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+                    completion: .directory),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ]
+    )
+
+    var policyPath: String
+    var root: String
+    var path: RelativePath
+
+    init(_ arguments: ParsedArguments) throws {
+        let command = "policyctl explain"
+        guard let policy = arguments.value("policy") else {
+            throw UsageError(message: "Missing expected option '--policy <file>'", command: command)
+        }
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
+        }
+        try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
+        var text = arguments.positionals[0]
+        if text.hasPrefix("/") {
+            // An absolute path must lie inside the root (compared after resolving both).
+            let resolvedRoot = RootSafety.realPath(root) ?? root
+            let absoluteRoot = resolvedRoot.hasSuffix("/") ? resolvedRoot : resolvedRoot + "/"
+            if text.hasPrefix(absoluteRoot) {
+                text = String(text.dropFirst(absoluteRoot.count))
+            } else if text.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
+                text = String(text.dropFirst(root.hasSuffix("/") ? root.count : root.count + 1))
+            } else {
+                throw UsageError(message: "'\(text)' is not inside the root '\(root)'", command: command)
+            }
+        }
+        guard let relative = RelativePath(text) else {
+            throw UsageError(message: "'\(text)' leaves the root ('..'); give a path inside it", command: command)
+        }
+        policyPath = policy
+        self.root = root
+        path = relative
+    }
+
+    func run() throws -> ExitCode {
+        let loaded: LoadedPolicy
+        do { loaded = try PolicyLoader.load(contentsOf: policyPath) } catch { return DiagnosticStyle.report(error) }
+        DiagnosticStyle.warn(loaded)
+        let explanation: Explanation
+        do {
+            explanation = try Explainer(policy: loaded.policy, root: root).explain(path)
+        } catch let error as FileSystemError {
+            throw CommandFailure(code: .ioError, message: "cannot explain: the root '\(root)': \(error.errno)")
+        }
+        Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor))
+        return .success
+    }
+
+    static func render(_ e: Explanation, color: Bool) -> String {
+        func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+        func dim(_ s: String) -> String { color ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
+        var out = bold(e.path.isEmpty ? "." : e.path.escaped)
+        if let s = e.status {
+            out += " (\(s.type.rawValue), \(ByteSize.human(s.allocatedSize)) allocated)"
+        } else if let problem = e.statusProblem {
+            out += " (\(problem))"
+        }
+        out += "\n"
+        for r in e.rules {
+            let mode = r.mode == .audit ? ", audit" : ""
+            out += "\n" + (r.inScope ? bold(r.rule) : dim(r.rule)) + " (\(r.kind)\(mode))\n"
+            for f in r.findings { out += "  \(f)\n" }
+        }
+        let renderer = PlanRenderer(color: color)
+        out += "\n" + bold("Plan:") + "\n"
+        if e.actions.isEmpty && e.violations.isEmpty && e.skipped.isEmpty { out += "  nothing for this path\n" }
+        for a in e.actions {
+            out += "  " + renderer.line(a) + "  " + dim("(\(a.rule)\(a.path == e.path ? "" : ", covers this path"))") + "\n"
+        }
+        for v in e.violations { out += "  \(v.severity.rawValue): \(v.rule): \(v.message)\n" }
+        for s in e.skipped { out += "  skipped \(s.path.escaped): \(s.reason)\n" }
+        return out
+    }
+}

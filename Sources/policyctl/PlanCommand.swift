@@ -1,0 +1,132 @@
+// `policyctl plan`: evaluates a policy over a root and shows what apply would change, touching nothing.
+// Exit 0, or 2 with --detailed-exitcode when changes are pending; 65 invalid policy, 74 I/O, 64 usage.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StoragePolicy
+
+struct PlanCommand: Command {
+    static let spec = CommandSpec(
+        name: "plan",
+        abstract: "Show what applying a policy would change, touching nothing.",
+        discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`.",
+        options: [
+            .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+                    completion: .directory),
+            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .option("out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
+                    completion: .file),
+            .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ]
+    )
+
+    var policyPath: String
+    var root: String
+    var json: Bool
+    var out: String?
+    var detailedExitCode: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        let command = "policyctl plan"
+        guard let policy = arguments.value("policy") else {
+            throw UsageError(message: "Missing expected option '--policy <file>'", command: command)
+        }
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
+        }
+        try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
+        policyPath = policy
+        self.root = root
+        json = arguments.value("format") == "json"
+        out = arguments.value("out")
+        detailedExitCode = arguments.flag("detailed-exitcode")
+    }
+
+    func run() throws -> ExitCode {
+        let loaded: LoadedPolicy
+        do { loaded = try PolicyLoader.load(contentsOf: policyPath) } catch { return DiagnosticStyle.report(error) }
+        DiagnosticStyle.warn(loaded)
+        let plan = try PlanCommand.makePlan(loaded.policy, root: root)
+        if let out { try PlanCommand.write(plan, to: out) }
+        // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.
+        if json {
+            var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
+            try writer.write(plan)
+        } else {
+            let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: loaded.policy.rules.map(\.name))
+            renderer.render(plan) { Terminal.out($0, terminator: "") }
+            if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
+        }
+        return detailedExitCode && plan.hasChanges ? .changesPending : .success
+    }
+
+    /// Plans with a progress line on stderr when it is a terminal; an unreadable root is exit 74.
+    static func makePlan(_ policy: Policy, root: String) throws -> Plan {
+        let progress = ProgressLine()
+        let started = ProgressLine.now()
+        defer { progress.finish() }
+        do {
+            return try Planner(policy: policy, root: root).plan { seen, directory in
+                let rate = Double(seen) / max(ProgressLine.now() - started, 0.001)
+                progress.update("scanning: \(seen) entries (\(Int(rate))/s) \(directory.isEmpty ? "." : directory.escaped)")
+            }
+        } catch let error as FileSystemError {
+            let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
+            throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")
+        }
+    }
+
+    /// Writes the plan JSON next to `path` under a temporary name, syncs it, then renames it into place,
+    /// so a reader never sees half a plan.
+    static func write(_ plan: Plan, to path: String) throws {
+        // Only a regular file (or nothing yet) is replaced by rename. A device, FIFO or socket is written in
+        // place: renaming over /dev/null would replace the device itself with a file.
+        var existing = stat()
+        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG, existing.st_mode & S_IFMT != S_IFLNK {
+            guard existing.st_mode & S_IFMT != S_IFDIR else {
+                throw CommandFailure(code: .ioError, message: "cannot write \(path): it is a directory")
+            }
+            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
+            defer { close(fd) }
+            var writer = PlanJSONWriter { try writeAll(fd, $0) }
+            do { try writer.write(plan) } catch let e as Errno {
+                throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+            }
+            return
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
+        func fail(_ e: Errno) -> CommandFailure {
+            close(fd)
+            unlink(temporary)
+            return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        }
+        var writer = PlanJSONWriter { try writeAll(fd, $0) }
+        do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
+        guard fsync(fd) == 0 else { throw fail(Errno(rawValue: errno)) }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let e = Errno(rawValue: errno)
+            unlink(temporary)
+            throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno(rawValue: errno)
+            }
+            written += n
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `make install` into a staging folder, then the installed binary run from elsewhere, without the source
+/// tree; `make uninstall` leaves nothing. A release build, so it takes a minute or two.
+@Suite("make install") struct InstallTests {
+    static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
+
+    static func sh(_ command: String, cwd: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", command + " 2>&1"]
+        process.currentDirectoryURL = URL(fileURLWithPath: cwd)
+        let log = NSTemporaryDirectory() + "install-\(UUID().uuidString).log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test("the installed policyctl works without the source tree, and uninstall removes every file")
+    func installAndUninstall() throws {
+        let stage = NSTemporaryDirectory() + "policyctl-install-\(UUID().uuidString)"
+        // A scratch folder of its own: the test run holds the package's .build.
+        let flags = "SWIFTFLAGS='--scratch-path \(NSTemporaryDirectory())policyctl-install-build' PREFIX=/usr DESTDIR=\(stage)"
+        let install = try Self.sh("make install \(flags)", cwd: Self.packageRoot)
+        #expect(install.status == 0, "\(install.output)")
+        let bin = "\(stage)/usr/bin/policyctl"
+        let elsewhere = NSTemporaryDirectory()
+        let version = try Self.sh("'\(bin)' --version", cwd: elsewhere)
+        #expect(version.status == 0)
+        #expect(version.output.hasPrefix("policyctl "))
+        #expect(!version.output.contains("(development)"))
+        let validate = try Self.sh("'\(bin)' validate \(stage)/usr/share/policyctl/policies/*.yaml", cwd: elsewhere)
+        #expect(validate.status == 0, "\(validate.output)")
+        let demo = try Self.sh("'\(bin)' demo", cwd: elsewhere)
+        #expect(demo.status == 0, "\(demo.output)")
+        #expect(demo.output.contains("[5/5] audit"))
+        for file in ["usr/share/man/man1/policyctl.1", "usr/share/man/man5/policyctl-policy.5",
+                     "usr/share/bash-completion/completions/policyctl", "usr/share/zsh/site-functions/_policyctl",
+                     "usr/share/fish/vendor_completions.d/policyctl.fish", "usr/share/policyctl/policy.schema.json",
+                     "usr/share/policyctl/systemd/policyctl-linux-user-cache.timer"] {
+            #expect(FileManager.default.fileExists(atPath: "\(stage)/\(file)"), "\(file) not installed")
+        }
+        let uninstall = try Self.sh("make uninstall \(flags)", cwd: Self.packageRoot)
+        #expect(uninstall.status == 0, "\(uninstall.output)")
+        let left = try Self.sh("find '\(stage)' -type f", cwd: elsewhere)
+        #expect(left.output == "")
+    }
+}

@@ -1,0 +1,129 @@
+// Trash retention over both layouts: FreeDesktop info/*.trashinfo dates (local time, both forms) and the
+// app layout's stamp or ctime. Never mtime; undated items are kept and reported. Expected plans by hand.
+import Testing
+@testable import StoragePolicy
+import TreeFixture
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Trash") struct TrashTests {
+    /// `YYYY-MM-DDThh:mm:ss` in local time for `now - age`, formatted by the test itself.
+    static func localDate(_ now: Int64, minus age: PolicyDuration, fraction: String = "") -> String {
+        var seconds = time_t((now - age.nanoseconds) / 1_000_000_000)
+        var t = tm()
+        localtime_r(&seconds, &t)
+        func pad(_ n: Int32, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(t.tm_year + 1900, 4))-\(pad(t.tm_mon + 1, 2))-\(pad(t.tm_mday, 2))T\(pad(t.tm_hour, 2)):\(pad(t.tm_min, 2)):\(pad(t.tm_sec, 2))\(fraction)"
+    }
+
+    /// The same instant in UTC with a `Z`.
+    static func utcDate(_ now: Int64, minus age: PolicyDuration) -> String {
+        var seconds = time_t((now - age.nanoseconds) / 1_000_000_000)
+        var t = tm()
+        gmtime_r(&seconds, &t)
+        func pad(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.tm_year + 1900)-\(pad(t.tm_mon + 1))-\(pad(t.tm_mday))T\(pad(t.tm_hour)):\(pad(t.tm_min)):\(pad(t.tm_sec)).250Z"
+    }
+
+    static func info(_ date: String) -> String { "[Trash Info]\nPath=/home/u/somewhere\nDeletionDate=\(date)\n" }
+
+    static let retention = rule("trash-retention", "Trash", .trash(TrashRetention(retain: .days(30))))
+
+    @Test("FreeDesktop: dated by info/NAME.trashinfo, deleted with it; undated items kept and reported")
+    func freedesktop() throws {
+        let now = Tree.currentTimeNs()
+        let tree = try Tree(now: now) {
+            Dir("Trash") {
+                Dir("files") {
+                    File("old.txt", age: .days(1))
+                    File("new.txt", age: .days(300))  // an old mtime does not matter
+                    File("over.txt")
+                    File("under.txt")
+                    File("no-info.txt", age: .days(300))
+                    File("garbled.txt")
+                    File("zoned.txt")
+                    File("fraction.txt")
+                    Dir("old-dir") {
+                        File("a")
+                        Dir("b") { File("c") }
+                    }
+                }
+                Dir("info") {
+                    File("old.txt.trashinfo", contents: Self.info(Self.localDate(now, minus: .days(40))))
+                    File("new.txt.trashinfo", contents: Self.info(Self.localDate(now, minus: .days(2))))
+                    File("over.txt.trashinfo", contents: Self.info(Self.localDate(now, minus: .seconds(30 * 86400 + 60))))
+                    File("under.txt.trashinfo", contents: Self.info(Self.localDate(now, minus: .seconds(30 * 86400 - 60))))
+                    File("garbled.txt.trashinfo", contents: Self.info("yesterday"))
+                    File("zoned.txt.trashinfo", contents: Self.info(Self.utcDate(now, minus: .days(31))))
+                    File("fraction.txt.trashinfo", contents: Self.info(Self.localDate(now, minus: .days(31), fraction: ".123456")))
+                    File("old-dir.trashinfo", contents: Self.info(Self.localDate(now, minus: .days(90))))
+                    File("orphan.trashinfo", contents: Self.info(Self.localDate(now, minus: .days(90))))
+                }
+            }
+        }
+        defer { tree.remove() }
+        let p = try plan(tree, [Self.retention])
+        #expect(p.lines == [
+            "delete Trash/files/fraction.txt", "delete Trash/files/old-dir", "delete Trash/files/old.txt",
+            "delete Trash/files/over.txt", "delete Trash/files/zoned.txt",
+            "delete Trash/info/fraction.txt.trashinfo", "delete Trash/info/old-dir.trashinfo",
+            "delete Trash/info/old.txt.trashinfo", "delete Trash/info/over.txt.trashinfo",
+            "delete Trash/info/zoned.txt.trashinfo",
+        ])
+        #expect(p.findings == [
+            "trash-retention: Trash/files/garbled.txt: cannot tell when it was trashed: info/garbled.txt.trashinfo has no readable DeletionDate; kept",
+            "trash-retention: Trash/files/no-info.txt: cannot tell when it was trashed: there is no info/no-info.txt.trashinfo; kept",
+        ])
+        let dir = try #require(p.actions.first { $0.path == path("Trash/files/old-dir") })
+        #expect(dir.entries == 4)
+        #expect(dir.bytes == ["old-dir", "old-dir/a", "old-dir/b", "old-dir/b/c"].reduce(Int64(0)) { $0 + allocated(tree, "Trash/files/" + $1) })
+        #expect(dir.reason == "trashed (DeletionDate) 90d ago > 30d")
+    }
+
+    @Test("app layout: dated by the trash stamp, else ctime, never mtime")
+    func appLayout() throws {
+        let now = Tree.currentTimeNs()
+        func stamp(_ age: PolicyDuration) -> [(String, [UInt8])] {
+            [(Markers.trashStampAttribute, Array(String((now - age.nanoseconds) / 1_000_000_000).utf8))]
+        }
+        let tree = try Tree(now: now) {
+            Dir("Trash") {
+                File("stamped-old", age: .days(1), xattrs: stamp(.days(40)))
+                File("stamped-new", age: .days(300), xattrs: stamp(.days(2)))
+                File("garbage", xattrs: [(Markers.trashStampAttribute, Array("soon".utf8))])
+                File("unstamped", age: .days(300))
+                Dir("stamped-dir", xattrs: stamp(.days(40))) { File("x") }
+            }
+        }
+        defer { tree.remove() }
+        let today = try plan(tree, [Self.retention])
+        #expect(today.lines == ["delete Trash/stamped-dir", "delete Trash/stamped-old"])
+        #expect(today.actions[0].entries == 2)
+        #expect(today.actions[1].reason == "trashed (trash stamp) 40d ago > 30d")
+        #expect(today.findings == ["trash-retention: Trash/garbage: cannot tell when it was trashed: its trash stamp (user.policyctl.trashed) is not a time: 'soon'; kept"])
+        // 31 days on, the unstamped file's ctime (when it was made) is old enough too.
+        let later = try plan(tree, [Self.retention], now: now + PolicyDuration.days(31).nanoseconds)
+        #expect(later.lines == ["delete Trash/stamped-dir", "delete Trash/stamped-new", "delete Trash/stamped-old", "delete Trash/unstamped"])
+        #expect(later.actions[3].reason.hasPrefix("trashed (ctime) "))
+    }
+
+    @Test("audit mode reports trash items it would delete")
+    func audit() throws {
+        let now = Tree.currentTimeNs()
+        let tree = try Tree(now: now) {
+            Dir("Trash") {
+                File("old", xattrs: [(Markers.trashStampAttribute, Array(String((now - PolicyDuration.days(40).nanoseconds) / 1_000_000_000).utf8))])
+            }
+        }
+        defer { tree.remove() }
+        var r = Self.retention
+        r.mode = .audit
+        let p = try plan(tree, [r])
+        #expect(p.actions.isEmpty)
+        #expect(p.findings == ["trash-retention: Trash/old: trashed (trash stamp) 40d ago > 30d: would be deleted"])
+    }
+}
