@@ -38,7 +38,7 @@ struct ApplyCommand: Command {
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
             .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
-            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h) stop, roll back what was done and exit 3."),
+            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done and exit 3."),
             .flag("verbose", short: "v", help: "One line per action."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
                     values: ["plain", "json"]),
@@ -113,7 +113,7 @@ struct ApplyCommand: Command {
         let rootText = rootArgument ?? plan!.root
         // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
         try RootSafety.check(rootText, force: forceRoot, command: "policyctl apply")
-        let session = try RootSession.open(rootText)
+        guard let session = try RootSession.open(rootText) else { return .ioError }
 
         if let plan {
             var policyBytes: [UInt8]? = nil
@@ -211,7 +211,7 @@ struct RootSession {
     let rootPath: String
     let state: StateDirectory
 
-    static func open(_ text: String) throws -> RootSession {
+    static func open(_ text: String, create: Bool = true) throws -> RootSession? {
         let root: DirectoryHandle
         do {
             root = try DirectoryHandle.open(root: text)
@@ -221,11 +221,11 @@ struct RootSession {
         let path = canonical(text)
         let state: StateDirectory?
         do {
-            state = try StateDirectory.open(root: root, create: true)
+            state = try StateDirectory.open(root: root, create: create)
         } catch {
             throw CommandFailure(code: .ioError, message: "\(path): cannot set up .policyctl: \(error); nothing was changed")
         }
-        guard let state else { throw CommandFailure(code: .ioError, message: "\(path): cannot create .policyctl; nothing was changed") }
+        guard let state else { return nil }
         return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
     }
 

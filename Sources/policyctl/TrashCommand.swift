@@ -90,7 +90,7 @@ struct TrashCommand: Command {
                 layout = t.layout
             }
         }
-        let session = try RootSession.open(root)
+        guard let session = try RootSession.open(root) else { return .ioError }
         guard let folder = relativePath(folderText!, rootPath: session.rootPath) else {
             throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
         }

@@ -133,7 +133,6 @@ final class ApplyRun {
         case let e as FileSystemError: cause = e.description
         default: cause = "\(error)"
         }
-        transaction.journal.discardPending()
         let result = transaction.rollback(reason: cause)
         if result.complete {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,

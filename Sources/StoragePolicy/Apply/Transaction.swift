@@ -47,7 +47,8 @@ final class Transaction {
     /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.
     static func begin(_ metadata: Metadata, lock: ApplyLock, journal: Journal) throws(FileSystemError) -> Transaction {
         let now = WallClock.nowNs()
-        let id = WallClock.compactUTC(ns: now) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let id = WallClock.compactUTC(ns: now) + "-" + String(repeating: "0", count: 8 - random.count) + random
         var w = Transaction.header(id: id, sequence: 1, type: .begin)
         w.string("time", WallClock.rfc3339(ns: now))
         w.int("timeNs", now)
