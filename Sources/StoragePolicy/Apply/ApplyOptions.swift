@@ -23,6 +23,9 @@ public struct ApplyOptions: Sendable {
     public var planFile: String?
     /// Intents per journal fsync.
     public var groupSize: Int
+    /// Tests only: called with a step's path after its target was checked and before it is changed, so race
+    /// tests can change the tree exactly in that window.
+    var willChange: (@Sendable (RelativePath) -> Void)?
 
     /// Options; only the root path is required.
     public init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
