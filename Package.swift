@@ -28,6 +28,9 @@ let package = Package(
             dependencies: ["StoragePolicy"],
             path: "Sources/policyctl"
         ),
+        // Examples of the library in use; each takes the root directory as its first argument.
+        .executableTarget(name: "LaunchCleanup", dependencies: ["StoragePolicy"], path: "Examples/LaunchCleanup"),
+        .executableTarget(name: "CustomRuleExample", dependencies: ["StoragePolicy"], path: "Examples/CustomRuleExample"),
         // Temporary trees built with a result builder, manifests and plan helpers, shared by both test targets.
         .target(
             name: "TreeFixture",

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 seconds=${1:-60}
-out=.build/fuzz
+out=${FUZZ_OUT:-.build/fuzz}   # FUZZ_OUT: build somewhere else (a shared scratch dir)
 mkdir -p "$out" Fuzz/crashes Fuzz/work-corpus
 clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CPosix/include Sources/CPosix/CPosix.c -o "$out/CPosix.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
@@ -15,8 +15,9 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -Xcc -fmodule-map-file=Fuzz/CPosix.modulemap \
   $(find Sources/StoragePolicy -name '*.swift') Fuzz/PolicyLoaderFuzz.swift \
   "$out/CPosix.o" -lyaml -o "$out/policy-fuzz"
-# Seeds: the reference policies, the test fixtures' YAML and the corpus kept in the repo.
+# Seeds: the reference policies, the benchmark policy, the corpus and the regressions kept in the repo
+# (Tests/StoragePolicyTests/Policy/FuzzRegressionTests.swift runs every one of them).
 cp Policies/*.yaml Fuzz/work-corpus/ 2>/dev/null || true
-cp Fuzz/Corpus/* Fuzz/work-corpus/ 2>/dev/null || true
+cp Fuzz/Corpus/* Fuzz/Regressions/* Benchmarks/*.yaml Fuzz/work-corpus/ 2>/dev/null || true
 "$out/policy-fuzz" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
   -artifact_prefix=Fuzz/crashes/ Fuzz/work-corpus

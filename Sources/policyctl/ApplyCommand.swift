@@ -38,10 +38,11 @@ struct ApplyCommand: Command {
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
             .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
-            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h) stop, roll back what was done and exit 3."),
+            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done and exit 3."),
             .flag("verbose", short: "v", help: "One line per action."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
                     values: ["plain", "json"]),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
 
@@ -54,6 +55,7 @@ struct ApplyCommand: Command {
     let noWait: Bool
     let maxRuntime: PolicyDuration?
     let log: ApplyLog
+    let forceRoot: Bool
     let started = ContinuousClock.now
 
     init(_ arguments: ParsedArguments) throws {
@@ -62,6 +64,7 @@ struct ApplyCommand: Command {
         rootArgument = arguments.value("root")
         yes = arguments.flag("yes")
         noWait = arguments.flag("no-wait")
+        forceRoot = arguments.flag("force-root")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
                        perAction: arguments.flag("verbose") || format != nil)
@@ -108,10 +111,22 @@ struct ApplyCommand: Command {
             }
         }
         let rootText = rootArgument ?? plan!.root
-        let session = try RootSession.open(rootText)
+        // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
+        try RootSafety.check(rootText, force: forceRoot, command: "policyctl apply")
+        guard let session = try RootSession.open(rootText) else { return .ioError }
 
         if let plan {
-            let policyBytes = plan.fingerprint?.policyPath.flatMap { try? PlanFile.read(path: $0) }
+            var policyBytes: [UInt8]? = nil
+            if let policyPath = plan.fingerprint?.policyPath {
+                do {
+                    policyBytes = try PlanFile.read(path: policyPath)
+                } catch where error.errno == .noSuchFile {
+                    throw CommandFailure(code: .rolledBack, message: "plan is stale: policy file \(policyPath) is gone: \(error.errno); nothing was changed")
+                } catch {
+                    // Not "stale": the policy could not be read at all; say why.
+                    throw CommandFailure(code: .ioError, message: "\(policyPath): cannot read the plan's policy: \(error.errno); nothing was changed")
+                }
+            }
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.rootStatus, policyBytes: policyBytes) {
                 throw CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
             }
@@ -196,7 +211,7 @@ struct RootSession {
     let rootPath: String
     let state: StateDirectory
 
-    static func open(_ text: String) throws -> RootSession {
+    static func open(_ text: String, create: Bool = true) throws -> RootSession? {
         let root: DirectoryHandle
         do {
             root = try DirectoryHandle.open(root: text)
@@ -206,11 +221,11 @@ struct RootSession {
         let path = canonical(text)
         let state: StateDirectory?
         do {
-            state = try StateDirectory.open(root: root, create: true)
+            state = try StateDirectory.open(root: root, create: create)
         } catch {
             throw CommandFailure(code: .ioError, message: "\(path): cannot set up .policyctl: \(error); nothing was changed")
         }
-        guard let state else { throw CommandFailure(code: .ioError, message: "\(path): cannot create .policyctl; nothing was changed") }
+        guard let state else { return nil }
         return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
     }
 

@@ -26,6 +26,7 @@ struct AuditCommand: Command {
                     completion: .file),
             .option("write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
                     completion: .file),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
 
@@ -46,6 +47,7 @@ struct AuditCommand: Command {
         }
         policyPath = try required("policy")
         rootPath = try required("root")
+        try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
         // The parser has checked both against their allowed values.
         format = ReportFormat(rawValue: arguments.value("format") ?? "text")!
         failOn = Rule.Severity(rawValue: arguments.value("fail-on") ?? "warning")!

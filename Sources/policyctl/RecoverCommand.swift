@@ -36,7 +36,11 @@ struct RecoverCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let session = try RootSession.open(root)
+        // A root that never had an apply has nothing to recover: its .policyctl is not created for that.
+        guard let session = try RootSession.open(root, create: false) else {
+            if log.format != .json { Terminal.out("Nothing to recover: no interrupted transaction under \(RootSession.canonical(root)).") }
+            return .success
+        }
         guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
         let report: RecoveryReport
         do {

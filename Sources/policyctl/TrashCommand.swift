@@ -32,6 +32,7 @@ struct TrashCommand: Command {
             .flag("list", help: "List what the trash holds: name, when, original path."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
 
@@ -49,6 +50,7 @@ struct TrashCommand: Command {
         guard let root = arguments.value("root") else {
             throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl trash")
         }
+        try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl trash")
         self.root = root
         policyPath = arguments.value("policy")
         trashDir = arguments.value("trash-dir")
@@ -88,7 +90,7 @@ struct TrashCommand: Command {
                 layout = t.layout
             }
         }
-        let session = try RootSession.open(root)
+        guard let session = try RootSession.open(root) else { return .ioError }
         guard let folder = relativePath(folderText!, rootPath: session.rootPath) else {
             throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
         }

@@ -1,7 +1,9 @@
 // The public entry point of apply: checks the blast-radius cap, orders a plan's actions so each one finds what
 // it needs, and runs them as one transaction; also `trash` and `restore`. Changes nothing without the lock.
 
+/// Applies plans (and trash/restore requests) as journaled transactions, holding the root's lock.
 public struct Applier: Sendable {
+    /// The root's lock, held for the applier's lifetime.
     public let lock: ApplyLock
 
     /// Holding the lock is the precondition: only one apply, recover or trash runs on a root at a time.

@@ -6,8 +6,10 @@ import Glibc
 import Darwin
 #endif
 
+/// Proof that this process holds the root's exclusive lock; released when the value goes away.
 public final class ApplyLock: Sendable {
     let file: FileDescriptor
+    /// The state folder the lock belongs to.
     public let state: StateDirectory
 
     init(file: FileDescriptor, state: StateDirectory) {

@@ -1,6 +1,7 @@
 // How one apply (or trash, or restore) runs: the blast-radius cap, the time budget, and what the journal's
 // begin record says about where the work came from. A value; holds no handles.
 
+/// How one apply runs: the blast-radius cap, the time budget, and what the journal records about its origin.
 public struct ApplyOptions: Sendable {
     /// The root as an absolute path: recorded in the journal and written into FreeDesktop `.trashinfo` files.
     public var rootPath: String
@@ -14,12 +15,19 @@ public struct ApplyOptions: Sendable {
     public var deadlineLabel: String?
     /// The layout of trash folders that must be created; existing ones are detected.
     public var trashLayout: TrashRetention.Layout
+    /// The policy file, recorded in the journal.
     public var policyPath: String?
+    /// The policy's digest, recorded in the journal.
     public var policySHA256: String?
+    /// The plan file applied, recorded in the journal.
     public var planFile: String?
     /// Intents per journal fsync.
     public var groupSize: Int
+    /// Tests only: called with a step's path after its target was checked and before it is changed, so race
+    /// tests can change the tree exactly in that window.
+    var willChange: (@Sendable (RelativePath) -> Void)?
 
+    /// Options; only the root path is required.
     public init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
                 deadline: ContinuousClock.Instant? = nil, deadlineLabel: String? = nil,
                 trashLayout: TrashRetention.Layout = .automatic, policyPath: String? = nil,

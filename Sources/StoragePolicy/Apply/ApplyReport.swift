@@ -1,7 +1,9 @@
 // What an apply did, action by action, and how it can fail. Reported, never printed: the executable decides
 // how to show it. A failure always says whether the tree was put back.
 
+/// What an apply did, action by action: outcomes, counts, bytes freed, warnings.
 public struct ApplyReport: Sendable {
+    /// What happened to one action.
     public enum Outcome: Sendable, Hashable {
         /// Carried out.
         case done
@@ -11,14 +13,18 @@ public struct ApplyReport: Sendable {
         case skipped(String)
     }
 
+    /// One action and its outcome.
     public struct Item: Sendable {
+        /// The action as planned.
         public var action: Action
         /// The action's name, or `restore` for an item put back from the trash.
         public var verb: String
+        /// Done, unchanged or skipped (with why).
         public var outcome: Outcome
         /// Where the entry went (rename, trash with its unique name, restore), when it moved.
         public var destination: RelativePath?
 
+        /// An item; `verb` defaults to the action's name.
         public init(action: Action, verb: String? = nil, outcome: Outcome, destination: RelativePath? = nil) {
             self.action = action; self.verb = verb ?? action.kind.name; self.outcome = outcome; self.destination = destination
         }
@@ -35,10 +41,13 @@ public struct ApplyReport: Sendable {
     /// Problems that did not undo the apply (e.g. staging not fully purged: `recover` finishes it).
     public var warnings: [String] = []
 
+    /// The items that were skipped.
     public var skipped: [Item] { items.filter { if case .skipped = $0.outcome { true } else { false } } }
+    /// How many actions were carried out.
     public var done: Int { counts.values.reduce(0, +) }
 }
 
+/// Why an apply failed, and whether the tree was put back.
 public enum ApplyError: Error, Sendable, CustomStringConvertible {
     /// Refused before anything changed (blast-radius cap, time budget already spent).
     case refused(String)
@@ -49,6 +58,7 @@ public enum ApplyError: Error, Sendable, CustomStringConvertible {
     /// Failed midway and the rollback itself hit errors: `policyctl recover` must finish it.
     case rollbackIncomplete(transaction: String, cause: String, failures: [String])
 
+    /// One line for people, saying what was changed and what was undone.
     public var description: String {
         switch self {
         case .refused(let message): return message

@@ -29,7 +29,8 @@ final class ApplyRun {
 
     let lock: ApplyLock
     let options: ApplyOptions
-    let steps: [Step]
+    /// The plan's steps; a path under a directory this transaction renamed or trashed is rewritten to where it is now.
+    private(set) var steps: [Step]
     let metadata: Transaction.Metadata
     /// Entries modified after this instant (ns) were changed since the plan: a directory holding one is kept.
     let planTimeNs: Int64?
@@ -38,6 +39,8 @@ final class ApplyRun {
     private var report = ApplyReport()
     /// Paths with a descendant this transaction renamed, staged or created.
     private var touched: Set<RelativePath> = []
+    /// Directories this transaction renamed or trashed, in order: later steps inside them follow them.
+    private var moved: [(from: RelativePath, to: RelativePath)] = []
     /// Directories mkdir steps will create: later steps may rely on them before they exist.
     private var planned: Set<RelativePath> = []
     /// Names chosen in trash folders by prepared but not yet performed steps.
@@ -130,7 +133,6 @@ final class ApplyRun {
         case let e as FileSystemError: cause = e.description
         default: cause = "\(error)"
         }
-        transaction.journal.discardPending()
         let result = transaction.rollback(reason: cause)
         if result.complete {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
@@ -156,6 +158,10 @@ final class ApplyRun {
     }
 
     private func prepare(_ i: Int) throws(FileSystemError) -> Preparation {
+        // Renames and trash moves run before deletes: a delete inside a directory moved meanwhile follows it.
+        for (from, to) in moved.reversed() {
+            if let inner = steps[i].action.path.relative(to: from), !inner.isRoot { steps[i].action.path = to.appending(inner) }
+        }
         let step = steps[i]
         let action = step.action
         let path = action.path
@@ -338,6 +344,7 @@ final class ApplyRun {
             skip(i, reason)
             return
         }
+        options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReportingRace(intent) {
                 guard n == 0, let reason = Self.raceReason(failure, intent.change) else { throw failure }
@@ -346,8 +353,15 @@ final class ApplyRun {
                 return
             }
             touch(intent.change)
+            if n == 0, case .stage(let path, let name) = intent.change, let reason = try recheckStaged(step.action, name) {
+                // Replaced or written to between the check and the move: what was staged is not what was planned.
+                try transaction.unstage(path: path, name: name)
+                skip(i, reason)
+                return
+            }
         }
         report.items[i].outcome = .done
+        if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
         report.counts[step.verb, default: 0] += 1
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
     }
@@ -406,8 +420,27 @@ final class ApplyRun {
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            if touched.contains(path), status.type == .directory, action.type == .directory {
+                // This transaction renamed entries inside it, which moved its mtime: the same directory still goes.
+                let identity = action.identity!
+                return status.device == identity.device && status.inode == identity.inode ? nil : "replaced since the plan; kept"
+            }
             return Self.mismatch(status, action.identity!, type: action.type)
         }
+    }
+
+    /// The check again, on the entry now in staging (nothing can swap it there): nil when it is what the plan saw.
+    private func recheckStaged(_ action: Action, _ name: FileName) throws(FileSystemError) -> String? {
+        guard let identity = action.identity, let status = try transaction.staging.statusIfPresent(of: name) else { return nil }
+        if touched.contains(action.path) {
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
+                return "replaced while being removed; kept"
+            }
+            return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
+        }
+        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
+        return nil
     }
 
     private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {

@@ -52,12 +52,6 @@ final class Journal {
         CrashPoint.recordsDurable(before: previous, total: durableRecords)
     }
 
-    /// Drops records appended but not yet flushed (after a failure nothing more should be claimed).
-    func discardPending() {
-        buffer.removeAll()
-        buffered = 0
-    }
-
     // MARK: Reading
 
     /// What reading the whole file found besides the records themselves.

@@ -1,7 +1,9 @@
 // Reads the journal back for people: one summary per transaction (when, which policy, what was done, what
 // was skipped and why, how it ended). Read-only: never repairs, truncates or locks the journal.
 
+/// One transaction as the journal records it, for people and `policyctl journal --format json`.
 public struct TransactionSummary: Sendable, Hashable, Codable {
+    /// How the transaction ended.
     public enum Outcome: String, Sendable, Hashable, Codable {
         case committed
         case rolledBack = "rolled-back"
@@ -9,30 +11,45 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
         case open
     }
 
+    /// An action skipped because its target changed since the plan.
     public struct SkippedItem: Sendable, Hashable, Codable {
+        /// The action name.
         public var action: String
+        /// The target, relative to the root (escaped when not UTF-8).
         public var path: String
+        /// The target's exact bytes, when it is not valid UTF-8.
         public var pathBase64: String?
+        /// Why it was skipped.
         public var reason: String
     }
 
+    /// The transaction id.
     public var id: String
     /// `apply`, `trash` or `restore`.
     public var kind: String
     /// RFC 3339, UTC.
     public var time: String
+    /// When it ended (RFC 3339, UTC), if it did.
     public var endTime: String?
+    /// The policy's name.
     public var policy: String
+    /// The policy file, when there was one.
     public var policyPath: String?
+    /// The plan file applied, when there was one.
     public var plan: String?
+    /// The root, absolute.
     public var root: String
+    /// The process that ran it.
     public var pid: Int?
     /// Actions in the plan.
     public var actions: Int
+    /// Committed, rolled back, or still open.
     public var outcome: Outcome
     /// Actions carried out, per action name (from the commit record).
     public var counts: [String: Int]
+    /// Bytes freed by its deletions.
     public var bytesFreed: Int64
+    /// Actions skipped because their targets changed.
     public var skipped: [SkippedItem]
     /// Why it was rolled back.
     public var reason: String?
@@ -42,10 +59,15 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public var recovered: Bool
 }
 
+/// Reads a root's journal back as transactions.
 public enum JournalHistory {
+    /// The journal, read.
     public struct Reading: Sendable {
+        /// Every transaction, oldest first.
         public var transactions: [TransactionSummary]
+        /// Line numbers of damaged records (skipped).
         public var corruptLines: [Int]
+        /// True when the last line was cut short (ignored).
         public var tornTail: Bool
     }
 

@@ -1,7 +1,9 @@
 // Brings a root back to a closed state after a crash: an uncommitted transaction is rolled back, a committed
 // one has its purge finished. Idempotent and crash-safe; never deletes anything a rolled-back run staged.
 
+/// What recovery did with each transaction the journal showed as open.
 public struct RecoveryReport: Sendable {
+    /// How an open transaction was settled.
     public enum Resolution: Sendable, Hashable {
         /// Uncommitted: every change it made was undone.
         case rolledBack
@@ -9,8 +11,11 @@ public struct RecoveryReport: Sendable {
         case purgeFinished
     }
 
+    /// One settled transaction.
     public struct Entry: Sendable {
+        /// The transaction's id in the journal.
         public var transaction: String
+        /// Rolled back, or its purge finished.
         public var resolution: Resolution
         /// Changes undone by this recovery (a resumed rollback counts only what was left).
         public var undone: Int
@@ -18,25 +23,32 @@ public struct RecoveryReport: Sendable {
         public var kept: [String]
     }
 
+    /// Each transaction recovery settled.
     public var entries: [Entry] = []
     /// The journal ended in a torn or corrupt line (a write cut short); it was cut off.
     public var tornTail = false
     /// Line numbers of damaged records in the middle of the journal (ignored).
     public var corruptLines: [Int] = []
+    /// Problems that did not stop recovery.
     public var warnings: [String] = []
 
+    /// True when the journal showed nothing to finish or undo.
     public var nothingToDo: Bool { entries.isEmpty && !tornTail }
 }
 
 /// Recovery could not bring the root to a closed state; running it again retries.
 public struct RecoveryError: Error, Sendable, CustomStringConvertible {
+    /// The transaction that could not be settled.
     public var transaction: String
+    /// What went wrong, step by step.
     public var failures: [String]
+    /// One line for people.
     public var description: String {
         "recovery of transaction \(transaction) is incomplete: \(failures.joined(separator: "; ")); nothing was deleted, run 'policyctl recover' again"
     }
 }
 
+/// Finishes or rolls back interrupted applies from the journal; idempotent.
 public enum Recovery {
     /// Journals larger than this are compacted before a new transaction begins.
     public static let compactionThreshold: Int64 = 16 << 20

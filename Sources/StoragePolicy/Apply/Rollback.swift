@@ -68,8 +68,16 @@ struct Rollback {
         write(w, flush: true, into: &result)
 
         let name = FileName(unchecked: Array(transaction.utf8))
-        stagingParent = try? lock.state.stagingParent(create: false)
-        staging = try? stagingParent?.openDirectory(name)
+        do {
+            stagingParent = try lock.state.stagingParent(create: false)
+            staging = try stagingParent?.openDirectory(name)
+        } catch where error.errno == .noSuchFile {
+            // Never made (a crash before the staging folder existed), or already removed.
+        } catch {
+            // Without staging nothing staged can go back, and the folder would outlive the transaction.
+            result.failures.append(error)
+            return result
+        }
 
         var batch: [Int] = []
         var touched: Set<RelativePath> = []
@@ -88,6 +96,11 @@ struct Rollback {
                 touched.formUnion(directories)
                 CrashPoint.changeMade()
             case .kept(let kept):
+                if !result.failures.isEmpty, case .mkdir = intent.change {
+                    // An undo that failed earlier in this run (a file it should have removed) may be what keeps this
+                    // directory from being empty: not final, the next recovery tries again.
+                    continue
+                }
                 result.kept.append(kept)
                 var k = record(.kept)
                 k.int("op", intent.op)

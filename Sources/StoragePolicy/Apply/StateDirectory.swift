@@ -1,8 +1,11 @@
 // ROOT/.policyctl: the engine's state folder holding the lock file, the journal and the staging area, on
 // the root's own filesystem. Never a symlink, never on another device, never scanned by the planner.
 
+/// `ROOT/.policyctl`: the lock, the journal and the staging area of one root.
 public final class StateDirectory: Sendable {
+    /// The root directory.
     public let root: DirectoryHandle
+    /// The root's status when the state folder was opened.
     public let rootStatus: FileStatus
     let directory: DirectoryHandle
 
@@ -67,7 +70,9 @@ public final class StateDirectory: Sendable {
 
 /// Another apply, recover or trash holds the lock of this root.
 public struct LockHeld: Error, Sendable, CustomStringConvertible {
+    /// The holder's pid, when the lock file says.
     public var pid: Int32?
+    /// `another run holds the lock (pid N)`.
     public var description: String {
         "another run holds the lock" + (pid.map { " (pid \($0))" } ?? "")
     }

@@ -47,7 +47,8 @@ final class Transaction {
     /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.
     static func begin(_ metadata: Metadata, lock: ApplyLock, journal: Journal) throws(FileSystemError) -> Transaction {
         let now = WallClock.nowNs()
-        let id = WallClock.compactUTC(ns: now) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let id = WallClock.compactUTC(ns: now) + "-" + String(repeating: "0", count: 8 - random.count) + random
         var w = Transaction.header(id: id, sequence: 1, type: .begin)
         w.string("time", WallClock.rfc3339(ns: now))
         w.int("timeNs", now)
@@ -170,6 +171,14 @@ final class Transaction {
             dirty.insert(path.parent)
         }
         CrashPoint.changeMade()
+    }
+
+    /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
+    /// rollback or recovery finds nothing in staging under that name to undo.
+    func unstage(path: RelativePath, name: FileName) throws(FileSystemError) {
+        let parent = try directories.directory(path.parent)
+        try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
+        dirty.insert(path.parent)
     }
 
     /// Writes `contents` to `temp`, fsyncs it, then renames it to `name` without replacing anything: readers

@@ -105,7 +105,7 @@ final class Evaluator: WalkVisitor {
                     try listing.extendedAttribute(backupMarker.name, of: nil)
                 }
                 if backup.cacheDirectoryTag { checkCacheTag(rule, listing: listing, worker: worker) }
-            case .quota, .naming, .forbid:
+            case .quota, .naming, .forbid, .custom:
                 continue
             }
         }
@@ -229,6 +229,9 @@ final class Evaluator: WalkVisitor {
                           let glob = rule.forbiddenBy(directory, name) else { break }
                     worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
                                                            glob: glob.pattern, type: type, identity: status()?.identity))
+                case .custom(let custom):
+                    guard rule.admits(type), rule.selects(directory, name) else { break }
+                    judgeCustom(custom, rule, listing, i, type: type, worker: worker)
                 }
                 if type == .directory && !enter && rule.needsBelow(directory, name) { enter = true }
             }

@@ -153,6 +153,8 @@ public struct Explainer: Sendable {
             }
         case .backup:
             out.findings.append(rule.match.isEmpty ? "only the scope itself carries the marker (it covers everything in it)" : "must carry the backup-exclusion marker \(Markers.backupAttribute.name)\(consequence)")
+        case .custom(let custom):
+            out.findings.append("judged by a custom rule: \(custom.summary)\(consequence)")
         case .forbid:
             if let glob = rule.forbiddenBy(directory, name) {
                 out.findings.append("forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (policy.trashFolder != nil ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")")

@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 
+/// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
 public struct PlanOptions: Sendable {
     /// The time ages are measured against, nanoseconds since the epoch; nil means now.
     public var now: Int64?
@@ -16,16 +17,22 @@ public struct PlanOptions: Sendable {
     /// Tests only: see WalkOptions.willStat.
     var willStat: (@Sendable (RelativePath) -> Void)?
 
+    /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
     public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
     }
 }
 
+/// Plans a policy against a root in one walk, changing nothing. `StorageEngine` is the simpler front door.
 public struct Planner: Sendable {
+    /// The policy evaluated.
     public let policy: Policy
+    /// The root directory, as given.
     public let root: String
+    /// How the plan is made.
     public let options: PlanOptions
 
+    /// A planner for `policy` over `root`.
     public init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
         self.policy = policy; self.root = root; self.options = options
     }

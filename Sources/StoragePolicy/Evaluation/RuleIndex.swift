@@ -63,7 +63,7 @@ final class CompiledRule: Sendable {
             // Selected directories check their own marker when visited.
             if !match.isEmpty && selects(directory, name) { return true }
             return !match.isEmpty && matchCouldMatchBelow(directory, name)
-        case .quota, .naming:
+        case .quota, .naming, .custom:
             return matchCouldMatchBelow(directory, name)
         }
     }

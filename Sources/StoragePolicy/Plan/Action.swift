@@ -1,7 +1,9 @@
 // One change a plan proposes: what, on which root-relative path, by which rule, why, and the identity
 // of the target when planned so apply can refuse to touch anything that changed since.
 
+/// One change a plan proposes: what, on which root-relative path, by which rule, and why.
 public struct Action: Sendable, Hashable {
+    /// The kinds of change apply knows how to make, journal and undo.
     public enum Kind: Sendable, Hashable {
         /// Remove the entry (a directory with everything in it).
         case delete
@@ -29,8 +31,11 @@ public struct Action: Sendable, Hashable {
         }
     }
 
+    /// What to do.
     public var kind: Kind
+    /// The target, relative to the root.
     public var path: RelativePath
+    /// The name of the rule (or `layout`) that wants it.
     public var rule: String
     /// Why, in a few words a person reads: `mtime 2d3h ago > 24h`.
     public var reason: String
@@ -43,12 +48,14 @@ public struct Action: Sendable, Hashable {
     /// How many entries this action covers (a deleted directory covers its contents).
     public var entries: Int
 
+    /// An action.
     public init(kind: Kind, path: RelativePath, rule: String, reason: String, bytes: Int64 = 0,
                 identity: EntryIdentity? = nil, type: FileType? = nil, entries: Int = 1) {
         self.kind = kind; self.path = path; self.rule = rule; self.reason = reason; self.bytes = bytes
         self.identity = identity; self.type = type; self.entries = entries
     }
 
+    /// True for deletions.
     public var isDelete: Bool { if case .delete = kind { true } else { false } }
 }
 

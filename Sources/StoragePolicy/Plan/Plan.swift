@@ -2,8 +2,14 @@
 // (sorted by path then rule) so the same tree and policy always give the same plan. Changes nothing.
 import Foundation
 
+/// The result of planning: every action and violation, what was skipped, a summary and a fingerprint.
+///
+/// Deterministic: the same tree and policy always give the same plan. Encode it with `jsonData()` or
+/// `PlanJSONWriter`, show it with `PlanRenderer`, apply it with `StorageEngine.apply(_:)` or `Applier`.
 public struct Plan: Sendable, Hashable, Codable {
+    /// The plan format version.
     public var version: Int
+    /// The name of the policy that made the plan.
     public var policy: String
     /// The root as the user gave it, made absolute.
     public var root: String
@@ -11,13 +17,20 @@ public struct Plan: Sendable, Hashable, Codable {
     public var createdAt: String
     /// The evaluation time all ages were measured against, in nanoseconds since the epoch.
     public var evaluatedAtNs: Int64
+    /// The changes apply would make, sorted by path then rule.
     public var actions: [Action]
+    /// Findings no action fixes (and audit-mode rules' findings), sorted by path then rule.
     public var violations: [Violation]
+    /// Entries the walk could not judge, and why.
     public var skipped: [SkippedEntry]
+    /// Remarks for people (e.g. atime is unreliable on this mount).
     public var notes: [String]
+    /// Counts and bytes.
     public var summary: Summary
+    /// What a saved plan is checked against before it is applied.
     public var fingerprint: Fingerprint?
 
+    /// A plan; the summary is computed from the actions, violations and skipped entries.
     public init(policy: String, root: String, createdAt: String, evaluatedAtNs: Int64, actions: [Action] = [],
                 violations: [Violation] = [], skipped: [SkippedEntry] = [], notes: [String] = [],
                 entriesScanned: Int = 0, fingerprint: Fingerprint? = nil) {
@@ -32,14 +45,20 @@ public struct Plan: Sendable, Hashable, Codable {
     /// True when applying would change something.
     public var hasChanges: Bool { !actions.isEmpty }
 
+    /// What a plan amounts to.
     public struct Summary: Sendable, Hashable, Codable {
+        /// Entries the walk listed.
         public var entriesScanned: Int
         /// Count per action name: delete, rename, trash, mkdir, setxattr, write-tag (all present, maybe 0).
         public var actions: [String: Int]
+        /// Bytes the deletions free (allocated, as `du`).
         public var bytesFreed: Int64
+        /// How many violations.
         public var violations: Int
+        /// How many entries were skipped.
         public var skipped: Int
 
+        /// The summary of these actions.
         public init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
             self.entriesScanned = entriesScanned
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
@@ -59,8 +78,10 @@ public struct Plan: Sendable, Hashable, Codable {
         public var policyPath: String?
         /// The root directory's identity, so a plan for one tree is never applied to another.
         public var rootDevice: UInt64
+        /// The root directory's inode.
         public var rootInode: UInt64
 
+        /// A fingerprint.
         public init(policySHA256: String, policyPath: String?, rootDevice: UInt64, rootInode: UInt64) {
             self.policySHA256 = policySHA256; self.policyPath = policyPath
             self.rootDevice = rootDevice; self.rootInode = rootInode
@@ -82,6 +103,7 @@ public struct Plan: Sendable, Hashable, Codable {
         return try encoder.encode(self)
     }
 
+    /// Reads a plan written by `jsonData()` or `PlanJSONWriter`.
     public static func decode(json: Data) throws -> Plan {
         try JSONDecoder().decode(Plan.self, from: json)
     }

@@ -1,6 +1,7 @@
 // Writes a plan as pretty JSON (keys sorted, as Plan's Codable form) in chunks, so a plan of a million
 // actions never exists twice in memory as one string. Must decode with Plan.decode(json:) to the same plan.
 
+/// Writes a plan as JSON in chunks, so a plan with a million actions is never one string in memory.
 public struct PlanJSONWriter {
     private var buffer: [UInt8] = []
     private let flush: ([UInt8]) throws -> Void
@@ -20,6 +21,7 @@ public struct PlanJSONWriter {
         return out
     }
 
+    /// Writes the whole plan; rethrows what the sink throws.
     public mutating func write(_ plan: Plan) throws {
         text("{\n")
         // Actions by index and borrowed: copying a million of them would retain every field of each.

@@ -1,16 +1,19 @@
 // Renders a plan as text for people: actions grouped by rule, human sizes and ages, findings, a summary.
 // Returns strings and never prints; colour (ANSI) only when the caller asks for it.
 
+/// A plan as text for people: actions grouped by rule, violations, skipped entries and a summary.
 public struct PlanRenderer: Sendable {
     /// Emit ANSI colours (the CLI decides: a TTY and no NO_COLOR).
     public var color: Bool
     /// Rule names in the order groups are shown (the policy's order); others follow by name.
     public var ruleOrder: [String]
 
+    /// A renderer; `ruleOrder` lists rules in the order groups are shown (policy order).
     public init(color: Bool = false, ruleOrder: [String] = []) {
         self.color = color; self.ruleOrder = ruleOrder
     }
 
+    /// The whole text at once (for small plans and tests).
     public func render(_ plan: Plan) -> String {
         var out = ""
         render(plan) { out += $0 }

@@ -1,6 +1,7 @@
 // SHA-256 (FIPS 180-4) over bytes, for plan fingerprints and journal checksums; no outside package needed.
 // Streaming, so a large policy or journal never has to be held twice.
 
+/// SHA-256, for plan fingerprints and journal checksums (no outside packages).
 public struct SHA256: Sendable {
     private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
     private var buffer: [UInt8] = []
@@ -17,8 +18,10 @@ public struct SHA256: Sendable {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// A fresh digest.
     public init() {}
 
+    /// Adds bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         for b in bytes {
             buffer.append(b)
@@ -27,6 +30,7 @@ public struct SHA256: Sendable {
         }
     }
 
+    /// The 32-byte digest of everything added.
     public mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         buffer.append(0x80)

@@ -1,12 +1,18 @@
 // A finding no action fixes (or an audit-mode rule's finding): which rule, which path, what is wrong.
 // Violations are reported, never acted on.
 
+/// A finding no action fixes, or an audit-mode rule's finding: which rule, which path, what is wrong.
 public struct Violation: Sendable, Hashable, Codable {
+    /// The rule that found it.
     public var rule: String
+    /// The entry, relative to the root.
     public var path: RelativePath
+    /// What is wrong.
     public var message: String
+    /// How serious it is in `audit`.
     public var severity: Rule.Severity
 
+    /// A violation.
     public init(rule: String, path: RelativePath, message: String, severity: Rule.Severity = .warning) {
         self.rule = rule; self.path = path; self.message = message; self.severity = severity
     }
@@ -33,9 +39,12 @@ public struct Violation: Sendable, Hashable, Codable {
 
 /// An entry the walk could not judge (unreadable, vanished, a FIFO where a file was expected...).
 public struct SkippedEntry: Sendable, Hashable, Codable {
+    /// The entry, relative to the root.
     public var path: RelativePath
+    /// Why it was skipped.
     public var reason: String
 
+    /// A skipped entry.
     public init(path: RelativePath, reason: String) { self.path = path; self.reason = reason }
 
     enum CodingKeys: String, CodingKey { case path, pathBase64, reason }

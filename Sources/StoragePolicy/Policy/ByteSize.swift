@@ -1,11 +1,15 @@
 // A size in bytes written with SI (`KB MB GB TB`) or binary (`KiB MiB GiB TiB`) units, or plain `B`.
 // Fractions are allowed (`1.5GiB`) and rounded down to whole bytes; negative sizes are not.
 
+/// A size in bytes, as policies write it (`512MiB`, `2GB`, `100B`).
 public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The size in bytes.
     public var bytes: Int64
 
+    /// A size of `bytes` bytes.
     public init(bytes: Int64) { self.bytes = bytes }
 
+    /// How sizes may be written, for error messages.
     public static let acceptedForms = "a number with a unit B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 512MiB, 1.5GB"
 
     private static let units: [(String, Double)] = [
@@ -34,6 +38,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// Human size with binary units: `4.0 KiB`, `512 B`, `1.5 GiB`.
     public var description: String { ByteSize.human(bytes) }
 
+    /// `bytes` for people, in binary units: `4.0 KiB`, `512 MiB`.
     public static func human(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         var value = Double(bytes)
@@ -47,6 +52,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
         return "\(bytes) B"
     }
 
+    /// Orders sizes by their byte count.
     public static func < (a: ByteSize, b: ByteSize) -> Bool { a.bytes < b.bytes }
 }
 

@@ -1,19 +1,29 @@
 // A span of time written as summed units (`90s`, `24h`, `1d12h`, `2w`), held in whole seconds.
 // Never accepts a bare number or free text ("24 hours"): the accepted forms are stated in every error.
 
+/// A length of time as policies write it (`24h`, `1d12h`), to the second.
 public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The duration in seconds.
     public var seconds: Int64
 
+    /// A duration of `seconds` seconds.
     public init(seconds: Int64) { self.seconds = seconds }
 
+    /// `n` seconds.
     public static func seconds(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n) }
+    /// `n` minutes.
     public static func minutes(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 60) }
+    /// `n` hours.
     public static func hours(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 3600) }
+    /// `n` days of 24 hours.
     public static func days(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 86400) }
+    /// `n` weeks of 7 days.
     public static func weeks(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 604800) }
 
+    /// The duration in nanoseconds, the unit timestamps are compared in.
     public var nanoseconds: Int64 { seconds * 1_000_000_000 }
 
+    /// How durations may be written, for error messages.
     public static let acceptedForms = "a number followed by a unit s, m, h, d or w, summed without spaces (90s, 24h, 7d, 1d12h, 2w)"
 
     /// Parses `1d12h`-style text; nil when it is not of that form or overflows.
@@ -66,5 +76,6 @@ public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConver
         return (seconds < 0 ? "-" : "") + parts.joined()
     }
 
+    /// Orders durations by length.
     public static func < (a: PolicyDuration, b: PolicyDuration) -> Bool { a.seconds < b.seconds }
 }

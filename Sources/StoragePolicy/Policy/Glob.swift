@@ -1,17 +1,22 @@
 // A glob compiled once and matched against root- or scope-relative byte paths: `*`, `**`, `?`, `[...]`, `{a,b}`.
 // Matching never depends on names being valid UTF-8; `*` and `?` never cross a '/'.
 
+/// A compiled glob (`*`, `**`, `?`, `[...]`, `{a,b}`) matched against scope-relative byte paths.
 public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// The pattern as written in the policy.
     public let pattern: String
     let alternatives: [[Segment]]
 
+    /// The pattern as written.
     public var description: String { pattern }
 
+    /// Why a pattern cannot be compiled, with what would be valid.
     public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
         /// 0-based character offset in the pattern where the problem is.
         public var offset: Int
+        /// The problem, e.g. `unclosed '[' (close it with ']')`.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 
@@ -37,6 +42,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// At most this many alternatives after brace expansion: `{a,b}{c,d}...` cannot explode.
     static let maximumAlternatives = 256
 
+    /// Compiles `pattern`; throws `SyntaxError` for an invalid one.
     public init(_ pattern: String) throws(SyntaxError) {
         self.pattern = pattern
         let scalars = Array(pattern.unicodeScalars)

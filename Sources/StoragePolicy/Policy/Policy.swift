@@ -1,11 +1,19 @@
 // A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
 // A value: it holds no file handles and never touches the disk.
 
+/// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
+///
+/// Load one with `PolicyLoader`, or build one with the DSL: `try Policy("app") { Layout("tmp"); Rule.expire(...) }`.
 public struct Policy: Sendable, Hashable {
+    /// The policy language version (`version: 1`).
     public var version: Int
+    /// The policy's name: recorded in plans, journals and reports.
     public var name: String
+    /// What the policy is for, for people.
     public var description: String?
+    /// Directories that must exist under the root.
     public var layout: [LayoutEntry]
+    /// The rules, in policy order: earlier rules win ties.
     public var rules: [Rule]
     /// The policy's default blast-radius cap; `--max-delete` overrides it.
     public var maxDelete: DeleteLimit?
@@ -14,6 +22,7 @@ public struct Policy: Sendable, Hashable {
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
     public var sourceBytes: [UInt8]?
 
+    /// A policy from its parts; the DSL and the loader validate, this initializer does not.
     public init(version: Int = 1, name: String, description: String? = nil, layout: [LayoutEntry] = [],
                 rules: [Rule] = [], maxDelete: DeleteLimit? = nil, source: PolicyLocation? = nil,
                 sourceBytes: [UInt8]? = nil) {
@@ -29,13 +38,16 @@ public struct Policy: Sendable, Hashable {
 
 /// A directory that must exist under the root.
 public struct LayoutEntry: Sendable, Hashable {
+    /// The directory, relative to the root.
     public var path: RelativePath
     /// `backup: exclude`: the directory carries the backup-exclusion marker.
     public var excludeFromBackup: Bool
     /// Also write a CACHEDIR.TAG (for tar, borg, restic).
     public var cacheDirectoryTag: Bool
+    /// Where the entry is written in the policy file, when it came from one.
     public var location: PolicyLocation?
 
+    /// A layout entry.
     public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,
                 location: PolicyLocation? = nil) {
         self.path = path; self.excludeFromBackup = excludeFromBackup
@@ -48,6 +60,7 @@ public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
     case count(Int)
     case percent(Double)
 
+    /// Parses `N` or `N%`; nil for anything else.
     public init?(parsing text: String) {
         if text.hasSuffix("%") {
             guard let p = Double(text.dropLast()), p >= 0, p <= 100 else { return nil }
@@ -66,6 +79,7 @@ public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `N` or `N%`, as written.
     public var description: String {
         switch self {
         case .count(let n): return "\(n)"

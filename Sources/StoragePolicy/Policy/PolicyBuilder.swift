@@ -16,15 +16,24 @@ public enum PolicyPart: Sendable {
 
 /// A rule as written in Swift, before its path and globs are checked.
 public struct RuleDraft: Sendable {
+    /// The rule's name, unique in the policy.
     public var name: String
+    /// The scope, relative to the root, as text.
     public var path: String
+    /// `match:` globs, as text.
     public var match: [String] = []
+    /// `exclude:` globs, as text.
     public var exclude: [String] = []
+    /// `type:`; nil means the kind's default.
     public var type: EntryTypeFilter? = nil
+    /// `mode:` enforce or audit.
     public var mode: Rule.Mode = .enforce
+    /// `severity:`; nil means the kind's default.
     public var severity: Rule.Severity? = nil
+    /// What the rule does.
     public var kind: Kind
 
+    /// A draft with no globs, in enforce mode.
     public init(name: String, path: String, kind: Kind) {
         self.name = name; self.path = path; self.kind = kind
     }
@@ -36,13 +45,20 @@ public struct RuleDraft: Sendable {
     }
 }
 
+/// The result builder behind `Policy(_:content:)`: components, `if`, `if/else` and `for` loops.
 @resultBuilder
 public enum PolicyBuilder {
+    /// One component.
     public static func buildExpression(_ component: some PolicyComponent) -> [PolicyPart] { component.policyParts }
+    /// Components in order.
     public static func buildBlock(_ parts: [PolicyPart]...) -> [PolicyPart] { parts.flatMap { $0 } }
+    /// An `if` without `else`.
     public static func buildOptional(_ parts: [PolicyPart]?) -> [PolicyPart] { parts ?? [] }
+    /// The `if` branch of an `if/else`.
     public static func buildEither(first parts: [PolicyPart]) -> [PolicyPart] { parts }
+    /// The `else` branch of an `if/else`.
     public static func buildEither(second parts: [PolicyPart]) -> [PolicyPart] { parts }
+    /// A `for` loop.
     public static func buildArray(_ parts: [[PolicyPart]]) -> [PolicyPart] { parts.flatMap { $0 } }
 }
 

@@ -7,14 +7,17 @@ public struct Layout: PolicyComponent {
     let excludeFromBackup: Bool
     let cacheTag: Bool
 
+    /// A directory that must exist; `excludeFromBackup` marks it, `cacheTag` also writes a CACHEDIR.TAG.
     public init(_ path: String, excludeFromBackup: Bool = false, cacheTag: Bool = false) {
         self.path = path; self.excludeFromBackup = excludeFromBackup; self.cacheTag = cacheTag
     }
 
+    /// The layout entry.
     public var policyParts: [PolicyPart] { [.layout(path: path, excludeFromBackup: excludeFromBackup, cacheTag: cacheTag)] }
 }
 
 extension RuleDraft: PolicyComponent {
+    /// The rule.
     public var policyParts: [PolicyPart] { [.rule(self)] }
 
     /// `match:` — only entries matching one of these globs (scope-relative).
@@ -72,8 +75,12 @@ extension Rule {
 }
 
 extension ByteSize {
+    /// `n` bytes.
     public static func bytes(_ n: Int64) -> ByteSize { ByteSize(bytes: n) }
+    /// `n` KiB (1,024 bytes each).
     public static func kibibytes(_ n: Int64) -> ByteSize { ByteSize(bytes: n << 10) }
+    /// `n` MiB.
     public static func mebibytes(_ n: Int64) -> ByteSize { ByteSize(bytes: n << 20) }
+    /// `n` GiB.
     public static func gibibytes(_ n: Int64) -> ByteSize { ByteSize(bytes: n << 30) }
 }

@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 
+/// Reads policies from YAML (a file, a string or bytes) into a validated `Policy`, with every problem at `file:line:col`.
 public enum PolicyLoader {
     /// Policy files larger than this are refused before parsing: no real policy is this big.
     public static let maximumFileSize = 16 << 20
@@ -91,10 +92,13 @@ public enum PolicyLoader {
 
 /// A policy with the warnings found while loading it.
 public struct LoadedPolicy: Sendable {
+    /// The validated policy.
     public var policy: Policy
+    /// Problems that do not stop the policy from loading (overlapping rules, `after: 0s`...).
     public var warnings: [Diagnostic]
     /// The policy's bytes, to show source lines under diagnostics.
     public var source: [UInt8]?
+    /// A loaded policy.
     public init(policy: Policy, warnings: [Diagnostic], source: [UInt8]? = nil) {
         self.policy = policy; self.warnings = warnings; self.source = source
     }
@@ -102,29 +106,38 @@ public struct LoadedPolicy: Sendable {
 
 /// Every error found in a policy (all of them, not just the first), plus its warnings.
 public struct PolicyLoadError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, in order, each with its location when it has one.
     public var diagnostics: [Diagnostic]
     /// The policy's bytes, to show source lines under diagnostics.
     public var source: [UInt8]?
     /// True when the file could not be read at all (exit 74, not 65).
     public var isIOError: Bool
+    /// An error with these diagnostics.
     public init(diagnostics: [Diagnostic], source: [UInt8]? = nil, isIOError: Bool = false) {
         self.diagnostics = diagnostics; self.source = source; self.isIOError = isIOError
     }
 
+    /// One diagnostic per line, `file:line:col: message`.
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
 /// One finding about a policy file, located where it can be: `policy.yaml:14:7: error: ...`.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// How serious a diagnostic is.
     public enum Severity: String, Sendable, Hashable { case error, warning, note }
+    /// Error (the policy is refused), warning or note.
     public var severity: Severity
+    /// Where in the policy, when known.
     public var location: PolicyLocation?
+    /// What is wrong and what would be valid.
     public var message: String
 
+    /// A diagnostic.
     public init(severity: Severity, location: PolicyLocation?, message: String) {
         self.severity = severity; self.location = location; self.message = message
     }
 
+    /// `file:line:col: message` (or just the message without a location).
     public var description: String {
         (location.map { "\($0): " } ?? "") + "\(severity.rawValue): \(message)"
     }

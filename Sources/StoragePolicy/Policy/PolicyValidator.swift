@@ -105,19 +105,33 @@ struct PolicyValidator {
             return false
         }
         func shown(_ p: RelativePath) -> String { p.isRoot ? "." : p.escaped }
-        for (i, a) in rules.enumerated() {
-            for b in rules[(i + 1)...] where overlaps(a, b) {
-                if renames(a), removes(b) {
-                    report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' deletes; an entry both would touch is deleted, not renamed")
-                } else if renames(b), removes(a) {
-                    report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' deletes; an entry both would touch is deleted, not renamed")
-                }
-                if case .quota = a.kind, case .quota = b.kind {
-                    report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' both set a quota on nested scopes; each evicts on its own count")
-                }
-                if case .trash = a.kind, case .trash = b.kind {
-                    report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' are nested trash folders")
-                }
+        // Only rules whose scopes nest can fight: pair each rule with those at its own scope or an
+        // ancestor's, found by path, so a policy with thousands of rules is not checked pair by pair.
+        var byScope: [RelativePath: [Int]] = [:]
+        for (i, r) in rules.enumerated() { byScope[r.path, default: []].append(i) }
+        var pairs: [(Int, Int)] = []
+        for (j, r) in rules.enumerated() {
+            var scope = r.path
+            while true {
+                for i in byScope[scope] ?? [] where i < j || (scope != r.path && i > j) { pairs.append((min(i, j), max(i, j))) }
+                if scope.isRoot { break }
+                scope = scope.parent
+            }
+        }
+        pairs.sort { $0 < $1 }
+        for (i, k) in pairs {
+            let a = rules[i], b = rules[k]
+            guard overlaps(a, b) else { continue }
+            if renames(a), removes(b) {
+                report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' deletes; an entry both would touch is deleted, not renamed")
+            } else if renames(b), removes(a) {
+                report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' deletes; an entry both would touch is deleted, not renamed")
+            }
+            if case .quota = a.kind, case .quota = b.kind {
+                report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' both set a quota on nested scopes; each evicts on its own count")
+            }
+            if case .trash = a.kind, case .trash = b.kind {
+                report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' are nested trash folders")
             }
         }
     }

@@ -1,7 +1,9 @@
 // One rule: a scope under the root, optional globs that narrow it, and exactly one kind of behaviour.
 // A rule never names anything outside the root: its scope is a RelativePath.
 
+/// One rule of a policy: a scope under the root, optional globs narrowing it, and one kind of behaviour.
 public struct Rule: Sendable, Hashable {
+    /// The rule's name, unique in the policy: findings, actions and journal entries name it.
     public var name: String
     /// The rule's scope, relative to the root; the empty path is the root itself.
     public var path: RelativePath
@@ -11,12 +13,16 @@ public struct Rule: Sendable, Hashable {
     public var exclude: [Glob]
     /// Which entry types the rule considers; nil means the kind's default.
     public var type: EntryTypeFilter?
+    /// Enforce (plan changes) or audit (report only).
     public var mode: Mode
     /// Severity of findings in `audit`; nil means the kind's default.
     public var severity: Severity?
+    /// What the rule does.
     public var kind: Kind
+    /// Where the rule is written in the policy file, when it came from one.
     public var location: PolicyLocation?
 
+    /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],
                 type: EntryTypeFilter? = nil, mode: Mode = .enforce, severity: Severity? = nil,
                 kind: Kind, location: PolicyLocation? = nil) {
@@ -24,6 +30,7 @@ public struct Rule: Sendable, Hashable {
         self.mode = mode; self.severity = severity; self.kind = kind; self.location = location
     }
 
+    /// Whether a rule changes the tree or only reports.
     public enum Mode: String, Sendable, Hashable, CaseIterable {
         /// Plan and apply the changes.
         case enforce
@@ -31,14 +38,17 @@ public struct Rule: Sendable, Hashable {
         case audit
     }
 
+    /// How serious a rule's findings are in `audit`.
     public enum Severity: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
         case note, warning, error
+        /// note < warning < error.
         public static func < (a: Severity, b: Severity) -> Bool {
             let order: [Severity] = [.note, .warning, .error]
             return order.firstIndex(of: a)! < order.firstIndex(of: b)!
         }
     }
 
+    /// The kinds of rule, one per YAML key, plus rules written in Swift.
     public enum Kind: Sendable, Hashable {
         case expire(Expire)
         case trash(TrashRetention)
@@ -46,6 +56,8 @@ public struct Rule: Sendable, Hashable {
         case naming(Naming)
         case backup(BackupExclusion)
         case forbid([Glob])
+        /// A rule written in Swift (see ``CustomRule``); the YAML decoder never produces it.
+        case custom(AnyCustomRule)
 
         /// The key that introduces this kind in YAML.
         public var keyword: String {
@@ -56,6 +68,7 @@ public struct Rule: Sendable, Hashable {
             case .naming: "naming"
             case .backup: "backup"
             case .forbid: "forbid"
+            case .custom: "custom"
             }
         }
     }
@@ -81,6 +94,7 @@ public struct Rule: Sendable, Hashable {
 public enum EntryTypeFilter: String, Sendable, Hashable, CaseIterable {
     case file, directory, symlink, any
 
+    /// True when entries of type `t` pass this filter.
     public func admits(_ t: FileType) -> Bool {
         switch self {
         case .any: return true

@@ -3,13 +3,17 @@
 
 /// `expire: { after: 24h, by: mtime }`
 public struct Expire: Sendable, Hashable {
+    /// Entries older than this are deleted.
     public var after: PolicyDuration
+    /// The timestamp age is judged by.
     public var by: Timestamp
 
+    /// Expire after `after`, judged by `by`.
     public init(after: PolicyDuration, by: Timestamp = .mtime) {
         self.after = after; self.by = by
     }
 
+    /// Which timestamp an entry's age is measured from.
     public enum Timestamp: String, Sendable, Hashable, CaseIterable {
         case mtime, atime, ctime
         /// The newest of atime, mtime and (for files) ctime: the systemd-tmpfiles default, the safest.
@@ -19,13 +23,17 @@ public struct Expire: Sendable, Hashable {
 
 /// `trash: { retain: 30d }`
 public struct TrashRetention: Sendable, Hashable {
+    /// Items trashed longer ago than this are deleted.
     public var retain: PolicyDuration
+    /// How the trash folder is organised.
     public var layout: Layout
 
+    /// Keep trashed items for `retain`.
     public init(retain: PolicyDuration, layout: Layout = .automatic) {
         self.retain = retain; self.layout = layout
     }
 
+    /// The layout of a trash folder.
     public enum Layout: String, Sendable, Hashable, CaseIterable {
         /// FreeDesktop when the folder has `files/` and `info/`, else app.
         case automatic = "auto"
@@ -38,19 +46,25 @@ public struct TrashRetention: Sendable, Hashable {
 
 /// `quota: { max: 512MiB, target: 90%, evict: oldest }`
 public struct Quota: Sendable, Hashable {
+    /// The most the scope's regular files may take (allocated bytes, as `du`).
     public var max: ByteSize
+    /// What eviction brings the total down to.
     public var target: Target
+    /// Which files go first.
     public var evict: Eviction
 
+    /// A quota of `max`, evicting down to `target`.
     public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest) {
         self.max = max; self.target = target; self.evict = evict
     }
 
+    /// Where eviction stops: a size, or a percentage of `max`.
     public enum Target: Sendable, Hashable {
         case size(ByteSize)
         /// A percentage of `max`.
         case percent(Double)
 
+        /// The target in bytes, for a quota of `max`.
         public func bytes(of max: ByteSize) -> Int64 {
             switch self {
             case .size(let s): return s.bytes
@@ -59,6 +73,7 @@ public struct Quota: Sendable, Hashable {
         }
     }
 
+    /// The order files are evicted in (ties break by path).
     public enum Eviction: String, Sendable, Hashable, CaseIterable {
         /// Oldest modification time first.
         case oldest
@@ -69,14 +84,17 @@ public struct Quota: Sendable, Hashable {
 
 /// `naming: { case: lower }` and/or `naming: { pattern: '^[a-z0-9_]+\.txt$' }`
 public struct Naming: Sendable, Hashable {
+    /// `case: lower` renames names with uppercase letters; nil leaves case alone.
     public var letterCase: LetterCase?
     /// A regular expression every selected name must match in full; violations are reported, never fixed.
     public var pattern: String?
 
+    /// A naming rule: a case to enforce, a pattern to report, or both.
     public init(letterCase: LetterCase? = nil, pattern: String? = nil) {
         self.letterCase = letterCase; self.pattern = pattern
     }
 
+    /// The letter case names must have.
     public enum LetterCase: String, Sendable, Hashable, CaseIterable {
         case lower
     }
@@ -87,5 +105,6 @@ public struct BackupExclusion: Sendable, Hashable {
     /// Also write a CACHEDIR.TAG.
     public var cacheDirectoryTag: Bool
 
+    /// Exclusion marker, and a CACHEDIR.TAG when `cacheDirectoryTag`.
     public init(cacheDirectoryTag: Bool = false) { self.cacheDirectoryTag = cacheDirectoryTag }
 }

@@ -1,6 +1,7 @@
 // "Did you mean" for policy keys, values, options and subcommands: the closest candidate within a small
 // edit distance. Never suggests something far away: a wrong hint is worse than none.
 
+/// "Did you mean" suggestions for misspelt keys and values.
 public enum Suggestion {
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 1, at most 3 edits).
     public static func closest(to word: String, in candidates: [String]) -> String? {

@@ -1,7 +1,9 @@
 // `audit` is `plan` seen as findings: every pending action and every violation, with its rule, severity and
 // baseline state, plus what decides pass or fail. Built from a Plan and its Policy; it never reads the disk.
 
+/// Every change a plan proposes and every violation as findings with a severity, for CI report formats.
 public struct AuditReport: Sendable {
+    /// The policy's name.
     public var policy: String
     /// The policy file as the user named it, when the policy came from a file.
     public var policyFile: String?
@@ -9,13 +11,16 @@ public struct AuditReport: Sendable {
     public var root: String
     /// When the plan was made (RFC 3339, UTC).
     public var createdAt: String
+    /// Entries the walk listed.
     public var entriesScanned: Int
     /// Every rule of the policy (the layout first, when it has one), then any rule a finding names that the
     /// policy does not: reports list clean rules too.
     public var rules: [ReportRule]
     /// Sorted by path, then rule, then message.
     public private(set) var findings: [Finding]
+    /// Entries the walk could not judge.
     public var skipped: [SkippedEntry]
+    /// Remarks for people.
     public var notes: [String]
     /// Findings at or above this severity fail the audit, unless the baseline knows them.
     public var failOn: Rule.Severity
@@ -24,6 +29,7 @@ public struct AuditReport: Sendable {
     /// Baseline entries no finding matches any more: fixed since the baseline was written.
     public private(set) var fixedSinceBaseline: [Baseline.Entry]
 
+    /// The findings of `plan` against `policy`, with `baseline`'s known findings marked.
     public init(plan: Plan, policy: Policy, baseline: Baseline? = nil, failOn: Rule.Severity = .warning) {
         self.policy = plan.policy
         self.policyFile = policy.source?.file
@@ -94,12 +100,15 @@ public struct AuditReport: Sendable {
     /// True when nothing fails: the audit exits 0.
     public var passes: Bool { failing.isEmpty }
 
+    /// The findings of rule `id`.
     public func findings(ofRule id: String) -> [Finding] { findings.filter { $0.rule == id } }
 
     /// Totals every format's summary shows.
     public var counts: Counts { Counts(self) }
 
+    /// How many findings of each severity, known and failing.
     public struct Counts: Sendable, Hashable {
+        /// Counts.
         public var total = 0, errors = 0, warnings = 0, notes = 0, known = 0, failing = 0
 
         init(_ report: AuditReport) {

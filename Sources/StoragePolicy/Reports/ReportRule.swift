@@ -60,6 +60,11 @@ public struct ReportRule: Sendable, Hashable {
             help = rule.mode == .audit
                 ? "Move the entries where they belong (private data to Application Support, caches to Caches); the rule only reports."
                 : "`policyctl apply` moves them to the trash; move them where they belong, or adjust the rule."
+        case .custom(let custom):
+            summary = custom.summary
+            help = rule.mode == .audit
+                ? "A rule written in Swift reported this entry; fix it, or adjust the rule."
+                : "A rule written in Swift plans this change; `apply` makes it through the journal like any other."
         }
         var details = "Rule '\(rule.name)' (\(rule.kind.keyword), \(rule.mode.rawValue) mode): \(summary)"
         if !rule.match.isEmpty { details += " Applies to \(rule.match.map { "'\($0.pattern)'" }.joined(separator: ", "))." }

@@ -1,0 +1,234 @@
+// The library's front door: one policy and one root, with plan, apply, audit, recover and journal as the
+// CLI runs them (lock, recovery first, journal). Never prints; never acts outside the root.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Runs a storage policy against a root directory: the same planner, apply, journal and recovery as
+/// `policyctl`, for apps (at launch) and Swift scripts.
+///
+/// ```swift
+/// let engine = try StorageEngine(policyFile: "policy.yaml", root: container)
+/// let plan = try engine.plan()                 // what would change; touches nothing
+/// let result = try engine.apply(plan)          // journaled; rolled back whole on failure
+/// ```
+///
+/// A value: copy it and use it from any thread. The synchronous methods block the calling thread for the
+/// walk (which itself runs on `options.threads` threads); the `async` ones run the work on a thread of
+/// their own, never on Swift's cooperative pool, so a UI stays responsive.
+public struct StorageEngine: Sendable {
+    /// The policy this engine applies.
+    public let policy: Policy
+    /// The root directory the policy's paths are relative to, as given.
+    public let root: String
+    /// How plans are made: the evaluation time, walking threads, open-directory budget.
+    public var planOptions: PlanOptions
+    /// Whether `apply`, `recover` and `journal` wait for another run holding the root's lock (true), or
+    /// fail at once with ``EngineError/lockHeld(pid:)`` (false: what an app at launch usually wants).
+    public var waitForLock: Bool
+
+    /// An engine for `policy` (loaded from YAML, or built with the DSL) over `root`.
+    public init(policy: Policy, root: String, planOptions: PlanOptions = PlanOptions(), waitForLock: Bool = true) {
+        self.policy = policy; self.root = root; self.planOptions = planOptions; self.waitForLock = waitForLock
+    }
+
+    /// An engine for the policy in the YAML file at `policyFile`.
+    /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
+    public init(policyFile: String, root: String, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
+        do { self.init(policy: try PolicyLoader.load(contentsOf: policyFile).policy, root: root, planOptions: planOptions) }
+        catch { throw .invalidPolicy(error) }
+    }
+
+    /// An engine for the policy in `yaml`; `file` names it in diagnostics.
+    /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
+    public init(yaml: String, file: String = "<policy>", root: String, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
+        do { self.init(policy: try PolicyLoader.load(yaml: yaml, file: file).policy, root: root, planOptions: planOptions) }
+        catch { throw .invalidPolicy(error) }
+    }
+
+    // MARK: Plan
+
+    /// Walks the root once and returns what applying the policy would change. Changes nothing on disk.
+    /// Blocks the calling thread. `progress` is called now and then from the walking threads, one call at a time.
+    /// - Throws: ``EngineError/fileSystem(_:)`` when the root cannot be opened or read.
+    public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) throws(EngineError) -> Plan {
+        let planner = Planner(policy: policy, root: root, options: planOptions)
+        var callback: (@Sendable (Int, RelativePath) -> Void)? = nil
+        if let progress {
+            callback = { seen, directory in progress(PlanProgress(entriesScanned: seen, directory: directory)) }
+        }
+        do {
+            return try planner.plan(progress: callback)
+        } catch {
+            throw EngineError.wrap(error)
+        }
+    }
+
+    /// ``plan(progress:)`` on a thread of its own: the caller (the main actor, say) is suspended, not blocked.
+    public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) async throws(EngineError) -> Plan {
+        try await offThread { () throws(EngineError) -> Plan in try self.plan(progress: progress) }
+    }
+
+    /// Starts planning on a thread of its own and returns at once with the progress as an `AsyncStream`
+    /// and the plan to await:
+    ///
+    /// ```swift
+    /// let run = engine.startPlan()
+    /// for await step in run.progress { label.text = "\(step.entriesScanned) entries" }
+    /// let plan = try await run.plan()
+    /// ```
+    public func startPlan() -> PlanningRun { PlanningRun(engine: self) }
+
+    // MARK: Apply
+
+    /// Plans and applies in one go, under the root's lock and after recovering any interrupted apply:
+    /// what an app runs at launch. The policy's `max-delete` cap applies.
+    /// - Throws: ``EngineError/apply(_:)`` when apply was refused or rolled back (nothing changed), or failed
+    ///   to roll back (``EngineError/needsRecovery``); ``EngineError/lockHeld(pid:)``; ``EngineError/fileSystem(_:)``.
+    public func apply(maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
+        try withLock { (session: Session) throws(EngineError) -> ApplyResult in
+            let recovery = try session.recover()
+            let plan = try self.plan()
+            let report = try session.apply(plan, policy: policy, maxDelete: maxDelete)
+            return ApplyResult(recovery: recovery, plan: plan, report: report)
+        }
+    }
+
+    /// Applies a plan made earlier by this engine's policy on this root, after recovering any interrupted
+    /// apply. Targets that changed since the plan are skipped and reported, never touched.
+    /// - Throws: ``EngineError/stalePlan(_:)`` for a plan of another root or policy, and what ``apply(maxDelete:)`` throws.
+    public func apply(_ plan: Plan, maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
+        try withLock { (session: Session) throws(EngineError) -> ApplyResult in
+            if let problem = staleness(of: plan, rootStatus: session.state.rootStatus) { throw .stalePlan(problem) }
+            let recovery = try session.recover()
+            let report = try session.apply(plan, policy: policy, maxDelete: maxDelete)
+            return ApplyResult(recovery: recovery, plan: plan, report: report)
+        }
+    }
+
+    /// ``apply(maxDelete:)`` on a thread of its own.
+    public func apply(maxDelete: DeleteLimit? = nil) async throws(EngineError) -> ApplyResult {
+        try await offThread { () throws(EngineError) -> ApplyResult in try self.apply(maxDelete: maxDelete) }
+    }
+
+    // MARK: Audit, recover, journal
+
+    /// Plans and reports every change apply would make and every violation as findings with a severity,
+    /// ready for the JSON, SARIF, JUnit and GitHub renderers. Changes nothing on disk.
+    public func audit(baseline: Baseline? = nil, failOn: Rule.Severity = .warning,
+                      progress: (@Sendable (PlanProgress) -> Void)? = nil) throws(EngineError) -> AuditReport {
+        AuditReport(plan: try plan(progress: progress), policy: policy, baseline: baseline, failOn: failOn)
+    }
+
+    /// Which rules hold `path` (root-relative), what each says about it and why, and what the plan does to it.
+    /// Changes nothing on disk.
+    public func explain(_ path: RelativePath) throws(EngineError) -> Explanation {
+        do { return try Explainer(policy: policy, root: root, options: planOptions).explain(path) }
+        catch { throw EngineError.wrap(error) }
+    }
+
+    /// Finishes or rolls back whatever apply was interrupted on this root (a crash, a power cut).
+    /// Idempotent; `apply` runs it first anyway.
+    public func recover() throws(EngineError) -> RecoveryReport {
+        try withLock { (session: Session) throws(EngineError) -> RecoveryReport in try session.recover() }
+    }
+
+    /// Every transaction the root's journal records, oldest first: when, by which policy, what it did.
+    /// Empty when nothing was ever applied here. Reads only; takes no lock.
+    public func journal() throws(EngineError) -> [TransactionSummary] {
+        do {
+            let handle = try DirectoryHandle.open(root: root)
+            guard let state = try StateDirectory.open(root: handle, create: false) else { return [] }
+            return try JournalHistory.read(state).transactions
+        } catch {
+            throw EngineError.wrap(error)
+        }
+    }
+
+    // MARK: Internals
+
+    /// The root opened, its state folder set up and its lock held, for one call.
+    struct Session {
+        let state: StateDirectory
+        let lock: ApplyLock
+        let rootPath: String
+
+        func recover() throws(EngineError) -> RecoveryReport {
+            do {
+                let report = try Recovery.run(holding: lock)
+                try? Recovery.compactIfLarge(holding: lock)
+                return report
+            } catch {
+                throw EngineError.wrap(error)
+            }
+        }
+
+        func apply(_ plan: Plan, policy: Policy, maxDelete: DeleteLimit?) throws(EngineError) -> ApplyReport {
+            var options = ApplyOptions(rootPath: rootPath,
+                                       policyPath: policy.source.map { StorageEngine.absolute($0.file) },
+                                       policySHA256: plan.fingerprint?.policySHA256)
+            if let maxDelete {
+                options.maxDelete = maxDelete
+                options.maxDeleteLabel = "maxDelete \(maxDelete)"
+            } else if let limit = policy.maxDelete {
+                options.maxDelete = limit
+                options.maxDeleteLabel = "the policy's max-delete \(limit)"
+            }
+            do { return try Applier(holding: lock).apply(plan, options: options) } catch { throw .apply(error) }
+        }
+    }
+
+    private func withLock<R>(_ body: (Session) throws(EngineError) -> R) throws(EngineError) -> R {
+        let session: Session
+        do {
+            let handle = try DirectoryHandle.open(root: root)
+            guard let state = try StateDirectory.open(root: handle, create: true) else {
+                throw FileSystemError("mkdir", path: .root, errno: .noSuchFile)
+            }
+            let lock = try state.lock(wait: waitForLock)
+            session = Session(state: state, lock: lock, rootPath: StorageEngine.canonical(root))
+        } catch {
+            throw EngineError.wrap(error)
+        }
+        return try body(session)
+    }
+
+    /// Why `plan` must not be applied here: another root, or another policy than this engine's.
+    func staleness(of plan: Plan, rootStatus: FileStatus) -> String? {
+        guard let fingerprint = plan.fingerprint else { return "the plan has no fingerprint; make it with StorageEngine.plan()" }
+        if rootStatus.device != fingerprint.rootDevice || rootStatus.inode != fingerprint.rootInode {
+            return "plan is stale: it was made for another directory (\(plan.root))"
+        }
+        let current = Planner(policy: policy, root: root).fingerprint(rootStatus)
+        if plan.policy != policy.name || current.policySHA256 != fingerprint.policySHA256 {
+            return "plan is stale: it was made by another policy than this engine's, or the policy changed"
+        }
+        return nil
+    }
+
+    /// Runs `work` on a new thread and suspends the caller until it is done.
+    private func offThread<R: Sendable>(_ work: @escaping @Sendable () throws(EngineError) -> R) async throws(EngineError) -> R {
+        let result: Result<R, EngineError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: Result { () throws(EngineError) -> R in try work() })
+            }
+            thread.name = "StorageEngine"
+            // The platform default for secondary threads can be 512 KiB; give the work a main thread's room.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
+    static func canonical(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return absolute(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func absolute(_ path: String) -> String { Planner.absolute(path) }
+}
