@@ -340,7 +340,7 @@ final class ApplyRun {
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = steps[i]
-        if let reason = try verify(step) {
+        if let reason = try verifyOrSkip(step) {
             skip(i, reason)
             return
         }
@@ -389,6 +389,16 @@ final class ApplyRun {
         }
     }
 
+    /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure.
+    private func verifyOrSkip(_ step: Step) throws(FileSystemError) -> String? {
+        do {
+            return try verify(step)
+        } catch where DirectoryCache.meansAbsent(error.errno) {
+            return error.errno == .noSuchFile ? "vanished while being checked"
+                : "changed while being checked (no longer a directory); not followed"
+        }
+    }
+
     /// nil when the step's target is still what the plan saw; otherwise why it is skipped.
     private func verify(_ step: Step) throws(FileSystemError) -> String? {
         let action = step.action
@@ -404,7 +414,12 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
-            if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+            if let identity = action.identity, touched.contains(path), status.type == .directory {
+                // This run created or moved entries inside it, which moved its mtime: the same directory still gets it.
+                if status.device != identity.device || status.inode != identity.inode { return "replaced since the plan; kept" }
+            } else if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) {
+                return reason
+            }
             if status.type != .directory && status.linkCount > 1 {
                 return "has \(status.linkCount) hard links; an attribute would change every one of them"
             }
