@@ -138,7 +138,7 @@ final class ApplyRun {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
                                kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
         }
-        return .rollbackIncomplete(transaction: transaction.id, cause: cause, failures: result.failures.map(\.description))
+        return .rollbackIncomplete(transaction: transaction.id, cause: cause, failures: result.failures)
     }
 
     private func skip(_ i: Int, _ reason: String) {
@@ -256,7 +256,9 @@ final class ApplyRun {
         }
         var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
         // Symlinks cannot carry user xattrs on Linux: their retention falls back to ctime.
-        if action.type != .symlink, let source = try directories.directoryIfPresent(path.parent) {
+        if action.type != .symlink {
+            // The parent must open: a stamp left out silently would date the item by ctime instead.
+            let source = try directories.directory(path.parent)
             let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
             let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
             changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
@@ -382,6 +384,8 @@ final class ApplyRun {
         case .rename(_, let to): target = to
         default: target = change.path
         }
+        // Only the call that moves or creates the entry can lose a race; a failed write or fsync is a failure.
+        guard ["renameat2", "mkdirat", "openat"].contains(error.operation) else { return nil }
         switch error.errno {
         case .fileExists, .directoryNotEmpty: return "\(target.escaped) appeared meanwhile; nothing replaced"
         case .noSuchFile: return "vanished meanwhile"
