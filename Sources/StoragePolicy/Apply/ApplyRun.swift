@@ -138,7 +138,7 @@ final class ApplyRun {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
                                kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
         }
-        return .rollbackIncomplete(transaction: transaction.id, cause: cause, failures: result.failures.map(\.description))
+        return .rollbackIncomplete(transaction: transaction.id, cause: cause, failures: result.failures)
     }
 
     private func skip(_ i: Int, _ reason: String) {
@@ -256,7 +256,9 @@ final class ApplyRun {
         }
         var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
         // Symlinks cannot carry user xattrs on Linux: their retention falls back to ctime.
-        if action.type != .symlink, let source = try directories.directoryIfPresent(path.parent) {
+        if action.type != .symlink {
+            // The parent must open: a stamp left out silently would date the item by ctime instead.
+            let source = try directories.directory(path.parent)
             let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
             let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
             changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
@@ -340,7 +342,7 @@ final class ApplyRun {
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = steps[i]
-        if let reason = try verify(step) {
+        if let reason = try verifyOrSkip(step) {
             skip(i, reason)
             return
         }
@@ -382,10 +384,22 @@ final class ApplyRun {
         case .rename(_, let to): target = to
         default: target = change.path
         }
+        // Only the call that moves or creates the entry can lose a race; a failed write or fsync is a failure.
+        guard ["renameat2", "mkdirat", "openat"].contains(error.operation) else { return nil }
         switch error.errno {
         case .fileExists, .directoryNotEmpty: return "\(target.escaped) appeared meanwhile; nothing replaced"
         case .noSuchFile: return "vanished meanwhile"
         default: return nil
+        }
+    }
+
+    /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure.
+    private func verifyOrSkip(_ step: Step) throws(FileSystemError) -> String? {
+        do {
+            return try verify(step)
+        } catch where DirectoryCache.meansAbsent(error.errno) {
+            return error.errno == .noSuchFile ? "vanished while being checked"
+                : "changed while being checked (no longer a directory); not followed"
         }
     }
 
@@ -404,7 +418,12 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
             if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
-            if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+            if let identity = action.identity, touched.contains(path), status.type == .directory {
+                // This run created or moved entries inside it, which moved its mtime: the same directory still gets it.
+                if status.device != identity.device || status.inode != identity.inode { return "replaced since the plan; kept" }
+            } else if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) {
+                return reason
+            }
             if status.type != .directory && status.linkCount > 1 {
                 return "has \(status.linkCount) hard links; an attribute would change every one of them"
             }

@@ -113,7 +113,9 @@ public enum JournalHistory {
                 if b.reason?.contains("recovery") == true { t.recovered = true }
             case .kept:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
-                t.kept.append("\(path.escaped): \(b.reason ?? "")")
+                // A kept item is reported again by each recovery that looks at it: list it once.
+                let line = "\(path.escaped): \(b.reason ?? "")"
+                if !t.kept.contains(line) { t.kept.append(line) }
             case .end:
                 t.outcome = b.outcome == "committed" ? .committed : .rolledBack
                 t.endTime = b.time

@@ -122,7 +122,7 @@ public enum Recovery {
                                 intents: t.intents.filter { !t.skipped.contains($0.action) }, undone: t.undone)
         let result = rollback.run(reason: t.resuming ? "resuming an interrupted rollback" : "interrupted before its commit (found by recovery)")
         guard result.complete else {
-            throw RecoveryError(transaction: id, failures: result.failures.map(\.description))
+            throw RecoveryError(transaction: id, failures: result.failures)
         }
         return RecoveryReport.Entry(transaction: id, resolution: .rolledBack, undone: result.undone,
                                     kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })

@@ -9,16 +9,17 @@ import Darwin
 struct Rollback {
     /// Something that could not be put back; it is kept, never removed.
     struct Kept: Sendable, Hashable {
-        public var path: RelativePath
-        public var reason: String
+        var path: RelativePath
+        var reason: String
     }
 
     struct Result: Sendable {
         /// Changes undone by this run.
         var undone = 0
         var kept: [Kept] = []
-        /// Undo steps that failed with an I/O error: the rollback is incomplete, run recovery again.
-        var failures: [FileSystemError] = []
+        /// Undo steps that failed with an I/O error, or changes still found made after their undo: the rollback
+        /// is incomplete (no end record), run recovery again.
+        var failures: [String] = []
         /// Journal writes that failed; the tree is restored but the journal may not say so.
         var journalErrors: [FileSystemError] = []
         var complete: Bool { failures.isEmpty }
@@ -75,7 +76,7 @@ struct Rollback {
             // Never made (a crash before the staging folder existed), or already removed.
         } catch {
             // Without staging nothing staged can go back, and the folder would outlive the transaction.
-            result.failures.append(error)
+            result.failures.append(error.description)
             return result
         }
 
@@ -84,17 +85,22 @@ struct Rollback {
         for intent in intents.reversed() where !undone.contains(intent.op) {
             let outcome: Undo
             do {
-                outcome = try undo(intent)
+                outcome = try undo(intent, act: true)
             } catch {
-                result.failures.append(error)
+                result.failures.append(error.description)
                 continue
             }
             switch outcome {
-            case .nothing: break
+            case .nothing:
+                // Not recorded as undone: the next recovery looks again (a check can misread the tree once).
+                break
             case .undone(let directories):
                 result.undone += 1
                 touched.formUnion(directories)
                 CrashPoint.changeMade()
+                // Only an undo that acted is recorded, so a resumed recovery skips exactly what it did.
+                batch.append(intent.op)
+                undone.insert(intent.op)
             case .kept(let kept):
                 if !result.failures.isEmpty, case .mkdir = intent.change {
                     // An undo that failed earlier in this run (a file it should have removed) may be what keeps this
@@ -108,8 +114,6 @@ struct Rollback {
                 k.string("reason", kept.reason)
                 write(k, flush: false, into: &result)
             }
-            batch.append(intent.op)
-            undone.insert(intent.op)
             if batch.count >= 64 {
                 progress(&batch, touched: &touched, into: &result)
             }
@@ -117,14 +121,37 @@ struct Rollback {
         progress(&batch, touched: &touched, into: &result)
         guard result.complete else { return result }
 
+        // A second look before the transaction is closed for good: a change the first pass judged "not made"
+        // (a check that misread the tree) is still there. Then it is not closed, and the next recovery retries.
+        for intent in intents.reversed() {
+            do {
+                if case .undone = try undo(intent, act: false) {
+                    result.failures.append("\(intent.change.path.escaped): still changed after its undo (op \(intent.op))")
+                }
+            } catch {
+                result.failures.append(error.description)
+            }
+        }
+        guard result.complete else { return result }
+
         if let stagingParent {
             // Empty once everything went back; kept items keep it (and are listed in the journal).
             do {
                 try stagingParent.removeDirectory(name)
                 try stagingParent.sync()
-            } catch where error.errno == .noSuchFile || error.errno == .directoryNotEmpty {
+            } catch where error.errno == .noSuchFile {
+            } catch where error.errno == .directoryNotEmpty {
+                let keptNames = Set(intents.compactMap { intent -> FileName? in
+                    guard case .stage(let path, let staged) = intent.change, result.kept.contains(where: { $0.path == path }) else { return nil }
+                    return staged
+                })
+                let left = ((try? staging?.entries()) ?? []).map(\.name).filter { !keptNames.contains($0) }
+                if !left.isEmpty {
+                    result.failures.append("staging still holds \(left.map(\.escaped).joined(separator: ", ")) not accounted for")
+                    return result
+                }
             } catch {
-                result.failures.append(error)
+                result.failures.append(error.description)
                 return result
             }
         }
@@ -143,7 +170,7 @@ struct Rollback {
             do {
                 try directories.directoryIfPresent(path)?.sync()
             } catch {
-                result.failures.append(error)
+                result.failures.append(error.description)
             }
         }
         try? staging?.sync()
@@ -154,14 +181,19 @@ struct Rollback {
         batch.removeAll()
     }
 
-    /// Undoes one change if the tree shows it was made; returns the directories whose entries changed.
-    private mutating func undo(_ intent: Intent) throws(FileSystemError) -> Undo {
+    /// Undoes one change if the tree shows it was made; returns the directories whose entries changed. With
+    /// `act` false it only looks: `.undone` then means "still made, would be undone".
+    private mutating func undo(_ intent: Intent, act: Bool) throws(FileSystemError) -> Undo {
         switch intent.change {
         case .stage(let path, let name):
             guard let staging, try staging.statusIfPresent(of: name) != nil else { return .nothing }
             guard let parent = try directories.directoryIfPresent(path.parent) else {
                 return .kept(Kept(path: path, reason: "its folder is gone; kept as .policyctl/staging/\(transaction)/\(name)"))
             }
+            if !act, try parent.statusIfPresent(of: path.lastComponent!) != nil {
+                return .kept(Kept(path: path, reason: "something new is at that path; kept as .policyctl/staging/\(transaction)/\(name)"))
+            }
+            guard act else { return .undone([]) }
             do {
                 try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
             } catch where error.errno == .fileExists {
@@ -177,6 +209,10 @@ struct Rollback {
             guard let source = try directories.directoryIfPresent(from.parent) else {
                 return .kept(Kept(path: from, reason: "its folder is gone; kept at \(to.escaped)"))
             }
+            if !act, try source.statusIfPresent(of: from.lastComponent!) != nil {
+                return .kept(Kept(path: from, reason: "something new is at that path; kept at \(to.escaped)"))
+            }
+            guard act else { return .undone([]) }
             do {
                 try destination.rename(to.lastComponent!, to: from.lastComponent!, in: source, noReplace: true)
             } catch where error.errno == .fileExists {
@@ -189,6 +225,10 @@ struct Rollback {
             guard let parent = try directories.directoryIfPresent(path.parent),
                   let status = try parent.statusIfPresent(of: path.lastComponent!),
                   status.type == .directory else { return .nothing }
+            if !act {
+                let inside = try parent.openDirectory(path.lastComponent!).entries()
+                return inside.isEmpty ? .undone([]) : .kept(Kept(path: path, reason: "created by this transaction but no longer empty; kept"))
+            }
             do {
                 try parent.removeDirectory(path.lastComponent!)
             } catch where error.errno == .directoryNotEmpty {
@@ -213,6 +253,7 @@ struct Rollback {
             guard current == value else {
                 return .kept(Kept(path: path, reason: "attribute \(attribute) changed by someone else since; left as it is"))
             }
+            guard act else { return .undone([]) }
             if let previous {
                 try parent.setExtendedAttribute(attribute, to: previous, of: path.lastComponent)
             } else {
@@ -224,13 +265,13 @@ struct Rollback {
             guard let parent = try directories.directoryIfPresent(path.parent) else { return .nothing }
             var changed = false
             if try parent.statusIfPresent(of: temp) != nil {
-                try parent.removeFileIfPresent(temp)
+                if act { try parent.removeFileIfPresent(temp) }
                 changed = true
             }
             if let status = try parent.statusIfPresent(of: path.lastComponent!), status.type == .regular,
                status.size == Int64(contents.count),
                try parent.readFile(path.lastComponent!, limit: contents.count + 1) == contents {
-                try parent.removeFileIfPresent(path.lastComponent!)
+                if act { try parent.removeFileIfPresent(path.lastComponent!) }
                 changed = true
             }
             return changed ? .undone([path.parent]) : .nothing
