@@ -1,12 +1,7 @@
 // SHA-256 (FIPS 180-4) over bytes, for plan fingerprints and journal checksums; no outside package needed.
-// Streaming, so a large policy or journal never has to be held twice.
+// One shot over a buffer with no per-byte work, fast enough to checksum every journal record.
 
-/// SHA-256, for plan fingerprints and journal checksums (no outside packages).
-public struct SHA256: Sendable {
-    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-    private var buffer: [UInt8] = []
-    private var length: UInt64 = 0
-
+public enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -18,67 +13,59 @@ public struct SHA256: Sendable {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    /// A fresh digest.
-    public init() {}
+    /// The 32-byte digest of `bytes`.
+    public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var message = Array(bytes)
+        let bitLength = UInt64(message.count) &* 8
+        message.append(0x80)
+        while message.count % 64 != 56 { message.append(0) }
+        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
 
-    /// Adds bytes.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
-        for b in bytes {
-            buffer.append(b)
-            length &+= 1
-            if buffer.count == 64 { compress(); buffer.removeAll(keepingCapacity: true) }
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            k.withUnsafeBufferPointer { k in
+                message.withUnsafeBufferPointer { m in
+                    var block = 0
+                    while block < m.count {
+                        for i in 0..<16 {
+                            let j = block + i * 4
+                            w[i] = UInt32(m[j]) << 24 | UInt32(m[j + 1]) << 16 | UInt32(m[j + 2]) << 8 | UInt32(m[j + 3])
+                        }
+                        for i in 16..<64 {
+                            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                        }
+                        var (a, b, c, d, e, f, g, hh) = h
+                        for i in 0..<64 {
+                            let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+                            let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
+                            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                        }
+                        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
+                        block += 64
+                    }
+                }
+            }
+        }
+        return [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7].flatMap { word in
+            (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) }
         }
     }
 
-    /// The 32-byte digest of everything added.
-    public mutating func finalize() -> [UInt8] {
-        let bitLength = length &* 8
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            while buffer.count < 64 { buffer.append(0) }
-            compress(); buffer.removeAll(keepingCapacity: true)
+    /// The digest of `bytes` as 64 lowercase hex digits, as `sha256sum` prints it.
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in digest(bytes) {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
         }
-        while buffer.count < 56 { buffer.append(0) }
-        for i in (0..<8).reversed() { buffer.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        compress()
-        return state.flatMap { w in (0..<4).reversed().map { UInt8(truncatingIfNeeded: w >> (UInt32($0) * 8)) } }
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// The digest of `bytes` as 64 lowercase hex digits.
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        var h = SHA256()
-        h.update(bytes)
-        return h.finalize().map { b in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
-        }.joined()
-    }
-
-    private mutating func compress() {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(buffer[i * 4]) << 24 | UInt32(buffer[i * 4 + 1]) << 16 | UInt32(buffer[i * 4 + 2]) << 8 | UInt32(buffer[i * 4 + 3])
-        }
-        for i in 16..<64 {
-            let s0 = w[i - 15].rotr(7) ^ w[i - 15].rotr(18) ^ (w[i - 15] >> 3)
-            let s1 = w[i - 2].rotr(17) ^ w[i - 2].rotr(19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6], h = state[7]
-        for i in 0..<64 {
-            let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
-    }
-}
-
-private extension UInt32 {
-    func rotr(_ n: UInt32) -> UInt32 { (self >> n) | (self << (32 - n)) }
+    @inline(__always)
+    private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
