@@ -25,8 +25,8 @@ struct ApplyCommand: Command {
             (run 'policyctl recover').
             """,
         usage: [
-            "--policy <file> --root <dir> [--yes] [--max-delete <N|N%>] [--no-wait] [--max-runtime <duration>] [--verbose] [--log-format <format>]",
-            "<planfile> [--yes] [--max-delete <N|N%>] [--no-wait] [--max-runtime <duration>] [--verbose] [--log-format <format>]",
+            "--policy <file> --root <dir> [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
+            "<planfile> [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
         ],
         arguments: [
             ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out'; refused when its policy or root changed since.",

@@ -21,7 +21,8 @@ public struct ApplyOptions: Sendable {
     public var policySHA256: String?
     /// The plan file applied, recorded in the journal.
     public var planFile: String?
-    /// Intents per journal fsync.
+    /// Intents per journal fsync in the first group; each next group is twice as large, up to 16 times this,
+    /// so a small apply journals in small steps and a large one needs few fsyncs.
     public var groupSize: Int
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.

@@ -77,17 +77,19 @@ final class ApplyRun {
         report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
         do {
             var start = 0
+            var groupSize = options.groupSize
             while start < steps.count {
                 // A group never spans two phases: mkdirs are made before the trash folders they hold are resolved.
                 var end = start + 1
                 let phase = Applier.phase(of: steps[start].action)
-                while end < steps.count && end - start < options.groupSize && Applier.phase(of: steps[end].action) == phase { end += 1 }
+                while end < steps.count && end - start < groupSize && Applier.phase(of: steps[end].action) == phase { end += 1 }
                 if !trashResolved && steps[start..<end].contains(where: { if case .trash = $0.action.kind { true } else { false } }) {
                     try resolveTrashFolders()
                     trashResolved = true
                 }
                 try runGroup(start..<end)
                 start = end
+                groupSize = min(groupSize * 2, options.groupSize * 16)
                 progress?(start, steps.count)
             }
             let skipped = report.skipped.count

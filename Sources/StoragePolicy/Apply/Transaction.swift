@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 final class Transaction {
     /// What the begin record says about a transaction.
@@ -228,16 +229,11 @@ final class Transaction {
     }
 
     static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {
-        for entry in try staging.entries() {
-            // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
-            if let type = entry.type, type != .directory {
-                do {
-                    try staging.removeFileIfPresent(entry.name)
-                    continue
-                } catch where error.errno == .isDirectory {}
-            }
-            try staging.removeTree(entry.name)
-        }
+        let work = Purge(staging: staging, entries: try staging.entries())
+        // Unlinking waits on the disk far more than on the CPU: a few threads overlap those waits. Nothing is
+        // ordered here: every staged entry is its own tree, and all of them go.
+        WorkerThreads.run(count: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
+        if let error = work.failure.withLock({ $0 }) { throw error }
         do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
         try parent.sync()
     }
@@ -264,3 +260,39 @@ final class Transaction {
     }
 }
 
+/// The entries of one staging folder, removed by whichever thread takes each next.
+private final class Purge: Sendable {
+    let staging: DirectoryHandle
+    let entries: [DirectoryEntry]
+    private let next = Atomic<Int>(0)
+    let failure = Mutex<FileSystemError?>(nil)
+
+    init(staging: DirectoryHandle, entries: [DirectoryEntry]) {
+        self.staging = staging
+        self.entries = entries
+    }
+
+    func run() {
+        while true {
+            let i = next.add(1, ordering: .relaxed).oldValue
+            guard i < entries.count, failure.withLock({ $0 == nil }) else { return }
+            do {
+                try remove(entries[i])
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+                return
+            }
+        }
+    }
+
+    private func remove(_ entry: DirectoryEntry) throws(FileSystemError) {
+        // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
+        if let type = entry.type, type != .directory {
+            do {
+                try staging.removeFileIfPresent(entry.name)
+                return
+            } catch where error.errno == .isDirectory {}
+        }
+        try staging.removeTree(entry.name)
+    }
+}
