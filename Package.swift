@@ -21,7 +21,9 @@ let package = Package(
         .target(
             name: "StoragePolicy",
             dependencies: ["CYAML", "CPosix"],
-            path: "Sources/StoragePolicy"
+            path: "Sources/StoragePolicy",
+            // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.
+            swiftSettings: [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .executableTarget(
             name: "policyctl",

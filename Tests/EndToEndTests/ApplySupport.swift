@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TreeFixture
 import StoragePolicy
 import Testing
 
@@ -64,12 +65,12 @@ func policyctl(_ arguments: [String], environment: [String: String] = [:], killA
 
 // MARK: Scratch directories
 
-/// A fresh directory under /tmp, removed when the value goes away.
+/// A fresh directory in the run's scratch folder, removed when the value goes away.
 final class ScratchDirectory {
     let path: String
 
     init(_ label: String = "apply") {
-        var template = Array("/tmp/policyctl-test-\(label)-XXXXXX".utf8CString)
+        var template = TestScratch.template(label)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,6 +1,7 @@
 // Temporary trees for the audit and schedule end-to-end tests: files with byte names and chosen ages, a
 // snapshot of every entry's metadata (to prove an audit changes nothing), and policy files beside them.
 import Foundation
+import TreeFixture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ final class AuditTree {
     var root: String { directory + "/root" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-audit-\(UUID().uuidString)").path
+        directory = TestScratch.path("audit")
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TreeFixture
 import Testing
 
 @Suite("Completions and manual pages") struct CompletionsAndManTests {
@@ -6,7 +7,7 @@ import Testing
     static func bashCompletions(_ words: [String]) throws -> [String] {
         let script = try PolicyctlBinary.run(["completions", "bash"])
         #expect(script.status == 0)
-        let file = NSTemporaryDirectory() + "policyctl-completion-\(UUID().uuidString).bash"
+        let file = TestScratch.path("completion") + ".bash"
         try script.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
         let process = Process()
@@ -34,7 +35,7 @@ import Testing
     func manPages(section: String) throws {
         let page = try PolicyctlBinary.run(["manpage", "--section", section])
         #expect(page.status == 0)
-        let file = NSTemporaryDirectory() + "policyctl.\(UUID().uuidString).\(section)"
+        let file = TestScratch.path("policyctl") + ".\(section)"
         try page.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/groff")

@@ -24,7 +24,7 @@ enum ExampleBinary {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-example-\(UUID().uuidString)")
+        let scratch = URL(fileURLWithPath: TestScratch.path("example"))
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")

@@ -1,4 +1,5 @@
 import Foundation
+import TreeFixture
 import Testing
 
 @Suite("policyctl init") struct InitTests {
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test("init writes a policy that validates, and never overwrites one") func writes() throws {
-        let dir = NSTemporaryDirectory() + "init-\(UUID().uuidString)"
+        let dir = TestScratch.path("init")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let first = try PolicyctlBinary.run(["init", "--template", "download-manager"], cwd: dir)
         #expect(first.status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TreeFixture
 import Testing
 
 /// `make install` into a staging folder, then the installed binary run from elsewhere, without the source
@@ -11,7 +12,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", command + " 2>&1"]
         process.currentDirectoryURL = URL(fileURLWithPath: cwd)
-        let log = NSTemporaryDirectory() + "install-\(UUID().uuidString).log"
+        let log = TestScratch.path("install") + ".log"
         FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
@@ -23,13 +24,14 @@ import Testing
 
     @Test("the installed policyctl works without the source tree, and uninstall removes every file")
     func installAndUninstall() throws {
-        let stage = NSTemporaryDirectory() + "policyctl-install-\(UUID().uuidString)"
+        let stage = TestScratch.path("install-stage")
         // A scratch folder of its own: the test run holds the package's .build.
-        let flags = "SWIFTFLAGS='--scratch-path \(NSTemporaryDirectory())policyctl-install-build' PREFIX=/usr DESTDIR=\(stage)"
-        let install = try Self.sh("make install \(flags)", cwd: Self.packageRoot)
+        let flags = "SWIFTFLAGS='--scratch-path \(TestScratch.directory)install-build' PREFIX=/usr DESTDIR=\(stage)"
+        // TMPDIR too: the build's own lock and temporary files stay in the run's scratch folder.
+        let install = try Self.sh("TMPDIR=\(TestScratch.directory) make install \(flags)", cwd: Self.packageRoot)
         #expect(install.status == 0, "\(install.output)")
         let bin = "\(stage)/usr/bin/policyctl"
-        let elsewhere = NSTemporaryDirectory()
+        let elsewhere = TestScratch.directory
         let version = try Self.sh("'\(bin)' --version", cwd: elsewhere)
         #expect(version.status == 0)
         #expect(version.output.hasPrefix("policyctl "))
@@ -39,6 +41,10 @@ import Testing
         let demo = try Self.sh("'\(bin)' demo", cwd: elsewhere)
         #expect(demo.status == 0, "\(demo.output)")
         #expect(demo.output.contains("[5/5] audit"))
+        // What ships carries no fault-injection seam: the variable the test builds obey is ignored.
+        let faulty = try Self.sh("POLICYCTL_FAULTS=open:0:EIO,stat:0:EIO,rename:0:EIO '\(bin)' demo", cwd: elsewhere)
+        #expect(faulty.status == 0, "\(faulty.output)")
+        #expect(faulty.output.contains("[5/5] audit"))
         for file in ["usr/share/man/man1/policyctl.1", "usr/share/man/man5/policyctl-policy.5",
                      "usr/share/bash-completion/completions/policyctl", "usr/share/zsh/site-functions/_policyctl",
                      "usr/share/fish/vendor_completions.d/policyctl.fish", "usr/share/policyctl/policy.schema.json",

@@ -15,7 +15,7 @@ enum ChildProcess {
         env["NO_COLOR"] = "1"
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-cmd-\(UUID().uuidString)")
+        let scratch = URL(fileURLWithPath: TestScratch.path("cmd"))
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")

@@ -1,6 +1,7 @@
 // Finds and runs the built `policyctl` binary for end-to-end tests; never runs anything else.
 // `swift test` builds every product, so the binary sits beside the test bundle in the products folder.
 import Foundation
+import TreeFixture
 import Testing
 
 enum PolicyctlBinary {
@@ -39,7 +40,7 @@ enum PolicyctlBinary {
         process.environment = env
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         // Output goes to files, not pipes: a chatty child can never block on a full pipe.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-run-\(UUID().uuidString)")
+        let scratch = URL(fileURLWithPath: TestScratch.path("run"))
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")

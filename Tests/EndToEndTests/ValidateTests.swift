@@ -1,11 +1,12 @@
 import Foundation
+import TreeFixture
 import Testing
 
 @Suite("policyctl validate") struct ValidateTests {
     static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
 
     static func write(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "policy-\(UUID().uuidString).yaml"
+        let path = TestScratch.path("policy") + ".yaml"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

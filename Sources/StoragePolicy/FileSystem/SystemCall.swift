@@ -13,14 +13,16 @@ public enum SystemCall: String, Sendable, CaseIterable {
 }
 
 /// A test-only seam: makes the Nth call of a kind fail with a chosen errno, or stops the process.
-/// Configured in-process with `install` or, for the built binary, with `POLICYCTL_FAULTS=rename:3:EIO,...`.
-public enum FaultInjection {
-    public struct Fault: Sendable, Equatable {
-        public var call: SystemCall
+/// Configured in-process with `install` or, for a debug-built binary, with `POLICYCTL_FAULTS=rename:3:EIO,...`.
+/// Compiled in only where `POLICYCTL_FAULT_INJECTION` is defined (debug builds, see Package.swift): a release
+/// build, which is what ships, never reads the variable and never fails a call on purpose.
+package enum FaultInjection {
+    package struct Fault: Sendable, Equatable {
+        package var call: SystemCall
         /// 1-based: the Nth call of this kind fails. 0 means every call fails.
-        public var nth: Int
-        public var errno: Errno
-        public init(call: SystemCall, nth: Int, errno: Errno) {
+        package var nth: Int
+        package var errno: Errno
+        package init(call: SystemCall, nth: Int, errno: Errno) {
             self.call = call
             self.nth = nth
             self.errno = errno
@@ -32,6 +34,7 @@ public enum FaultInjection {
         var counts: [SystemCall: Int] = [:]
     }
 
+    #if POLICYCTL_FAULT_INJECTION
     private static let enabled = Atomic<Bool>(false)
     private static let state = Mutex(State())
     private static let fromEnvironment: Void = {
@@ -46,15 +49,13 @@ public enum FaultInjection {
     }()
 
     /// Replaces the active faults and resets the call counters.
-    public static func install(_ faults: [Fault]) {
+    package static func install(_ faults: [Fault]) {
         state.withLock { $0 = State(faults: faults) }
         enabled.store(!faults.isEmpty, ordering: .releasing)
     }
 
-    public static func reset() { install([]) }
-
     /// How many calls of `kind` were made since the faults were installed (counted only while enabled).
-    public static func count(of kind: SystemCall) -> Int { state.withLock { $0.counts[kind, default: 0] } }
+    package static func count(of kind: SystemCall) -> Int { state.withLock { $0.counts[kind, default: 0] } }
 
     static func check(_ kind: SystemCall) -> Errno? {
         _ = fromEnvironment
@@ -64,6 +65,26 @@ public enum FaultInjection {
             let n = s.counts[kind]!
             return s.faults.first { $0.call == kind && ($0.nth == 0 || $0.nth == n) }?.errno
         }
+    }
+    #else
+    /// Release builds: nothing is ever injected.
+    package static func install(_ faults: [Fault]) {}
+
+    package static func count(of kind: SystemCall) -> Int { 0 }
+
+    @inline(__always)
+    static func check(_ kind: SystemCall) -> Errno? { nil }
+    #endif
+
+    package static func reset() { install([]) }
+
+    /// True in builds that carry the seam (debug); tests of the shipped binary's behaviour check this.
+    package static var isCompiledIn: Bool {
+        #if POLICYCTL_FAULT_INJECTION
+        true
+        #else
+        false
+        #endif
     }
 }
 

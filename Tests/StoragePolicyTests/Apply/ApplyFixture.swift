@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TreeFixture
 @testable import StoragePolicy
 
 final class ApplyFixture {
@@ -14,7 +15,7 @@ final class ApplyFixture {
     let lock: ApplyLock
 
     init() throws {
-        var template = Array("/tmp/policyctl-unit-XXXXXX".utf8CString)
+        var template = TestScratch.template("unit")
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil)
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -14,7 +14,7 @@ final class SafetyRoot {
     let outside: String
 
     init() {
-        var template = Array("/tmp/policyctl-safety-XXXXXX".utf8CString)
+        var template = TestScratch.template("safety")
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil)
         scratch = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

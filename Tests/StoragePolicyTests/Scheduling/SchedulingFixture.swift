@@ -1,6 +1,7 @@
 // Jobs for the scheduling tests, the built policyctl binary (systemd-analyze verify needs an ExecStart that
 // exists) and a way to run system tools; temp directories are per test, never the working directory.
 import Foundation
+import TreeFixture
 @testable import StoragePolicy
 
 enum SchedulingFixture {
@@ -44,7 +45,7 @@ enum SchedulingFixture {
 
     /// A fresh directory under the system temp directory, removed by the caller.
     static func temporaryDirectory(_ label: String) throws -> String {
-        let path = NSTemporaryDirectory() + "policyctl-\(label)-\(UUID().uuidString)"
+        let path = TestScratch.path(label)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

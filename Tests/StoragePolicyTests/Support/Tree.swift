@@ -39,7 +39,7 @@ public final class Tree {
 
     public init(now: Int64 = Tree.currentTimeNs(), @TreeBuilder _ content: () -> [any TreeNode]) throws {
         self.now = now
-        var template = Array("/tmp/policyctl-test-XXXXXX".utf8CString)
+        var template = TestScratch.template("tree")
         guard mkdtemp(&template) != nil else { throw TreeError("mkdtemp", []) }
         root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let fd = open(root, O_RDONLY | O_DIRECTORY)
