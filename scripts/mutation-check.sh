@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Makes one realistic bug at a time in a scratch copy of the tree, runs the tests, and says whether they caught
+# it. Each mutation removes one safety line; a mutation the suite survives is a missing test. Never edits the
+# working tree: everything happens in the scratch copy (default /tmp/policyctl-mutation, kept between runs so
+# rebuilds are incremental).
+#
+#   scripts/mutation-check.sh            # every mutation, the whole suite each time (slow: ~13 suite runs)
+#   scripts/mutation-check.sh --fast     # only the suites that guard each mutation (minutes, not an hour)
+#   scripts/mutation-check.sh NAME...    # only these mutations
+# Exit status: 0 when every mutation was caught, 1 when one survived, 2 when one no longer applies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SCRATCH="${MUTATION_SCRATCH:-/tmp/policyctl-mutation}"
+FAST=0
+ONLY=()
+for arg in "$@"; do
+  case "$arg" in
+    --fast) FAST=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) ONLY+=("$arg") ;;
+  esac
+done
+
+# name @@ file @@ test filters for --fast (each a field) @@ python replacements: a list of (old, new), each old found exactly once
+MUTATIONS=$(cat <<'LIST'
+boundary-24h @@ Sources/StoragePolicy/Evaluation/Ages.swift @@ Expire @@ [("return !overflow && age > limit.nanoseconds", "return !overflow && age >= limit.nanoseconds")]
+trash-by-mtime @@ Sources/StoragePolicy/Evaluation/Evaluator.swift @@ Trash @@ [("trashedAt = status.changeTimeNs", "trashedAt = status.modificationTimeNs")]
+quota-order @@ Sources/StoragePolicy/Evaluation/Resolution.swift @@ Quota @@ [("a.time != b.time ? a.time < b.time", "a.time != b.time ? a.time > b.time")]
+stat-follows-symlinks @@ Sources/StoragePolicy/FileSystem/DirectoryListing.swift @@ CheckBeforeChange @@ Expire @@ Walker @@ [("fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW)", "fstatat(descriptor, n, &s, 0)")]
+no-identity-checks @@ Sources/StoragePolicy/Apply/ApplyRun.swift @@ Race @@ Applier @@ ApplyCommand @@ [("static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {", "static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {\n        if true { return nil }")]
+no-rename-rollback @@ Sources/StoragePolicy/Apply/Rollback.swift @@ Recovery @@ Crash @@ [("        case .rename(let from, let to):\n            guard let identity = intent.identity,", "        case .rename(let from, let to):\n            if true { return .nothing }\n            guard let identity = intent.identity,")]
+no-name-collision-check @@ Sources/StoragePolicy/Evaluation/Evaluator.swift @@ Naming @@ [("NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }", "NameRules.freeName(lower) { candidate in planned.contains(candidate) }")]
+zero-based-marks @@ Sources/StoragePolicy/YAML/Mark.swift @@ YAML @@ PolicyLoader @@ [("Int(mark.line) + 1, column: Int(mark.column) + 1", "Int(mark.line), column: Int(mark.column)")]
+sarif-no-ruleId @@ Sources/StoragePolicy/Reports/SARIFReport.swift @@ SARIF @@ [("                ruleId: f.rule,", "                ruleId: nil,"), ("        var ruleId: String\n", "        var ruleId: String?\n")]
+no-make-durable @@ Sources/StoragePolicy/Apply/Transaction.swift @@ Durability @@ Crash @@ [("func makeDurable() throws(FileSystemError) { try journal.flush() }", "func makeDurable() throws(FileSystemError) {}")]
+walker-follows-swapped-symlink @@ Sources/StoragePolicy/FileSystem/WalkDirectory.swift @@ CheckBeforeChange @@ Race @@ Walker @@ [("var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags) } }", "var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags & ~O_NOFOLLOW) } }")]
+no-check-before-delete @@ Sources/StoragePolicy/Apply/ApplyRun.swift @@ CheckBeforeChange @@ Race @@ ApplyCommand @@ [("    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {", "    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {\n        if true { return nil }")]
+journal-never-fsynced @@ Sources/StoragePolicy/Apply/Journal.swift @@ Durability @@ Crash @@ [("            try file.write(buffer)\n            try file.sync()", "            try file.write(buffer)")]
+LIST
+)
+
+mkdir -p "$SCRATCH"
+echo "mutation-check: copying the tree to $SCRATCH/src" >&2
+mkdir -p "$SCRATCH/src"
+find "$SCRATCH/src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
+tar --exclude=./.build --exclude=./.git -cf - . | tar -C "$SCRATCH/src" -xf -
+LOG="$SCRATCH/logs"; mkdir -p "$LOG"
+caught=0; survived=0; broken=0
+while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  mapfile -t fields < <(printf '%s\n' "${line// @@ /$'\n'}")
+  name="${fields[0]}"; file="${fields[1]}"; replacements="${fields[-1]}"
+  filters=("${fields[@]:2:${#fields[@]}-3}")
+  if [ ${#ONLY[@]} -gt 0 ] && [[ ! " ${ONLY[*]} " == *" $name "* ]]; then continue; fi
+  cp "$file" "$SCRATCH/src/$file"
+  if ! python3 - "$SCRATCH/src/$file" "$replacements" <<'PY'
+import ast, sys
+path, pairs = sys.argv[1], ast.literal_eval(sys.argv[2])
+text = open(path).read()
+for old, new in pairs:
+    if text.count(old) != 1:
+        sys.exit(f"'{old[:60]}' occurs {text.count(old)} times")
+    text = text.replace(old, new)
+open(path, "w").write(text)
+PY
+  then
+    echo "BROKEN    $name (the mutation no longer applies to $file: update this list)"
+    broken=$((broken + 1)); continue
+  fi
+  test_args=()
+  if [ "$FAST" = 1 ]; then
+    filter=$(IFS='|'; echo "${filters[*]}")
+    test_args=(--filter "$filter")
+  fi
+  if ! (cd "$SCRATCH/src" && swift build --build-tests >"$LOG/$name.build" 2>&1); then
+    echo "BROKEN    $name (does not build: $LOG/$name.build)"
+    broken=$((broken + 1))
+  elif (cd "$SCRATCH/src" && swift test --skip-build "${test_args[@]}" >"$LOG/$name.test" 2>&1); then
+    echo "SURVIVED  $name (the suite passed with the bug in $file)"
+    survived=$((survived + 1))
+  else
+    failing=$(grep -m1 -o '✘ Test "[^"]*"' "$LOG/$name.test" | sed 's/✘ Test //' || true)
+    echo "caught    $name  by ${failing:-a failing test}"
+    caught=$((caught + 1))
+  fi
+  cp "$file" "$SCRATCH/src/$file"
+done <<< "$MUTATIONS"
+echo "$caught caught, $survived survived, $broken broken"
+[ "$broken" = 0 ] || exit 2
+[ "$survived" = 0 ] || exit 1
