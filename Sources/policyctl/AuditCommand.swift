@@ -83,6 +83,10 @@ struct AuditCommand: Command {
         }
 
         let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
+        if format == .github {
+            // Workflow commands only on stdout; the plain lines a person reads go to stderr (also in the log).
+            for line in GitHubReport().logLines(report) { Terminal.err(line) }
+        }
         if let outputPath {
             try OutputFile.write(Array(rendered.utf8), to: outputPath)
             // The file is for the CI system; the log still says how the audit went.
