@@ -102,12 +102,12 @@ struct CoTenantPlanTests {
             let (id, type) = try s.identity("home/secret")
             plan.actions.append(Action(kind: .delete, path: RelativePath("home/secret")!, rule: "tmp-expiry", reason: "old",
                                        bytes: 4096, identity: id, type: type))
-            expected = "action 3 (delete home/secret by rule 'tmp-expiry'): it is outside rule 'tmp-expiry''s scope tmp"
+            expected = "action 3 (delete home/secret by rule 'tmp-expiry'): it is outside the scope tmp of rule 'tmp-expiry'"
         case "security.capability":
             let (id, type) = try s.identity("tmp/fresh.log")
             plan.actions.append(Action(kind: .setxattr(name: "security.capability", value: [1, 0, 0, 2, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
                                        path: RelativePath("tmp/fresh.log")!, rule: "tmp-expiry", reason: "x", identity: id, type: type))
-            expected = "action 3 (setxattr tmp/fresh.log security.capability by rule 'tmp-expiry'): rule 'tmp-expiry' is a expire rule: it never plans setxattr"
+            expected = "action 3 (setxattr tmp/fresh.log security.capability by rule 'tmp-expiry'): rule 'tmp-expiry' is an expire rule: it never plans setxattr"
         case "another rename target":
             plan.actions[0].kind = .rename(to: RelativePath("docs/evil.txt")!)
             expected = "action 1 (rename docs/README.TXT -> docs/evil.txt by rule 'lower'): the naming rule renames it to 'readme.txt'"
@@ -115,7 +115,7 @@ struct CoTenantPlanTests {
             let (id, type) = try s.identity("tmp/old.dat")
             plan.actions.append(Action(kind: .delete, path: RelativePath("tmp/old.dat")!, rule: "tmp-expiry", reason: "old",
                                        bytes: 4096, identity: id, type: type))
-            expected = "action 3 (delete tmp/old.dat by rule 'tmp-expiry'): it does not match rule 'tmp-expiry''s globs"
+            expected = "action 3 (delete tmp/old.dat by rule 'tmp-expiry'): it does not match the globs of rule 'tmp-expiry'"
         case "inside .policyctl":
             plan.actions.insert(Action(kind: .mkdir, path: RelativePath(".policyctl/x")!, rule: "layout", reason: "x"), at: 0)
             expected = "action 1 (mkdir .policyctl/x by rule 'layout'): it is in .policyctl"

@@ -93,7 +93,8 @@ public struct PlanValidation: Sendable {
         let rule = rules[index]
         guard rule.enforces else { return "rule '\(rule.name)' is in audit mode: it never changes anything" }
         let keyword = rule.rule.kind.keyword
-        func refuse() -> String { "rule '\(rule.name)' is a \(keyword) rule: it never plans \(action.kind.name)" }
+        let article = "aeiou".contains(keyword.first!) ? "an" : "a"
+        func refuse() -> String { "rule '\(rule.name)' is \(article) \(keyword) rule: it never plans \(action.kind.name)" }
 
         // Markers may go on structure (the scope itself for a backup rule without globs); nothing else does.
         switch action.kind {
@@ -143,7 +144,7 @@ public struct PlanValidation: Sendable {
         case (.forbid, .trash(let to)):
             if let why = selection(action, rule) { return why }
             let (directory, name) = components(path, rule)
-            guard rule.forbiddenBy(directory, name) != nil else { return "it matches none of rule '\(rule.name)''s forbid globs" }
+            guard rule.forbiddenBy(directory, name) != nil else { return "it matches none of the forbid globs of rule '\(rule.name)'" }
             guard let folder = policy.trashFolder else { return "the policy has no trash folder to move it to" }
             if path.hasPrefix(folder) { return "it is already in the trash folder" }
             let layout = policy.rules.lazy.compactMap { if case .trash(let t) = $0.kind { t.layout } else { nil } }.first ?? .automatic
@@ -174,7 +175,8 @@ public struct PlanValidation: Sendable {
 
     /// `.policyctl` at the top of the root is the engine's own state: no plan ever touches it.
     static func isState(_ path: RelativePath) -> Bool {
-        path.components.first?.bytes == Array(".policyctl".utf8)
+        let state = Markers.stateDirectory.bytes
+        return path.bytes.starts(with: state) && (path.bytes.count == state.count || path.bytes[state.count] == 0x2F)
     }
 
     private func layoutProblem(_ action: Action) -> String? {
@@ -229,7 +231,7 @@ public struct PlanValidation: Sendable {
         if !allowStructure && isStructural(action.path) { return "\(action.path.escaped) is structure: never changed" }
         if let type = action.type, !rule.admits(type) { return "rule '\(rule.name)' does not act on a \(type.rawValue)" }
         let (directory, name) = components(action.path, rule)
-        return rule.selects(directory, name) ? nil : "it does not match rule '\(rule.name)''s globs"
+        return rule.selects(directory, name) ? nil : "it does not match the globs of rule '\(rule.name)'"
     }
 
     private func components(_ path: RelativePath, _ rule: CompiledRule) -> (ArraySlice<ArraySlice<UInt8>>, ArraySlice<UInt8>) {
@@ -241,7 +243,7 @@ public struct PlanValidation: Sendable {
         structural.contains { $0.hasPrefix(path) }
     }
 
-    private func outside(_ rule: CompiledRule) -> String { "it is outside rule '\(rule.name)''s scope \(scopeText(rule))" }
+    private func outside(_ rule: CompiledRule) -> String { "it is outside the scope \(scopeText(rule)) of rule '\(rule.name)'" }
 
     private func scopeText(_ rule: CompiledRule) -> String { rule.rule.path.isRoot ? "(the root)" : rule.rule.path.escaped }
 }

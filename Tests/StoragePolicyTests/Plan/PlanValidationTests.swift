@@ -60,14 +60,14 @@ import TreeFixture
     }
 
     @Test("forged actions are refused, each with its reason", arguments: [
-        ("delete", "home/secret", "tmp-expiry", "it is outside rule 'tmp-expiry''s scope tmp"),
-        ("delete", "tmp/old.dat", "tmp-expiry", "it does not match rule 'tmp-expiry''s globs"),
+        ("delete", "home/secret", "tmp-expiry", "it is outside the scope tmp of rule 'tmp-expiry'"),
+        ("delete", "tmp/old.dat", "tmp-expiry", "it does not match the globs of rule 'tmp-expiry'"),
         ("delete", "tmp", "tmp-expiry", "tmp is a rule's scope, a layout directory or the way to one: never changed"),
         ("delete", "docs", "quota", "is a rule's scope, a layout directory or the way to one"),
         ("delete", "tmp/old.log", "nonesuch", "the policy has no rule 'nonesuch'"),
         ("delete", "tmp/old.log", "audit-only", "rule 'audit-only' is in audit mode"),
         ("delete", "docs/ok.txt", "lower", "rule 'lower' is a naming rule: it never plans delete"),
-        ("delete", "big/a", "trash", "it is outside rule 'trash''s scope .Trash"),
+        ("delete", "big/a", "trash", "it is outside the scope .Trash of rule 'trash'"),
         ("delete", ".Trash/files", "trash", "is a rule's scope, a layout directory or the way to one"),
         ("delete", ".Trash/other/x", "trash", "a trash rule deletes only items of its trash folder .Trash"),
         ("delete", ".policyctl/journal.jsonl", "tmp-expiry", "it is in .policyctl"),
@@ -78,15 +78,15 @@ import TreeFixture
         ("rename:.policyctl/x", "docs/Read Me.TXT", "lower", "its target is in .policyctl"),
         ("trash:home", "docs/secret.db", "no-db", "forbidden entries go to the trash folder .Trash"),
         ("trash:.Trash/files/other", "docs/secret.db", "no-db", "forbidden entries go to the trash folder .Trash"),
-        ("trash:.Trash", "docs/ok.txt", "no-db", "it matches none of rule 'no-db''s forbid globs"),
+        ("trash:.Trash", "docs/ok.txt", "no-db", "it matches none of the forbid globs of rule 'no-db'"),
         ("setxattr:security.capability", "data/a.sqlite", "dbs", "the only attribute a backup rule sets is"),
-        ("setxattr:marker", "data/b.txt", "dbs", "it does not match rule 'dbs''s globs"),
+        ("setxattr:marker", "data/b.txt", "dbs", "it does not match the globs of rule 'dbs'"),
         ("setxattr:marker", "home/secret", "layout", "no layout directory with 'backup: exclude' is at home/secret"),
         ("setxattr:marker", "Caches/sub", "caches", "rule 'caches' marks only its scope Caches"),
         ("write-tag", "data/a.sqlite", "dbs", "rule 'dbs' does not write CACHEDIR.TAG"),
         ("mkdir", "home/new", "layout", "the layout creates only its directories"),
         ("mkdir", "home/new", "no-db", "a forbid rule creates only the trash folder .Trash"),
-        ("mkdir", "home/new", "tmp-expiry", "rule 'tmp-expiry' is a expire rule: it never plans mkdir"),
+        ("mkdir", "home/new", "tmp-expiry", "rule 'tmp-expiry' is an expire rule: it never plans mkdir"),
         ("delete", "big/a:nodir", "quota", "it records no identity or type for its target"),
     ])
     func refused(kind: String, target: String, ruleName: String, reason: String) throws {
