@@ -45,7 +45,10 @@ struct Preflight {
                 handle = try handle.openDirectory(component)
                 status = s
             } catch {
-                return .unreadable(error)
+                // Named from the root, so a report says which directory on the way could not be opened.
+                var located = error
+                located.path = next
+                return .unreadable(located)
             }
             walked = next
         }
@@ -72,7 +75,7 @@ struct Preflight {
             default: return (at, "a \(type.rawValue), not a directory")
             }
         case .unreadable(let error):
-            return (path, "cannot be opened: \(error.errno)")
+            return (error.path.isRoot ? path : error.path, "a directory that cannot be opened: \(error.errno)")
         }
     }
 
