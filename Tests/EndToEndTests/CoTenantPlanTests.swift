@@ -92,7 +92,7 @@ struct CoTenantPlanTests {
     @Test("each forged action is refused with exit 65, naming it; nothing changes",
           .enabled(if: CoTenantPlanTests.canDropToCoTenant),
           arguments: ["outside every scope", "security.capability", "another rename target", "in scope, not matching the glob",
-                      "inside .policyctl", "the layout's mkdir outside the layout"])
+                      "a fresh file the glob matches", "inside .policyctl", "the layout's mkdir outside the layout"])
     func forgedActionRefused(attack: String) throws {
         let s = try Setup()
         var plan = try s.plan()
@@ -116,6 +116,11 @@ struct CoTenantPlanTests {
             plan.actions.append(Action(kind: .delete, path: RelativePath("tmp/old.dat")!, rule: "tmp-expiry", reason: "old",
                                        bytes: 4096, identity: id, type: type))
             expected = "action 3 (delete tmp/old.dat by rule 'tmp-expiry'): it does not match the globs of rule 'tmp-expiry'"
+        case "a fresh file the glob matches":
+            let (id, type) = try s.identity("tmp/fresh.log")
+            plan.actions.append(Action(kind: .delete, path: RelativePath("tmp/fresh.log")!, rule: "tmp-expiry", reason: "old",
+                                       bytes: 4096, identity: id, type: type))
+            expected = "action 3 (delete tmp/fresh.log by rule 'tmp-expiry'): its mtime is not older than "
         case "inside .policyctl":
             plan.actions.insert(Action(kind: .mkdir, path: RelativePath(".policyctl/x")!, rule: "layout", reason: "x"), at: 0)
             expected = "action 1 (mkdir .policyctl/x by rule 'layout'): it is in .policyctl"

@@ -32,9 +32,10 @@ public struct InvalidPlanAction: Error, Sendable, CustomStringConvertible {
 /// target is the naming rule's lowercase name (or a numbered free form of it) in the same directory; a trash
 /// move goes to the trash folder under the entry's name or a numbered form; an xattr is the backup marker
 /// with its value; mkdir only makes layout directories, the trash folder, or their parents.
-/// What cannot be checked without the disk (whether an entry is old enough, over quota, forbidden by its
-/// current name) is what apply's identity check and the policy's scope bound: a forged action can at most
-/// do what the policy could do to that path.
+/// An expire delete by mtime (or newest) must also be old enough now, by the mtime it records (apply
+/// skips an entry whose mtime is not that one). What cannot be checked without the disk (an age by atime or
+/// ctime, a quota's eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
+/// action can at most do what that rule could do to that path.
 public struct PlanValidation: Sendable {
     /// The policy the plan must come from.
     public let policy: Policy
@@ -56,8 +57,10 @@ public struct PlanValidation: Sendable {
         marker = backupMarker
     }
 
-    /// The first action of `plan` the policy could not have produced; nil when every action could.
-    public func firstInvalid(in plan: Plan) -> InvalidPlanAction? {
+    /// The first action of `plan` the policy could not have produced; nil when every action could. Ages are
+    /// measured against `now` (nil: the clock), never the plan's own evaluation time, as forgeable as the rest.
+    public func firstInvalid(in plan: Plan, now: Int64? = nil) -> InvalidPlanAction? {
+        let now = now ?? Planner.currentTimeNs()
         if plan.policy != policy.name {
             if let first = plan.actions.first {
                 return InvalidPlanAction(index: 0, action: first, reason: "the plan names policy '\(PrintableText.escapingControls(plan.policy))', not '\(policy.name)'")
@@ -65,13 +68,14 @@ public struct PlanValidation: Sendable {
             return nil
         }
         for (i, action) in plan.actions.enumerated() {
-            if let reason = problem(with: action) { return InvalidPlanAction(index: i, action: action, reason: reason) }
+            if let reason = problem(with: action, now: now) { return InvalidPlanAction(index: i, action: action, reason: reason) }
         }
         return nil
     }
 
-    /// Why the policy could not have produced `action`; nil when it could.
-    public func problem(with action: Action) -> String? {
+    /// Why the policy could not have produced `action` by `now` (nil: the clock); nil when it could.
+    public func problem(with action: Action, now: Int64? = nil) -> String? {
+        let now = now ?? Planner.currentTimeNs()
         let path = action.path
         if path.isRoot { return "it targets the root itself" }
         if Self.isState(path) { return "it is in .policyctl, policyctl's own state" }
@@ -123,8 +127,18 @@ public struct PlanValidation: Sendable {
         if isStructural(path) { return "\(path.escaped) is a rule's scope, a layout directory or the way to one: never changed" }
 
         switch (rule.rule.kind, action.kind) {
-        case (.expire, .delete), (.quota, .delete):
-            if case .quota = rule.rule.kind, action.type != .regular { return "a quota rule deletes regular files only" }
+        case (.expire(let expire), .delete):
+            if let why = selection(action, rule) { return why }
+            // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
+            // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
+            // expire rule's to delete. Ages by atime or ctime alone are not recorded.
+            if expire.by == .mtime || expire.by == .newest, let mtime = action.identity?.modificationTimeNs,
+               !Ages.isOlder(mtime, than: expire.after, now: now) {
+                return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
+            }
+            return nil
+        case (.quota, .delete):
+            if action.type != .regular { return "a quota rule deletes regular files only" }
             return selection(action, rule)
         case (.trash(let retention), .delete):
             return trashItemProblem(action, rule, retention)

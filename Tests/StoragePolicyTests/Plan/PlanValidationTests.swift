@@ -25,6 +25,7 @@ import TreeFixture
             Dir("tmp") {
                 File("old.log", age: .days(2))
                 File("old.dat", age: .days(2))
+                File("fresh.log", age: .hours(2))
                 Dir("cache", age: .days(2)) { File("x.log", age: .days(2)) }
             }
             Dir("docs") { File("Read Me.TXT"); File("secret.db"); File("ok.txt") }
@@ -61,6 +62,7 @@ import TreeFixture
 
     @Test("forged actions are refused, each with its reason", arguments: [
         ("delete", "home/secret", "tmp-expiry", "it is outside the scope tmp of rule 'tmp-expiry'"),
+        ("delete", "tmp/fresh.log", "tmp-expiry", "its mtime is not older than 1d: rule 'tmp-expiry' does not expire it"),
         ("delete", "tmp/old.dat", "tmp-expiry", "it does not match the globs of rule 'tmp-expiry'"),
         ("delete", "tmp", "tmp-expiry", "tmp is a rule's scope, a layout directory or the way to one: never changed"),
         ("delete", "docs", "quota", "is a rule's scope, a layout directory or the way to one"),
