@@ -103,7 +103,13 @@ struct ApplyCommand: Command {
         var plan: Plan? = nil
         var planBytes: [UInt8] = []
         if let planFile {
-            planBytes = try RootSession.readFile(planFile, what: "plan file")
+            do {
+                planBytes = try PlanFile.readRegular(path: planFile)
+            } catch {
+                // A device, FIFO or oversized file is not a plan (65); a file that cannot be read is I/O (74).
+                if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)") }
+                throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
+            }
             do {
                 plan = try Plan.decode(json: Data(planBytes))
             } catch {
@@ -129,6 +135,18 @@ struct ApplyCommand: Command {
             }
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.rootStatus, policyBytes: policyBytes) {
                 throw CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
+            }
+            // The plan file may have been edited by whoever can write it: every action must be one the
+            // (hash-checked) policy makes, or none is carried out.
+            let invalid: InvalidPlanAction?
+            do {
+                invalid = try PlanFile.validate(plan, policyBytes: policyBytes!, policyPath: plan.fingerprint?.policyPath ?? "<policy>")
+            } catch {
+                for d in error.diagnostics { Terminal.err(d.description) }
+                throw CommandFailure(code: .invalidPolicy, message: "the plan's policy is not valid; nothing was changed")
+            }
+            if let invalid {
+                throw CommandFailure(code: .invalidPolicy, message: "\(planFile!): plan refused: \(invalid); nothing was changed")
             }
         }
 

@@ -83,6 +83,10 @@ struct AuditCommand: Command {
         }
 
         let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
+        if format == .github {
+            // Workflow commands only on stdout; the plain lines a person reads go to stderr (also in the log).
+            for line in GitHubReport().logLines(report) { Terminal.err(line) }
+        }
         if let outputPath {
             try OutputFile.write(Array(rendered.utf8), to: outputPath)
             // The file is for the CI system; the log still says how the audit went.
@@ -94,7 +98,14 @@ struct AuditCommand: Command {
     }
 
     static func readBaseline(_ path: String) throws -> Baseline {
-        let bytes = try OutputFile.read(path)
+        // Read as plan files are: a regular file of at most 1 GiB, never a device or a FIFO.
+        let bytes: [UInt8]
+        do {
+            bytes = try PlanFile.readRegular(path: path)
+        } catch {
+            if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "cannot read \(path): \(e.errno)") }
+            throw CommandFailure(code: .invalidPolicy, message: "\(error)")
+        }
         do throws(BaselineError) {
             return try Baseline(json: Data(bytes))
         } catch {

@@ -56,6 +56,8 @@ struct PlanCommand: Command {
         if json {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
             try writer.write(plan)
+            // stdout is the JSON alone; the word for people goes to stderr.
+            if let out { Terminal.err("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
         } else {
             let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: loaded.policy.rules.map(\.name))
             renderer.render(plan) { Terminal.out($0, terminator: "") }

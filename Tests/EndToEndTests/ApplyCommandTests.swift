@@ -195,7 +195,7 @@ struct ApplyCommandTests {
         try buildTree(at: outside, [.file("hard", size: 33), .dir("dir"), .file("dir/inner", size: 44)])
         let t = try Small([.hardlink("tmp/hl", target: outside + "/hard"), .symlink("tmp/sl", target: outside + "/dir"),
                            .dir("lib")],
-                          actions: [.delete("tmp/hl"), .delete("tmp/sl"), .setxattr("tmp/hl", name: "user.x", value: "1")])
+                          actions: [.delete("tmp/hl"), .delete("tmp/sl"), .setxattr("tmp/hl", name: Markers.linuxBackupAttribute, value: "false")])
         let outsideBefore = try manifest(of: outside)
         let run = try policyctl(["apply", t.planFile, "--yes"])
         #expect(run.status == 0, "\(run)")
@@ -210,7 +210,7 @@ struct ApplyCommandTests {
         let outside = scratch.sub("outside")
         try buildTree(at: outside, [.file("hard", size: 33)])
         let t = try Small([.hardlink("tmp/hl", target: outside + "/hard")],
-                          actions: [.setxattr("tmp/hl", name: "user.x", value: "1")])
+                          actions: [.setxattr("tmp/hl", name: Markers.linuxBackupAttribute, value: "false")])
         let outsideBefore = try manifest(of: outside)
         let run = try policyctl(["apply", t.planFile, "--yes"])
         #expect(run.status == 0, "\(run)")

@@ -279,8 +279,39 @@ func makePlan(root: String, policyFile: String, _ wanted: [PlannedAction], entri
     return plan
 }
 
-/// Writes a small policy file (any bytes do for plan-file tests: only its SHA-256 is checked).
-func writePolicy(_ path: String, _ text: String = "version: 1\nname: test-policy\nrules: []\n") throws {
+/// A policy that makes every action `makePlan` writes (rules named as its actions' rules), so hand-made
+/// plans pass apply's check that each action is one the policy produces.
+let handPlanPolicy = """
+    version: 1
+    name: test-policy
+    layout:
+      - app
+      - path: cache
+        backup: exclude
+        cacheTag: true
+      - cache/sub
+    rules:
+      - name: expire
+        path: tmp
+        expire: 1h
+      - name: naming
+        path: docs
+        naming: { case: lower }
+      - name: trash
+        path: docs/.Trash
+        trash: { retain: 30d }
+      - name: forbid
+        path: docs
+        forbid: ['*.sqlite', '*.db']
+      - name: backup
+        path: .
+        match: [lib, cache, 'tmp/**']
+        backup: { exclude: true, cacheTag: true }
+
+    """
+
+/// Writes a policy file: by default one that makes every action of a `makePlan` plan.
+func writePolicy(_ path: String, _ text: String = handPlanPolicy) throws {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
 }
 

@@ -58,6 +58,14 @@ import Testing
         let missing = try PolicyctlBinary.run(["audit", "--policy", policy, "--root", tree.root, "--baseline", tree.directory + "/nope.json"])
         #expect(missing.status == 74)
         #expect(missing.stderr.hasPrefix("Error: cannot read \(tree.directory)/nope.json: "))
+        // A device or a FIFO is refused at once (65), never read.
+        let fifo = tree.directory + "/fifo.json"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        for path in ["/dev/zero", fifo] {
+            let odd = try PolicyctlBinary.run(["audit", "--policy", policy, "--root", tree.root, "--baseline", path])
+            #expect(odd.status == 65, "\(path): \(odd.stderr)")
+            #expect(odd.stderr.contains("not a regular file"), "\(odd.stderr)")
+        }
     }
 
     @Test("a root that does not exist is an I/O error (74), never 'clean'")

@@ -322,6 +322,26 @@ struct PlanJSON {
         #expect(plan.skippedLines == ["tmp/locked: cannot read directory: Permission denied (EACCES)"])
     }
 
+    @Test("a scope behind a directory nobody may open (run as nobody) is a violation naming that directory and the errno",
+          .enabled(if: PlanCommandTests.canRunAsNobody))
+    func unreadableScopeAsNobody() throws {
+        let tree = try Tree {
+            Dir("locked", mode: 0o000) { Dir("tmp") { File("old", age: .days(2)) } }
+            Dir("open") { File("old", age: .days(2)) }
+        }
+        defer { tree.remove() }
+        chmod(tree.root, 0o755)
+        let work = try Self.workspace(["p.yaml": "version: 1\nname: p\nrules:\n  - name: locked-expiry\n    path: locked/tmp\n    expire: 24h\n  - name: open-expiry\n    path: open\n    expire: 24h\n"])
+        defer { work.remove() }
+        let r = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", PolicyctlBinary.path,
+                                                     "plan", "--policy", work.root + "/p.yaml", "--root", tree.root, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let plan = try PlanJSON(r.stdoutData)
+        #expect(plan.lines == ["delete open/old"])
+        let violations = plan.violations.map { "\($0["rule"]!): \($0["path"]!): \($0["message"]!)" }
+        #expect(violations == ["locked-expiry: locked: locked, on the way to the scope locked/tmp, is a directory that cannot be opened: Permission denied (EACCES); the rule judged nothing there"])
+    }
+
     @Test("faults injected into the binary: a stat that finds the entry gone, a directory that cannot be opened")
     func injectedFaults() throws {
         let tree = try Tree {

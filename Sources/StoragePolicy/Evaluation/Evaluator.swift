@@ -412,14 +412,18 @@ final class Evaluator: WalkVisitor {
                     case .changed(let lower):
                         if let k = changed.firstIndex(where: { $0.lower == lower }) { changed[k].members.append(i) } else { changed.append((lower, [i])) }
                         let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
-                        planned.append(target)
                         let targetPath = listing.path.appending(FileName(unchecked: target))
-                        if rule.enforces {
+                        if let overlong = NameRules.overlong(target) {
+                            // Never planned: the rename would fail with ENAMETOOLONG at apply.
+                            report(ruleIndex, listing.path(of: i), "name has uppercase letters, but \(overlong); not renamed", worker)
+                        } else if rule.enforces {
+                            planned.append(target)
                             let s = try? listing.status(i)
                             worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
                                                          rule: rule.name, reason: "name has uppercase letters",
                                                          identity: s?.identity, type: listing.type(i)))
                         } else {
+                            planned.append(target)
                             report(ruleIndex, listing.path(of: i),
                                    "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
                         }

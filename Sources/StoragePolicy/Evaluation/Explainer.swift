@@ -64,7 +64,12 @@ public struct Explainer: Sendable {
         var rules: [RuleExplanation] = []
         for (index, rule) in policy.rules.enumerated() {
             let compiled = CompiledRule(index: index, rule: rule, trashLayout: preflight.trashLayout(of: rule))
-            rules.append(explain(compiled, path: path, status: status, now: now))
+            var explained = explain(compiled, path: path, status: status, now: now)
+            // A scope the walk cannot enter: whatever the globs say, the rule judged nothing there.
+            if path.hasPrefix(rule.path), !rule.path.isRoot, let (at, why) = preflight.oddity(of: rule.path) {
+                explained.findings.append("but \(at.escaped) is \(why): the rule judges nothing in its scope")
+            }
+            rules.append(explained)
         }
 
         let covering = plan.actions.filter { a in
@@ -72,7 +77,8 @@ public struct Explainer: Sendable {
                 || { if case .rename(let to) = a.kind { to == path } else { false } }()
         }
         return Explanation(path: path, status: status, statusProblem: problem, rules: rules, actions: covering,
-                           violations: plan.violations.filter { $0.path == path },
+                           // Its own, and those of a directory holding it (a scope the walk could not enter).
+                           violations: plan.violations.filter { path.hasPrefix($0.path) && ($0.path == path || !$0.path.isRoot) },
                            skipped: plan.skipped.filter { path.hasPrefix($0.path) })
     }
 

@@ -7,6 +7,9 @@ import Darwin
 #endif
 
 enum NameRules {
+    /// The longest name (in bytes) Linux file systems take (NAME_MAX); a longer rename target fails.
+    static let nameMax = 255
+
     /// The lowercase form of a UTF-8 name (Unicode case mapping); nil when the name is not valid UTF-8.
     static func lowercased(_ name: ArraySlice<UInt8>) -> [UInt8]? {
         guard let text = String(validating: name, as: UTF8.self) else { return nil }
@@ -16,11 +19,34 @@ enum NameRules {
     /// The Finder's numbered form: `name (2).ext`, the extension (from the last dot, unless the name
     /// starts with it or ends with it) kept outside the counter.
     static func numbered(_ name: [UInt8], _ n: Int) -> [UInt8] {
-        let counter = Array(" (\(n))".utf8)
-        if let dot = name.lastIndex(of: 0x2E), dot > 0, dot < name.count - 1 {
-            return Array(name[..<dot]) + counter + Array(name[dot...])
-        }
-        return name + counter
+        let split = counterPosition(name)
+        return Array(name[..<split]) + Array(" (\(n))".utf8) + Array(name[split...])
+    }
+
+    /// Where the counter goes: before the extension's dot, or at the end.
+    static func counterPosition(_ name: [UInt8]) -> Int {
+        if let dot = name.lastIndex(of: 0x2E), dot > 0, dot < name.count - 1 { return dot }
+        return name.count
+    }
+
+    /// Why a rename to `name` cannot be done (longer than NAME_MAX), naming its byte count; nil when it can.
+    static func overlong(_ name: [UInt8]) -> String? {
+        name.count > nameMax ? "the new name would be \(name.count) bytes, more than the \(nameMax) a file name may have (NAME_MAX)" : nil
+    }
+
+    /// True when `candidate` is `preferred` or one of its numbered forms (`name (N).ext`, N >= 2 written
+    /// without leading zeros): what `freeName` can return for `preferred`.
+    static func isFreeForm(_ candidate: [UInt8], of preferred: [UInt8]) -> Bool {
+        if candidate == preferred { return true }
+        let split = counterPosition(preferred)
+        let head = preferred[..<split], tail = preferred[split...]
+        guard candidate.count > head.count + tail.count + 3, candidate.starts(with: head),
+              candidate.suffix(tail.count).elementsEqual(tail) else { return false }
+        let middle = candidate[head.count..<(candidate.count - tail.count)]
+        guard middle.first == 0x20, middle.dropFirst().first == 0x28, middle.last == 0x29 else { return false }
+        let digits = middle.dropFirst(2).dropLast()
+        guard !digits.isEmpty, digits.count <= 18, digits.first != 0x30, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        return Int(String(decoding: digits, as: UTF8.self))! >= 2
     }
 
     /// `preferred` if it is free, else the first free numbered form, counting from 2.

@@ -58,6 +58,7 @@ public struct Planner: Sendable {
         }
         preflight.checkLayout()
         preflight.checkBackupScopes(rules)
+        preflight.checkScopes(rules)
 
         // Forbidden entries go to the first trash rule's folder (its files/ for the FreeDesktop layout).
         let trashRule = rules.first { if case .trash = $0.rule.kind { true } else { false } }

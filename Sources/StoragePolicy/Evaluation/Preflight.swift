@@ -41,15 +41,56 @@ struct Preflight {
             do {
                 guard let s = try handle.statusIfPresent(of: component) else { return .missing(existing: walked) }
                 guard s.type == .directory else { return .blocked(at: next, type: s.type) }
-                guard s.device == status.device else { return .blocked(at: next, type: .unknown) }
+                guard !Preflight.isMountPoint(s, parent: status) else { return .blocked(at: next, type: .unknown) }
                 handle = try handle.openDirectory(component)
                 status = s
             } catch {
-                return .unreadable(error)
+                // Named from the root, so a report says which directory on the way could not be opened.
+                var located = error
+                located.path = next
+                return .unreadable(located)
             }
             walked = next
         }
         return .directory(handle, status)
+    }
+
+    /// The one test for "a mount point" on the way to a scope or layout directory: the directory is on
+    /// another file system than its parent. (With mount IDs, a bind mount of the same file system is caught
+    /// too: switch this function, and every caller follows.)
+    static func isMountPoint(_ directory: FileStatus, parent: FileStatus) -> Bool {
+        directory.device != parent.device
+    }
+
+    /// Why `path` cannot be used as a directory: on the way to it, or at it, is a symlink, a file, a mount
+    /// point, or something that cannot be opened. Nil when it is a directory, or missing.
+    func oddity(of path: RelativePath) -> (at: RelativePath, why: String)? {
+        switch presence(of: path) {
+        case .directory, .missing:
+            return nil
+        case .blocked(let at, let type):
+            switch type {
+            case .unknown: return (at, "a mount point (another file system): never crossed")
+            case .symlink: return (at, "a symlink: never followed")
+            default: return (at, "a \(type.rawValue), not a directory")
+            }
+        case .unreadable(let error):
+            return (error.path.isRoot ? path : error.path, "a directory that cannot be opened: \(error.errno)")
+        }
+    }
+
+    /// Every rule's scope that is not a directory the walk can enter is a violation naming the path and why:
+    /// the rule judged nothing there, and that must never look like "no changes". (A backup rule's own scope
+    /// is checked, with its own message, by checkBackupScopes.)
+    mutating func checkScopes(_ rules: [CompiledRule]) {
+        for rule in rules where !rule.rule.path.isRoot {
+            if case .backup = rule.rule.kind, rule.match.isEmpty { continue }
+            guard let (at, why) = oddity(of: rule.rule.path) else { continue }
+            let scope = rule.rule.path
+            let what = at == scope ? "the scope \(scope.escaped) is \(why)" : "\(at.escaped), on the way to the scope \(scope.escaped), is \(why)"
+            violations.append(Violation(rule: rule.name, path: at, message: "\(what); the rule judged nothing there",
+                                        severity: rule.rule.effectiveSeverity))
+        }
     }
 
     // MARK: Layout

@@ -103,6 +103,8 @@ public struct StorageEngine: Sendable {
     public func apply(_ plan: Plan, maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
         try withLock { (session: Session) throws(EngineError) -> ApplyResult in
             if let problem = staleness(of: plan, rootStatus: session.state.rootStatus) { throw .stalePlan(problem) }
+            // An action this policy never makes (a plan edited after it was made) refuses the whole plan.
+            if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) { throw .stalePlan("plan refused: \(invalid)") }
             let recovery = try session.recover()
             let report = try session.apply(plan, policy: policy, maxDelete: maxDelete)
             return ApplyResult(recovery: recovery, plan: plan, report: report)

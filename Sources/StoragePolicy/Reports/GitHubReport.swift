@@ -1,5 +1,6 @@
 // The audit as GitHub Actions workflow commands (`::error file=...,title=...::message`), escaped as the
-// Actions toolkit escapes them, so no file name can end a command early or start one of its own.
+// Actions toolkit escapes them, so no file name can end a command early or start one of its own. Only
+// commands: the plain lines a person needs (known findings, what overflows the notice budget) are separate.
 
 public struct GitHubReport: Sendable {
     /// GitHub turns only the first 10 notices of a step into annotations; the summary must be one of them.
@@ -7,17 +8,35 @@ public struct GitHubReport: Sendable {
 
     public init() {}
 
-    /// New findings become `::error`, `::warning` or `::notice` annotations; findings known from the baseline
-    /// are plain log lines (they must not crowd out new ones). At most 9 notes are annotations, so the
-    /// closing summary notice, which carries the totals, is always shown.
-    public func render(_ report: AuditReport) -> String {
+    /// The workflow commands, and nothing else: every line starts with `::`, so the Actions runner never
+    /// meets a plain line in a command stream. New findings become `::error`, `::warning` or `::notice`
+    /// annotations; notes, skipped entries and the plan's remarks share the notice budget (9, so the closing
+    /// summary notice, which carries the totals, is always shown). What does not fit, and findings known from
+    /// the baseline (they must not crowd out new ones), are `logLines(_:)`, for standard error.
+    public func render(_ report: AuditReport) -> String { split(report).commands }
+
+    /// The plain log lines that go with `render(_:)`: known findings, and notes, skipped entries and remarks
+    /// past the notice budget. `policyctl audit` writes them to standard error.
+    public func logLines(_ report: AuditReport) -> [String] { split(report).log }
+
+    private func split(_ report: AuditReport) -> (commands: String, log: [String]) {
         var out = ""
+        var log: [String] = []
         var notices = 0
+        func notice(title: String, file: String?, _ text: String, overflow: String) {
+            guard notices < GitHubReport.noticeLimit - 1 else {
+                log.append(overflow)
+                return
+            }
+            notices += 1
+            out += "::notice " + (file.map { "file=\(GitHubReport.escapeProperty($0))," } ?? "")
+            out += "title=\(GitHubReport.escapeProperty(title))::" + GitHubReport.escapeData(text) + "\n"
+        }
         for f in report.findings {
             let path = f.path.isRoot ? "." : f.path.escaped
             let text = "\(path): \(PrintableText.escapingControls(f.message))"
             if f.isKnown {
-                out += "known (in the baseline): \(GitHubReport.escapeData(text)) [\(GitHubReport.escapeData(f.rule))]\n"
+                log.append("known (in the baseline): \(text) [\(f.rule)]")
                 continue
             }
             let command: String
@@ -25,22 +44,24 @@ public struct GitHubReport: Sendable {
             case .error: command = "error"
             case .warning: command = "warning"
             case .note:
-                guard notices < GitHubReport.noticeLimit - 1 else {
-                    out += "note: \(GitHubReport.escapeData(text)) [\(GitHubReport.escapeData(f.rule))]\n"
-                    continue
-                }
-                notices += 1
-                command = "notice"
+                notice(title: f.rule, file: path, text, overflow: "note: \(text) [\(f.rule)]")
+                continue
             }
             out += "::\(command) file=\(GitHubReport.escapeProperty(path)),title=\(GitHubReport.escapeProperty(f.rule))::"
             out += GitHubReport.escapeData(text) + "\n"
         }
         for s in report.skipped {
-            out += "skipped: \(GitHubReport.escapeData("\(s.path.isRoot ? "." : s.path.escaped): \(PrintableText.escapingControls(s.reason))"))\n"
+            let path = s.path.isRoot ? "." : s.path.escaped
+            let text = "\(path): skipped: \(PrintableText.escapingControls(s.reason))"
+            notice(title: "skipped", file: path, text, overflow: text)
+        }
+        for n in report.notes {
+            let text = PrintableText.escapingControls(n)
+            notice(title: "note", file: nil, text, overflow: "note: \(text)")
         }
         out += "::notice title=\(GitHubReport.escapeProperty("policyctl audit of '\(report.policy)'"))::"
         out += GitHubReport.escapeData(report.summaryLine) + "\n"
-        return out
+        return (out, log)
     }
 
     /// A command's message: `%` -> `%25`, CR -> `%0D`, LF -> `%0A` (the toolkit's `escapeData`).

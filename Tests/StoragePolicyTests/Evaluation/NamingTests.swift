@@ -120,4 +120,22 @@ import TreeFixture
     func numbering(name: String, n: Int, expected: String) {
         #expect(String(decoding: NameRules.numbered(Array(name.utf8), n), as: UTF8.self) == expected)
     }
+
+    @Test("a lowercase name longer than NAME_MAX, alone or after the collision suffix, is a violation with its byte count, not a rename")
+    func overlongTargets() throws {
+        // 'İ' (2 bytes) lowercases to 'i' + U+0307 (3 bytes): 244 bytes become 364.
+        let dotted = String(repeating: "İ", count: 120) + ".TXT"
+        let long = "X" + String(repeating: "a", count: 247) + ".txt"      // 252 bytes; its lowercase form exists
+        let taken = "x" + String(repeating: "a", count: 247) + ".txt"
+        let fits = "Y" + String(repeating: "a", count: 250) + ".txt"     // 255 bytes: renamed
+        #expect(dotted.utf8.count == 244)
+        let tree = try Tree { Dir("Docs") { File(dotted); File(long); File(taken); File(fits) } }
+        defer { tree.remove() }
+        for mode in [Rule.Mode.enforce, .audit] {
+            let p = try plan(tree, [rule("lowercase", "Docs", .naming(Self.lower), mode: mode)])
+            #expect(p.actions.map(\.path) == (mode == .enforce ? [path("Docs/" + fits)] : []))
+            #expect(p.findings.contains("lowercase: Docs/\(dotted): name has uppercase letters, but the new name would be 364 bytes, more than the 255 a file name may have (NAME_MAX); not renamed"))
+            #expect(p.findings.contains("lowercase: Docs/\(long): name has uppercase letters, but the new name would be 256 bytes, more than the 255 a file name may have (NAME_MAX); not renamed"))
+        }
+    }
 }

@@ -21,4 +21,16 @@ import TreeFixture
         #expect(result.report.items.map(\.outcome) == [.skipped("d/b.txt already exists; nothing replaced")])
         #expect(result.counts.isEmpty)
     }
+
+    @Test("a custom rename to a name longer than NAME_MAX is a violation with the byte count, never an action") func overlong() throws {
+        let tree = try Tree { Dir("d") { File("a.txt", size: 1) } }
+        defer { tree.remove() }
+        let long = String(repeating: "n", count: 300)
+        let policy = try Policy("custom") {
+            Rule.custom("long", in: "d", summary: "Renames to a long name.") { _ in [.rename(to: FileName(long)!, reason: "test")] }
+        }
+        let plan = try StorageEngine(policy: policy, root: tree.root, planOptions: tree.options()).plan()
+        #expect(plan.actions.isEmpty)
+        #expect(plan.violations.map(\.message) == ["test, but the new name would be 300 bytes, more than the 255 a file name may have (NAME_MAX); not renamed"])
+    }
 }

@@ -32,13 +32,15 @@ import Testing
             ::notice file=Documents/UserFiles/My Notes.txt,title=snake-case::Documents/UserFiles/My Notes.txt: name does not match /^[a-z0-9_]+\\.txt$/
             ::error file=Documents/UserFiles/Notes.sqlite,title=no-private-data::Documents/UserFiles/Notes.sqlite: forbidden: matches '**/*.sqlite'
             ::error file=Library/Caches/Thumbnails,title=layout::Library/Caches/Thumbnails: would set user.xdg.robots.backup: backup exclusion marker missing
-            known (in the baseline): tmp/a.dat: would delete: mtime 2d3h ago > 24h [tmp-expiry]
             ::warning file=tmp/we"ird <&> name\\n.dat,title=tmp-expiry::tmp/we"ird <&> name\\n.dat: would delete: mtime 3d ago > 24h
             ::warning file=tmp/\\xff\\x01%25%3A%2C#.bin,title=tmp-expiry::tmp/\\xff\\x01%25:,#.bin: would delete: mtime 5d ago > 24h
-            skipped: tmp/fifo: not a regular file (FIFO)
+            ::notice file=tmp/fifo,title=skipped::tmp/fifo: skipped: not a regular file (FIFO)
             ::notice title=policyctl audit of 'app-sandbox'::7 findings (3 errors, 3 warnings, 1 note), 1 known from the baseline (1 baseline entry no longer found); failed: 5 new findings at or above warning
 
             """)
+        #expect(GitHubReport().logLines(ReportFixture.report(baseline: ReportFixture.baseline)) == [
+            "known (in the baseline): tmp/a.dat: would delete: mtime 2d3h ago > 24h [tmp-expiry]",
+        ])
     }
 
     @Test("golden: a clean audit is just the summary notice")
@@ -68,9 +70,27 @@ import Testing
         let plan = Plan(policy: "p", root: "/r", createdAt: "t", evaluatedAtNs: 0, violations: (10...21).map {
             Violation(rule: "style", path: RelativePath("f\($0)")!, message: "m", severity: .note)
         })
-        let lines = GitHubReport().render(AuditReport(plan: plan, policy: Policy(name: "p"))).split(separator: "\n")
+        let report = AuditReport(plan: plan, policy: Policy(name: "p"))
+        let lines = GitHubReport().render(report).split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("::notice ") }.count == 10)
-        #expect(lines.filter { $0.hasPrefix("note: ") }.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("::") })
+        #expect(GitHubReport().logLines(report) == (19...21).map { "note: f\($0): m [style]" })
         #expect(lines.last == "::notice title=policyctl audit of 'p'::12 findings (0 errors, 0 warnings, 12 notes); passed: nothing new at or above warning")
+    }
+
+    @Test("skipped entries and the plan's remarks are notices within the budget, the rest log lines; stdout is only commands")
+    func skippedAndNotes() {
+        let plan = Plan(policy: "p", root: "/r", createdAt: "t", evaluatedAtNs: 0,
+                        violations: (1...7).map { Violation(rule: "style", path: RelativePath("f\($0)")!, message: "m", severity: .note) },
+                        skipped: [SkippedEntry(path: RelativePath("a/fifo")!, reason: "fifo: not a regular file, directory or symlink; left alone"),
+                                  SkippedEntry(path: RelativePath("b")!, reason: "cannot read directory: Permission denied (EACCES)")],
+                        notes: ["tmp is a symlink (to ../elsewhere): not followed; rule 'x' was not evaluated"])
+        let report = AuditReport(plan: plan, policy: Policy(name: "p"))
+        let lines = GitHubReport().render(report).split(separator: "\n")
+        #expect(lines.allSatisfy { $0.hasPrefix("::") })
+        #expect(lines[7] == "::notice file=a/fifo,title=skipped::a/fifo: skipped: fifo: not a regular file, directory or symlink; left alone")
+        #expect(lines[8] == "::notice file=b,title=skipped::b: skipped: cannot read directory: Permission denied (EACCES)")
+        #expect(lines.count == 10)
+        #expect(GitHubReport().logLines(report) == ["note: tmp is a symlink (to ../elsewhere): not followed; rule 'x' was not evaluated"])
     }
 }
