@@ -130,15 +130,35 @@ final class Transaction {
     /// Makes every journaled record durable (one fsync for the whole group).
     func makeDurable() throws(FileSystemError) { try journal.flush() }
 
-    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it).
-    func skip(action: Int, path: RelativePath, verb: String, reason: String) {
+    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it). For a
+    /// step skipped because a call failed, `error` adds its errno and call, so the journal names them.
+    func skip(action: Int, path: RelativePath, verb: String, reason: String, error: FileSystemError? = nil) {
         skippedActions.insert(action)
         var w = record(.skip)
         w.int("action", action)
         w.string("verb", verb)
         w.path("path", path)
         w.string("reason", reason)
+        if let error {
+            w.string("errno", error.errno.name)
+            w.string("call", error.operation)
+        }
         journal.append(w)
+    }
+
+    /// Undoes the changes a step made before a later change of the same step failed, newest first, and makes
+    /// the undo durable, so the step can be recorded as skipped (recovery then leaves all its intents alone).
+    /// Returns nil when everything went back, otherwise why not: the caller must then roll back the run.
+    func revert(_ made: [Intent]) -> String? {
+        var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence, intents: made, undone: [])
+        let failure = rollback.revert()
+        // Entries moved back: handles cached under their old and new paths no longer name them.
+        for intent in made {
+            directories.forget(under: intent.change.path)
+            if case .rename(_, let to) = intent.change { directories.forget(under: to) }
+            dirty.insert(intent.change.path.parent)
+        }
+        return failure
     }
 
     /// Makes one change. The caller has checked the target's identity just before.
