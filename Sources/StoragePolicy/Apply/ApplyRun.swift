@@ -126,6 +126,8 @@ final class ApplyRun {
         } catch {
             report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
         }
+        // A full disk used the reserve up: the purge has freed space, so set it aside again for the next run.
+        if journal.reserve.released { journal.reserve.replenish() }
         return report
     }
 
