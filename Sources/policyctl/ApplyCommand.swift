@@ -389,7 +389,7 @@ struct ApplyLog {
                     Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
                 }
                 // An entry skipped for an error is a failure to look at: named on stderr too, path and errno.
-                if let error = item.error, format != .json {
+                if let error = item.error {
                     Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation)]" : error.description))
                 }
             default: break
@@ -453,6 +453,7 @@ struct ApplyLog {
         if !item.action.path.isValidUTF8 { fields.append(("pathBase64", item.action.path.base64)) }
         switch item.action.kind {
         case .rename(let to), .trash(let to): fields.append(("to", to.string))
+        case .setxattr(let name, _): fields.append(("attribute", name))
         default: break
         }
         if item.action.isDelete { fields.append(("bytes", item.action.bytes)) }

@@ -430,6 +430,11 @@ final class ApplyRun {
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = steps[i]
+        // A step it depends on may have failed since this group was prepared.
+        if let reason = dependencyReason(step.action) {
+            skip(i, reason)
+            return
+        }
         switch try verifyOrSkip(step) {
         case nil: break
         case .reason(let reason)?:

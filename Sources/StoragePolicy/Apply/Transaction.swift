@@ -70,7 +70,7 @@ final class Transaction {
         let name = FileName(unchecked: Array(id.utf8))
         do {
             let parent = try lock.state.stagingParent(create: true)!
-            try parent.makeDirectory(name, permissions: 0o700)
+            try makeStaging(name, in: parent, journal: journal)
             try parent.sync()
             let staging = try parent.openDirectory(name)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
@@ -86,6 +86,16 @@ final class Transaction {
             journal.append(w)
             try? journal.flush()
             throw error
+        }
+    }
+
+    /// A directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
+    private static func makeStaging(_ name: FileName, in parent: DirectoryHandle, journal: Journal) throws(FileSystemError) {
+        do {
+            try parent.makeDirectory(name, permissions: 0o700)
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            try parent.makeDirectory(name, permissions: 0o700)
         }
     }
 
@@ -161,9 +171,21 @@ final class Transaction {
         return failure
     }
 
-    /// Makes one change. The caller has checked the target's identity just before.
+    /// Makes one change. The caller has checked the target's identity just before. On a full disk (a
+    /// `.trashinfo`, a cache tag or a directory meeting ENOSPC) the journal's reserve is given back and the
+    /// change tried once more: every change can be retried, a failed one left nothing behind.
     func perform(_ intent: Intent) throws(FileSystemError) {
-        switch intent.change {
+        do {
+            try make(intent.change)
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            try make(intent.change)
+        }
+        CrashPoint.changeMade()
+    }
+
+    private func make(_ change: Change) throws(FileSystemError) {
+        switch change {
         case .stage(let path, let name):
             let parent = try directories.directory(path.parent)
             try parent.rename(path.lastComponent!, to: name, in: staging, noReplace: true)
@@ -191,7 +213,6 @@ final class Transaction {
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
             dirty.insert(path.parent)
         }
-        CrashPoint.changeMade()
     }
 
     /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
