@@ -69,8 +69,7 @@ final class Transaction {
         // The begin record is durable first, so a staging folder never exists without a journal entry.
         let name = FileName(unchecked: Array(id.utf8))
         do {
-            let parent = try lock.state.stagingParent(create: true)!
-            try makeStaging(name, in: parent, journal: journal)
+            let parent = try makeStaging(name, state: lock.state, journal: journal)
             try parent.sync()
             let staging = try parent.openDirectory(name)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
@@ -89,13 +88,19 @@ final class Transaction {
         }
     }
 
-    /// A directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
-    private static func makeStaging(_ name: FileName, in parent: DirectoryHandle, journal: Journal) throws(FileSystemError) {
-        do {
+    /// Creates `.policyctl/staging/<name>` (and `staging` itself the first time), returning `staging`. A
+    /// directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
+    private static func makeStaging(_ name: FileName, state: StateDirectory, journal: Journal) throws(FileSystemError) -> DirectoryHandle {
+        func make() throws(FileSystemError) -> DirectoryHandle {
+            let parent = try state.stagingParent(create: true)!
             try parent.makeDirectory(name, permissions: 0o700)
+            return parent
+        }
+        do {
+            return try make()
         } catch where error.errno == .noSpace {
             guard journal.reserve.release() else { throw error }
-            try parent.makeDirectory(name, permissions: 0o700)
+            return try make()
         }
     }
 
