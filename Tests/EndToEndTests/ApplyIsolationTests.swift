@@ -22,8 +22,9 @@ struct ApplyIsolationTests {
     }()
 
     /// policyctl run as uid 12345 (no groups): chmod 555 stops it, as it would any user but root.
-    private func asUser(_ arguments: [String]) throws -> PolicyctlBinary.Result {
-        try ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(Self.uid)", "--regid=\(Self.uid)", "--clear-groups", PolicyctlBinary.path] + arguments)
+    private func asUser(_ arguments: [String], environment: [String: String] = [:]) throws -> PolicyctlBinary.Result {
+        try ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(Self.uid)", "--regid=\(Self.uid)", "--clear-groups", PolicyctlBinary.path] + arguments,
+                             environment: environment)
     }
 
     /// A scratch folder the user can reach, with `root` (owned by the user) built from `nodes`.
@@ -166,5 +167,75 @@ struct ApplyIsolationTests {
             "tmp directory", "tmp/tree directory", "tmp/tree/a directory",
             "tmp/tree/a/data.bin file size=300 mtime=\(manifestTime(ageHours: 48))",
         ])
+    }
+
+    @Test("a directory that cannot be made (its folder is chmod 555): the mkdir and every step inside it are skipped; the rest applies",
+          .enabled(if: ApplyIsolationTests.canRunAsUser))
+    func mkdirDependents() throws {
+        let nodes: [TreeNode] = [.dir("locked"), .dir("open"), .file("old.dat")]
+        let t = try UserTree(nodes, locked: ["locked"],
+                             actions: [.mkdir("locked/cache"), .mkdir("locked/cache/sub"), .writeTag("locked/cache"),
+                                       .setxattr("locked/cache", name: "user.xdg.robots.backup", value: "false"),
+                                       .mkdir("open/cache"), .delete("old.dat")])
+        let run = try asUser(["apply", t.planFile, "--yes"])
+        #expect(run.status == 1, "\(run)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("skipped mkdir locked/cache: Permission denied (EACCES) [mkdirat]"), "\(run)")
+        let dependent = "depends on the directory locked/cache, which was not created (Permission denied (EACCES) [mkdirat])"
+        #expect(lines.contains("skipped mkdir locked/cache/sub: \(dependent)"), "\(run)")
+        #expect(lines.contains("skipped write-tag locked/cache: \(dependent)"), "\(run)")
+        #expect(lines.contains("skipped setxattr locked/cache: \(dependent)"), "\(run)")
+        #expect(lines.contains { $0.hasPrefix("applied: 1 delete, 1 mkdir, 4 skipped (1 for an error)") }, "\(run)")
+        #expect(try manifest(of: t.root) == ["locked directory", "open directory", "open/cache directory"])
+    }
+
+    @Test("a rename to a name longer than 255 bytes: skipped with ENAMETOOLONG, the rest applies, exit 1")
+    func nameTooLong() throws {
+        let scratch = ScratchDirectory("long")
+        let root = scratch.sub("root")
+        let policy = scratch.path + "/policy.yaml"
+        let planFile = scratch.path + "/plan.json"
+        try writePolicy(policy)
+        let long = String(repeating: "é", count: 128) + ".txt"  // 260 bytes in UTF-8
+        try buildTree(at: root, [.dir("docs"), .file("docs/LONG.TXT"), .file("docs/UP.TXT"), .file("old")])
+        try makePlan(root: root, policyFile: policy, [.rename("docs/LONG.TXT", to: "docs/" + long), .rename("docs/UP.TXT", to: "docs/up.txt"),
+                                                      .delete("old")], writeTo: planFile)
+        let run = try policyctl(["apply", planFile, "--yes"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdout.contains("skipped rename docs/LONG.TXT: docs/\(long): File name too long (ENAMETOOLONG)"), "\(run)")
+        #expect(run.stderr.contains("docs/LONG.TXT: skipped: docs/\(long): File name too long (ENAMETOOLONG)"), "\(run)")
+        #expect(try manifest(of: root) == ["docs directory", "docs/LONG.TXT file size=10 mtime=\(manifestTime(ageHours: 48))",
+                                            "docs/up.txt file size=10 mtime=\(manifestTime(ageHours: 48))"])
+        // Strict: the same rename (still planned, still impossible) rolls the run back; the tree stays as it is.
+        let left = try manifest(of: root)
+        let strict = try policyctl(["apply", planFile, "--yes", "--all-or-nothing"])
+        #expect(strict.status == 3, "\(strict)")
+        #expect(strict.stderr.contains("File name too long (ENAMETOOLONG)"), "\(strict)")
+        #expect(try manifest(of: root) == left)
+    }
+
+    @Test("SIGKILL after every change and every record of a run that skips a trash move midway: recover gives before, or after with the item as before",
+          .enabled(if: ApplyIsolationTests.canRunAsUser))
+    func crashAroundSkip() throws {
+        let nodes: [TreeNode] = [.dir("docs"), .dir("docs/locked"), .file("docs/locked/x.db"), .file("docs/y.db"), .file("docs/z.db"),
+                                 .dir("docs/.Trash"), .dir("docs/.Trash/files"), .dir("docs/.Trash/info")]
+        let actions: [PlannedAction] = [.trash("docs/locked/x.db", folder: "docs/.Trash"), .trash("docs/y.db", folder: "docs/.Trash"),
+                                        .delete("docs/z.db")]
+        let reference = try UserTree(nodes, locked: ["docs/locked"], actions: actions)
+        let before = try manifest(of: reference.root)
+        #expect(try asUser(["apply", reference.planFile, "--yes"]).status == 1)
+        let after = try manifest(of: reference.root)
+        #expect(after.contains { $0.hasPrefix("docs/locked/x.db file") } && !after.contains { $0.hasPrefix("docs/z.db") })
+        for seam in ["POLICYCTL_CRASH_AFTER_CHANGES", "POLICYCTL_CRASH_AFTER_RECORDS"] {
+            for n in 1...14 {
+                let t = try UserTree(nodes, locked: ["docs/locked"], actions: actions)
+                let run = try asUser(["apply", t.planFile, "--yes"], environment: [seam: String(n)])
+                let recover = try asUser(["recover", "--root", t.root])
+                #expect(recover.status == 0, "\(seam)=\(n): \(recover)")
+                let m = try manifest(of: t.root)
+                #expect(m == before || m == after, "\(seam)=\(n) (apply exit \(run.status)): \(Set(m).symmetricDifference(before).sorted())")
+                #expect(((try? FileManager.default.contentsOfDirectory(atPath: t.root + "/.policyctl/staging")) ?? []).isEmpty)
+            }
+        }
     }
 }

@@ -389,18 +389,18 @@ final class ApplyRun {
             if case .trash(let f) = step.action.kind, !folders.contains(f) { folders.append(f) }
         }
         for path in folders {
-            let existing = try directories.directoryIfPresent(path)
-            var layout = options.trashLayout
-            if layout == .automatic {
-                let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
-                let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
-                layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
-            }
-            let folder = TrashFolder(path: path, layout: layout)
-            trashFolders[path] = folder
-            var needed: [RelativePath] = existing == nil ? [path] : []
-            if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
             do {
+                let existing = try directories.directoryIfPresent(path)
+                var layout = options.trashLayout
+                if layout == .automatic {
+                    let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
+                    let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
+                    layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+                }
+                let folder = TrashFolder(path: path, layout: layout)
+                trashFolders[path] = folder
+                var needed: [RelativePath] = existing == nil ? [path] : []
+                if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
                 for directory in needed where try statusIfPresent(directory) == nil {
                     try ensureDirectory(directory)
                 }
