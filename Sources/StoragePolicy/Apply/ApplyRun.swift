@@ -172,6 +172,7 @@ final class ApplyRun {
 
     private func skip(_ i: Int, _ reason: String) {
         report.items[i].outcome = .skipped(reason)
+        report.items[i].destination = nil
         transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
         if case .mkdir = steps[i].action.kind { notCreated[steps[i].action.path] = reason }
     }
@@ -183,6 +184,7 @@ final class ApplyRun {
         let path = steps[i].action.path
         let reason = error.path == path ? "\(error.errno) [\(error.operation)]" : error.description
         report.items[i].outcome = .skipped(reason)
+        report.items[i].destination = nil
         report.items[i].error = error
         transaction.skip(action: i, path: path, verb: steps[i].verb, reason: reason, error: error)
         if case .mkdir = steps[i].action.kind { notCreated[path] = reason }
