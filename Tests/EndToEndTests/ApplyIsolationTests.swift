@@ -85,6 +85,9 @@ struct ApplyIsolationTests {
         #expect(journal.stdout.contains("3 delete of 4 planned"), "\(journal)")
         #expect(journal.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [renameat2]"), "\(journal)")
         let skip = try journalLines(t.root).first { $0.contains(#""type":"skip""#) } ?? ""
+        let history = try asUser(["journal", "--root", t.root, "--format", "json"])
+        let summaries = try JSONDecoder().decode([TransactionSummary].self, from: Data(history.stdout.utf8))
+        #expect(summaries.last?.skipped.map { [$0.path, $0.errno ?? "-", $0.call ?? "-"] } == [["tmp/locked/a.dat", "EACCES", "renameat2"]])
         #expect(skip.contains(#""errno":"EACCES""#) && skip.contains(#""call":"renameat2""#), "\(skip)")
         #expect(try asUser(["recover", "--root", t.root]).stdout.contains("Nothing to recover"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: t.root + "/.policyctl/staging")) ?? []).isEmpty)
