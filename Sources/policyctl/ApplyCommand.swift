@@ -11,15 +11,19 @@ import StoragePolicy
 struct ApplyCommand: Command {
     static let spec = CommandSpec(
         name: "apply",
-        abstract: "Carry out a plan as one journaled transaction: all of it or none of it.",
+        abstract: "Carry out a plan as one journaled transaction: a failure rolls all of it back.",
         discussion: """
             Plans the policy against the root (or reads a plan saved with 'policyctl plan --out') and applies it \
             under ROOT/.policyctl: every change is journaled before it is made, targets that changed since the plan \
-            are skipped and reported, and a failure rolls everything back. An interrupted apply is finished or \
+            are skipped and reported. An error on one entry (EACCES, EPERM, ENAMETOOLONG, EBUSY, ELOOP, EROFS, \
+            ENOTEMPTY, EXDEV) skips that entry and what depends on it, named with its errno, and the rest commits; \
+            an error about the run (I/O, ENOSPC, the journal) rolls everything back, and so does any error with \
+            --all-or-nothing. An interrupted apply is finished or \
             rolled back by 'policyctl recover', which also runs at the start of every apply. \
             Without a TTY apply never prompts: timers, cron jobs and scripts must pass --yes. \
-            Exit codes: 0 applied (skipped items are reported, not failures), or nothing to do, or skipped because \
-            another run holds the lock (--no-wait); 3 nothing was changed or everything was rolled back: refused by \
+            Exit codes: 0 applied (items that changed or vanished since the plan are reported, not failures), or \
+            nothing to do, or skipped because another run holds the lock (--no-wait); 1 applied, but some items were \
+            skipped for an error (each named with its errno); 3 nothing was changed or everything was rolled back: refused by \
             --max-delete, a stale plan, --max-runtime, or a failure midway; 64 usage (including no --yes without a \
             TTY); 65 invalid policy or plan file; 74 an I/O error, or a rollback that could not finish \
             (run 'policyctl recover').
@@ -39,6 +43,7 @@ struct ApplyCommand: Command {
             .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
             .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done and exit 3."),
+            .flag("all-or-nothing", help: "An error on any one entry rolls everything back (exit 3) instead of skipping that entry (exit 1)."),
             .flag("verbose", short: "v", help: "One line per action."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
                     values: ["plain", "json"]),
@@ -56,6 +61,7 @@ struct ApplyCommand: Command {
     let maxRuntime: PolicyDuration?
     let log: ApplyLog
     let forceRoot: Bool
+    let allOrNothing: Bool
     let started = ContinuousClock.now
 
     init(_ arguments: ParsedArguments) throws {
@@ -65,6 +71,7 @@ struct ApplyCommand: Command {
         yes = arguments.flag("yes")
         noWait = arguments.flag("no-wait")
         forceRoot = arguments.flag("force-root")
+        allOrNothing = arguments.flag("all-or-nothing")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
                        perAction: arguments.flag("verbose") || format != nil)
@@ -182,7 +189,8 @@ struct ApplyCommand: Command {
         }
 
         var options = ApplyOptions(rootPath: session.rootPath, policyPath: policyPath.map(RootSession.absolute),
-                                   policySHA256: policySHA, planFile: planFile.map(RootSession.absolute))
+                                   policySHA256: policySHA, planFile: planFile.map(RootSession.absolute),
+                                   allOrNothing: allOrNothing)
         if let maxDelete {
             options.maxDelete = maxDelete
             options.maxDeleteLabel = "--max-delete \(maxDeleteText!)"
@@ -389,9 +397,18 @@ struct ApplyLog {
                 }
             case .skipped(let why):
                 if format == .json {
-                    emit(actionFields(item) + [("outcome", "skipped"), ("reason", why)])
+                    var fields = actionFields(item) + [("outcome", "skipped"), ("reason", why)]
+                    if let error = item.error {
+                        fields += [("errno", error.errno.name), ("call", error.operation)]
+                        if error.path != item.action.path { fields.append(("errorPath", error.path.string)) }
+                    }
+                    emit(fields)
                 } else {
                     Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
+                }
+                // An entry skipped for an error is a failure to look at: named on stderr too, path and errno.
+                if let error = item.error {
+                    Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation)]" : error.description))
                 }
             default: break
             }
@@ -400,26 +417,28 @@ struct ApplyLog {
             if format == .json { emit([("event", "warning"), ("message", w)]) } else { Terminal.err("warning: \(w)") }
         }
         let skipped = report.skipped.count
+        let failed = report.failed.count
         if format == .json {
             emit([("event", "summary"), ("outcome", "committed"), ("transaction", report.transaction ?? NSNull()),
-                  ("counts", report.counts), ("skipped", skipped), ("bytesFreed", report.bytesFreed),
+                  ("counts", report.counts), ("skipped", skipped), ("failed", failed), ("bytesFreed", report.bytesFreed),
                   ("seconds", (seconds * 1000).rounded() / 1000)])
             return
         }
         var text = "applied: " + (report.counts.isEmpty ? "nothing" : ApplyLog.describe(report.counts))
-        if skipped > 0 { text += ", \(skipped) skipped" }
+        if skipped > 0 { text += ", \(skipped) skipped" + (failed > 0 ? " (\(failed) for an error)" : "") }
         if report.bytesFreed > 0 { text += "; \(ByteSize.human(report.bytesFreed)) freed" }
         if let tx = report.transaction { text += "; transaction \(tx)" }
         text += String(format: " in %.2fs", seconds)
         Terminal.out(text)
     }
 
-    /// Prints the outcome and returns the exit code: 0 applied, 3 refused or rolled back, 74 rollback incomplete.
+    /// Prints the outcome and returns the exit code: 0 applied, 1 applied with items skipped for an error,
+    /// 3 refused or rolled back, 74 rollback incomplete.
     func finish(_ result: Result<ApplyReport, ApplyError>, seconds: Double) -> ExitCode {
         switch result {
         case .success(let r):
             report(r, seconds: seconds)
-            return .success
+            return r.failed.isEmpty ? .success : .findings
         case .failure(let error):
             failure(error, seconds: seconds)
             switch error {
@@ -452,6 +471,7 @@ struct ApplyLog {
         if !item.action.path.isValidUTF8 { fields.append(("pathBase64", item.action.path.base64)) }
         switch item.action.kind {
         case .rename(let to), .trash(let to): fields.append(("to", to.string))
+        case .setxattr(let name, _): fields.append(("attribute", name))
         default: break
         }
         if item.action.isDelete { fields.append(("bytes", item.action.bytes)) }

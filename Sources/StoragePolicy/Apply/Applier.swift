@@ -14,8 +14,10 @@ public struct Applier: Sendable {
         plan.actions.reduce(0) { $0 + ($1.isDelete ? max(1, $1.entries) : 0) }
     }
 
-    /// Applies `plan`: all of it or, after a failure, none of it. Targets that changed since the plan are
-    /// skipped and reported. Run `Recovery.run` first (the CLI does).
+    /// Applies `plan` as one transaction. Targets that changed since the plan are skipped and reported; so are
+    /// targets a call fails on (EACCES, EPERM...: `ApplyReport.failed`, each with its error) and the steps that
+    /// depend on them, unless `options.allOrNothing`. An error about the run (I/O, ENOSPC once the journal's
+    /// reserve is used up, the time budget) rolls everything back. Run `Recovery.run` first (the CLI does).
     public func apply(_ plan: Plan, options: ApplyOptions, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
         if let limit = options.maxDelete {
             let deletions = Applier.deletions(in: plan)

@@ -24,6 +24,9 @@ public struct ApplyOptions: Sendable {
     /// Intents per journal fsync in the first group; each next group is twice as large, up to 16 times this,
     /// so a small apply journals in small steps and a large one needs few fsyncs.
     public var groupSize: Int
+    /// Strict mode (`--all-or-nothing`): an error on one entry (EACCES, EPERM, ENAMETOOLONG...) rolls the whole
+    /// transaction back instead of skipping that entry. Entries that changed or vanished are skipped either way.
+    public var allOrNothing: Bool
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?
@@ -32,10 +35,11 @@ public struct ApplyOptions: Sendable {
     public init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
                 deadline: ContinuousClock.Instant? = nil, deadlineLabel: String? = nil,
                 trashLayout: TrashRetention.Layout = .automatic, policyPath: String? = nil,
-                policySHA256: String? = nil, planFile: String? = nil, groupSize: Int = 256) {
+                policySHA256: String? = nil, planFile: String? = nil, groupSize: Int = 256, allOrNothing: Bool = false) {
         self.rootPath = rootPath; self.maxDelete = maxDelete; self.maxDeleteLabel = maxDeleteLabel
         self.deadline = deadline; self.deadlineLabel = deadlineLabel; self.trashLayout = trashLayout
         self.policyPath = policyPath; self.policySHA256 = policySHA256; self.planFile = planFile
         self.groupSize = max(1, groupSize)
+        self.allOrNothing = allOrNothing
     }
 }

@@ -23,10 +23,15 @@ public struct ApplyReport: Sendable {
         public var outcome: Outcome
         /// Where the entry went (rename, trash with its unique name, restore), when it moved.
         public var destination: RelativePath?
+        /// For an item skipped because a call on it failed (EACCES, EPERM, ENAMETOOLONG...): that error, with
+        /// its path, errno and call. nil for done, unchanged and items skipped because they changed or vanished.
+        public var error: FileSystemError?
 
         /// An item; `verb` defaults to the action's name.
-        public init(action: Action, verb: String? = nil, outcome: Outcome, destination: RelativePath? = nil) {
+        public init(action: Action, verb: String? = nil, outcome: Outcome, destination: RelativePath? = nil,
+                    error: FileSystemError? = nil) {
             self.action = action; self.verb = verb ?? action.kind.name; self.outcome = outcome; self.destination = destination
+            self.error = error
         }
     }
 
@@ -43,6 +48,8 @@ public struct ApplyReport: Sendable {
 
     /// The items that were skipped.
     public var skipped: [Item] { items.filter { if case .skipped = $0.outcome { true } else { false } } }
+    /// The items skipped because a call on them failed (each carries its `error`): what makes apply exit 1.
+    public var failed: [Item] { items.filter { $0.error != nil } }
     /// How many actions were carried out.
     public var done: Int { counts.values.reduce(0, +) }
 }

@@ -1,5 +1,7 @@
 // Carries out a list of steps as one transaction: per group, prepare and journal the intents, fsync once, then
 // check each target's identity just before touching it. Never touches a target that changed since the plan.
+// An error on one entry skips that step (undoing what the step already did) and the steps that depend on it;
+// an error about the run (I/O, ENOSPC, the journal) rolls everything back.
 
 /// One unit of work: a plan action, or a trash item to put back.
 struct Step {
@@ -23,9 +25,24 @@ final class ApplyRun {
         case changes([(Change, EntryIdentity?)], destination: RelativePath?)
         case unchanged(String)
         case skip(String)
+        /// A call on this entry failed (EACCES, EPERM...): skipped with the error.
+        case failed(FileSystemError)
+    }
+
+    /// Why a checked step is not carried out.
+    private enum Refusal {
+        case reason(String)
+        case failed(FileSystemError)
     }
 
     private struct DeadlineExceeded: Error {}
+
+    /// A step failed midway and what it had already changed could not be put back: the run rolls back.
+    private struct StepNotReverted: Error, CustomStringConvertible {
+        var failure: FileSystemError
+        var why: String
+        var description: String { "\(failure); the step's earlier changes could not be undone (\(why))" }
+    }
 
     let lock: ApplyLock
     let options: ApplyOptions
@@ -46,6 +63,12 @@ final class ApplyRun {
     /// Names chosen in trash folders by prepared but not yet performed steps.
     private var reserved: [RelativePath: Set<FileName>] = [:]
     private var trashFolders: [RelativePath: TrashFolder] = [:]
+    /// Trash folders that could not be created, and why: moves into them are skipped.
+    private var unavailableTrash: [RelativePath: String] = [:]
+    /// Directories a skipped mkdir did not create: steps at or under them are skipped too.
+    private var notCreated: [RelativePath: String] = [:]
+    /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
+    private var holdsFailure: [RelativePath: RelativePath] = [:]
     private var trashResolved = false
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
@@ -103,6 +126,8 @@ final class ApplyRun {
         } catch {
             report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
         }
+        // A full disk used the reserve up: the purge has freed space, so set it aside again for the next run.
+        if journal.reserve.released { journal.reserve.replenish() }
         return report
     }
 
@@ -113,6 +138,8 @@ final class ApplyRun {
             switch try prepareOrSkip(i) {
             case .skip(let reason):
                 skip(i, reason)
+            case .failed(let error):
+                try fail(i, error)
             case .unchanged(let reason):
                 report.items[i].outcome = .unchanged(reason)
             case .changes(let changes, let destination):
@@ -145,17 +172,72 @@ final class ApplyRun {
 
     private func skip(_ i: Int, _ reason: String) {
         report.items[i].outcome = .skipped(reason)
+        report.items[i].destination = nil
         transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
+        if case .mkdir = steps[i].action.kind { notCreated[steps[i].action.path] = reason }
+    }
+
+    /// Skips a step because a call on its entry failed: recorded with the errno, and what depends on it is
+    /// skipped later. With `--all-or-nothing` the error is rethrown instead, and the run rolls back.
+    private func fail(_ i: Int, _ error: FileSystemError) throws(FileSystemError) {
+        if options.allOrNothing { throw error }
+        let path = steps[i].action.path
+        let reason = error.path == path ? "\(error.errno) [\(error.operation)]" : error.description
+        report.items[i].outcome = .skipped(reason)
+        report.items[i].destination = nil
+        report.items[i].error = error
+        transaction.skip(action: i, path: path, verb: steps[i].verb, reason: reason, error: error)
+        if case .mkdir = steps[i].action.kind { notCreated[path] = reason }
+        if Self.removes(steps[i].action) {
+            // Its folder still holds it: a delete of the folder planned after it would take it along.
+            var p = path
+            while !p.isRoot {
+                p = p.parent
+                if holdsFailure[p] == nil { holdsFailure[p] = path }
+            }
+        }
+    }
+
+    /// A delete or a trash move: the entry leaves its folder.
+    private static func removes(_ action: Action) -> Bool {
+        switch action.kind {
+        case .delete, .trash: true
+        default: false
+        }
+    }
+
+    /// Why a step cannot run because a step it depends on was skipped, or nil.
+    private func dependencyReason(_ action: Action) -> String? {
+        var targets = [action.path]
+        if case .rename(let to) = action.kind { targets.append(to) }
+        if case .trash(let folder) = action.kind, let why = unavailableTrash[folder] {
+            return "the trash folder \(folder.escaped) could not be created (\(why))"
+        }
+        for target in targets {
+            var p = target
+            while true {
+                if let why = notCreated[p] { return "depends on the directory \(p.escaped), which was not created (\(why))" }
+                if p.isRoot { break }
+                p = p.parent
+            }
+        }
+        if Self.removes(action), let inner = holdsFailure[action.path] {
+            return "holds \(inner.escaped), which could not be removed; kept"
+        }
+        return nil
     }
 
     // MARK: Preparing (before the intents are journaled)
 
-    /// A target (or its folder) that is gone by the time its intent is prepared is skipped, not a failure.
+    /// A target (or its folder) that is gone by the time its intent is prepared is skipped, not a failure;
+    /// so is one a call fails on (EACCES, EPERM...), with the error.
     private func prepareOrSkip(_ i: Int) throws(FileSystemError) -> Preparation {
         do {
             return try prepare(i)
         } catch where DirectoryCache.meansAbsent(error.errno) {
             return .skip(error.errno == .noSuchFile ? "vanished since the plan" : "its folder is no longer a directory (a symlink?); not followed")
+        } catch where FailureScope(error).isItemLevel {
+            return .failed(error)
         }
     }
 
@@ -170,6 +252,7 @@ final class ApplyRun {
         if path.hasPrefix(RelativePath([Markers.stateDirectory])) {
             return .skip("inside .policyctl, the engine's own state folder; never touched")
         }
+        if let reason = dependencyReason(action) { return .skip(reason) }
         switch action.kind {
         case .delete, .rename, .trash:
             if path.isRoot { return .skip("the root itself is never deleted, renamed or trashed") }
@@ -308,19 +391,24 @@ final class ApplyRun {
             if case .trash(let f) = step.action.kind, !folders.contains(f) { folders.append(f) }
         }
         for path in folders {
-            let existing = try directories.directoryIfPresent(path)
-            var layout = options.trashLayout
-            if layout == .automatic {
-                let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
-                let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
-                layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
-            }
-            let folder = TrashFolder(path: path, layout: layout)
-            trashFolders[path] = folder
-            var needed: [RelativePath] = existing == nil ? [path] : []
-            if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
-            for directory in needed where try statusIfPresent(directory) == nil {
-                try ensureDirectory(directory)
+            do {
+                let existing = try directories.directoryIfPresent(path)
+                var layout = options.trashLayout
+                if layout == .automatic {
+                    let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
+                    let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
+                    layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+                }
+                let folder = TrashFolder(path: path, layout: layout)
+                trashFolders[path] = folder
+                var needed: [RelativePath] = existing == nil ? [path] : []
+                if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
+                for directory in needed where try statusIfPresent(directory) == nil {
+                    try ensureDirectory(directory)
+                }
+            } catch let error as FileSystemError where FailureScope(error).isItemLevel && !options.allOrNothing {
+                // Only the moves into this folder depend on it: they are skipped, naming the error.
+                unavailableTrash[path] = error.description
             }
         }
         if !folders.isEmpty {
@@ -344,24 +432,48 @@ final class ApplyRun {
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = steps[i]
-        if let reason = try verifyOrSkip(step) {
+        // A step it depends on may have failed since this group was prepared.
+        if let reason = dependencyReason(step.action) {
             skip(i, reason)
+            return
+        }
+        switch try verifyOrSkip(step) {
+        case nil: break
+        case .reason(let reason)?:
+            skip(i, reason)
+            return
+        case .failed(let error)?:
+            try fail(i, error)
             return
         }
         options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
-            if let failure = performReportingRace(intent) {
-                guard n == 0, let reason = Self.raceReason(failure, intent.change) else { throw failure }
-                // Taken or gone between the check and the change: nothing was changed for this step.
-                skip(i, reason)
+            if let failure = performReporting(intent) {
+                let scope = FailureScope(failure)
+                guard scope.isItemLevel, !(options.allOrNothing && scope == .entry) else { throw failure }
+                // A step of several changes (a trash move, a restore) goes back to how it was before it is skipped.
+                if n > 0, let why = transaction.revert(Array(intents[..<n])) {
+                    throw StepNotReverted(failure: failure, why: why)
+                }
+                switch scope {
+                case .vanished: skip(i, "vanished meanwhile (\(failure))")
+                case .appeared: skip(i, "\(Self.target(of: intent.change).escaped) appeared meanwhile; nothing replaced")
+                default: try fail(i, failure)
+                }
                 return
             }
             touch(intent.change)
-            if n == 0, case .stage(let path, let name) = intent.change, let reason = try recheckStaged(step.action, name) {
-                // Replaced or written to between the check and the move: what was staged is not what was planned.
-                try transaction.unstage(path: path, name: name)
-                skip(i, reason)
-                return
+            if n == 0, case .stage(let path, let name) = intent.change {
+                if let refusal = try recheckStagedOrRefuse(step.action, name) {
+                    // Replaced or written to between the check and the move (or it could not be checked):
+                    // what was staged is not known to be what was planned.
+                    try transaction.unstage(path: path, name: name)
+                    switch refusal {
+                    case .reason(let reason): skip(i, reason)
+                    case .failed(let error): try fail(i, error)
+                    }
+                    return
+                }
             }
         }
         report.items[i].outcome = .done
@@ -370,7 +482,7 @@ final class ApplyRun {
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
     }
 
-    private func performReportingRace(_ intent: Intent) -> FileSystemError? {
+    private func performReporting(_ intent: Intent) -> FileSystemError? {
         do {
             try transaction.perform(intent)
             return nil
@@ -379,29 +491,24 @@ final class ApplyRun {
         }
     }
 
-    /// The skip reason for a first change that lost a race, or nil when the error is a real failure.
-    private static func raceReason(_ error: FileSystemError, _ change: Change) -> String? {
-        let target: RelativePath
+    /// The entry a change creates or moves into place: what "appeared meanwhile" names.
+    private static func target(of change: Change) -> RelativePath {
         switch change {
-        case .rename(_, let to): target = to
-        default: target = change.path
-        }
-        // Only the call that moves or creates the entry can lose a race; a failed write or fsync is a failure.
-        guard ["renameat2", "mkdirat", "openat"].contains(error.operation) else { return nil }
-        switch error.errno {
-        case .fileExists, .directoryNotEmpty: return "\(target.escaped) appeared meanwhile; nothing replaced"
-        case .noSuchFile: return "vanished meanwhile"
-        default: return nil
+        case .rename(_, let to): to
+        default: change.path
         }
     }
 
-    /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure.
-    private func verifyOrSkip(_ step: Step) throws(FileSystemError) -> String? {
+    /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure;
+    /// one a call fails on (EACCES, EPERM...) is skipped with the error.
+    private func verifyOrSkip(_ step: Step) throws(FileSystemError) -> Refusal? {
         do {
-            return try verify(step)
+            return try verify(step).map { .reason($0) }
         } catch where DirectoryCache.meansAbsent(error.errno) {
-            return error.errno == .noSuchFile ? "vanished while being checked"
-                : "changed while being checked (no longer a directory); not followed"
+            return .reason(error.errno == .noSuchFile ? "vanished while being checked"
+                : "changed while being checked (no longer a directory); not followed")
+        } catch where FailureScope(error).isItemLevel {
+            return .failed(error)
         }
     }
 
@@ -450,6 +557,15 @@ final class ApplyRun {
         }
     }
 
+    /// The staged check; a call on the entry that fails (EACCES on a folder inside it...) refuses the step too.
+    private func recheckStagedOrRefuse(_ action: Action, _ name: FileName) throws(FileSystemError) -> Refusal? {
+        do {
+            return try recheckStaged(action, name).map { .reason($0) }
+        } catch where FailureScope(error).isItemLevel {
+            return .failed(error)
+        }
+    }
+
     /// The check again, on the entry now in staging (nothing can swap it there): nil when it is what the plan saw.
     private func recheckStaged(_ action: Action, _ name: FileName) throws(FileSystemError) -> String? {
         guard let identity = action.identity, let status = try transaction.staging.statusIfPresent(of: name) else { return nil }
@@ -487,8 +603,10 @@ final class ApplyRun {
         return nil
     }
 
-    /// A whole-tree delete keeps the tree when anything in it was modified after the plan, or when it holds
-    /// a mount point (deleting would cross into another filesystem).
+    /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was
+    /// modified or changed after the plan: its mtime or its ctime is later. The ctime catches what keeps an old
+    /// mtime: a file overwritten by `cp -p`, `rsync -a` or `tar x`, whose new size or content moved its ctime.
+    /// It also keeps a tree holding a mount point (deleting would cross into another filesystem).
     private func newerEntry(inDirectory top: DirectoryHandle, at path: RelativePath) throws(FileSystemError) -> String? {
         var pending: [RelativePath] = [.root]
         while let relative = pending.popLast() {
@@ -502,6 +620,9 @@ final class ApplyRun {
                 }
                 if let planTimeNs, status.modificationTimeNs > planTimeNs {
                     return "holds \(path.appending(inner).escaped), modified since the plan; kept"
+                }
+                if let planTimeNs, status.changeTimeNs > planTimeNs {
+                    return "holds \(path.appending(inner).escaped), changed since the plan (new ctime); kept"
                 }
                 if status.type == .directory { pending.append(inner) }
             }

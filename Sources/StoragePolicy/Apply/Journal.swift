@@ -1,5 +1,6 @@
 // The append-only journal file ROOT/.policyctl/journal.jsonl: buffered appends made durable by one fsync per
-// group, and reading back with torn or corrupt lines detected. Never rewrites a record in place.
+// group, and reading back with torn or corrupt lines detected. Never rewrites a record in place. On ENOSPC the
+// space reserve beside it is given back and the write tried once more, so a full disk can still be cleaned.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,6 +14,8 @@ final class Journal {
 
     let file: FileDescriptor
     private let directory: DirectoryHandle
+    /// `journal.reserve`: released on the first ENOSPC, so the records that free space can still be written.
+    let reserve: JournalReserve
     private var buffer: [UInt8] = []
     private var buffered = 0
     /// Records this process has made durable; what POLICYCTL_CRASH_AFTER_RECORDS counts.
@@ -21,6 +24,10 @@ final class Journal {
     init(in directory: DirectoryHandle) throws(FileSystemError) {
         self.directory = directory
         file = try directory.openFile(Journal.fileName, options: [.readWrite, .create, .append], permissions: 0o600)
+        reserve = JournalReserve(in: directory)
+        // Made (or topped up after a full disk released it) whenever there is room: every apply, trash and
+        // recover opens the journal first, so the reserve exists before the disk fills up.
+        reserve.replenish()
     }
 
     // MARK: Appending
@@ -37,8 +44,7 @@ final class Journal {
         guard buffered > 0 else { return }
         let before = try file.status().size
         do {
-            try file.write(buffer)
-            try file.sync()
+            try writeBuffer(cutBackTo: before)
         } catch {
             try? file.truncate(to: before)
             buffer.removeAll(keepingCapacity: true)
@@ -50,6 +56,19 @@ final class Journal {
         buffer.removeAll(keepingCapacity: true)
         buffered = 0
         CrashPoint.recordsDurable(before: previous, total: durableRecords)
+    }
+
+    private func writeBuffer(cutBackTo before: Int64) throws(FileSystemError) {
+        do {
+            try file.write(buffer)
+            try file.sync()
+        } catch where error.errno == .noSpace {
+            // The disk is full: give the reserve back and try once more. A second ENOSPC is a failure.
+            try? file.truncate(to: before)
+            guard reserve.release() else { throw error }
+            try file.write(buffer)
+            try file.sync()
+        }
     }
 
     // MARK: Reading

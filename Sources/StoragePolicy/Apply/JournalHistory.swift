@@ -21,6 +21,10 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
         public var pathBase64: String?
         /// Why it was skipped.
         public var reason: String
+        /// For an entry skipped because a call on it failed: the errno's name (`EACCES`).
+        public var errno: String? = nil
+        /// ... and the call that failed (`renameat2`).
+        public var call: String? = nil
     }
 
     /// The transaction id.
@@ -104,7 +108,7 @@ public enum JournalHistory {
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 t.skipped.append(TransactionSummary.SkippedItem(action: b.verb ?? "", path: path.string,
                                                                 pathBase64: path.isValidUTF8 ? nil : path.base64,
-                                                                reason: b.reason ?? ""))
+                                                                reason: b.reason ?? "", errno: b.errno, call: b.call))
             case .commit:
                 t.counts = b.counts ?? [:]
                 t.bytesFreed = b.bytesFreed ?? 0

@@ -95,6 +95,9 @@ struct RecordBody: Decodable, Sendable {
     var bytes: Int64?
     var rule: String?
     var reason: String?
+    // skip, for an error on the entry: its errno name and the call
+    var errno: String?
+    var call: String?
     // commit
     var counts: [String: Int]?
     var bytesFreed: Int64?

@@ -163,6 +163,39 @@ struct Rollback {
         return result
     }
 
+    /// Undoes `intents` (one step's changes already made) in reverse order and fsyncs the directories that
+    /// changed, writing no record: the caller records the step as skipped afterwards. Returns nil when every
+    /// change is back (or was never made), otherwise what stopped it; nothing is ever deleted here either.
+    mutating func revert() -> String? {
+        let name = FileName(unchecked: Array(transaction.utf8))
+        staging = try? lock.state.stagingParent(create: false)?.openDirectory(name)
+        var touched: Set<RelativePath> = []
+        for intent in intents.reversed() {
+            do {
+                switch try undo(intent, act: true) {
+                case .nothing: break
+                case .undone(let directories):
+                    touched.formUnion(directories)
+                    CrashPoint.changeMade()
+                case .kept(let kept): return "\(kept.path.escaped): \(kept.reason)"
+                }
+                // The second look, as a full rollback does: a change still there is not undone.
+                if case .undone = try undo(intent, act: false) {
+                    return "\(intent.change.path.escaped): still changed after its undo (op \(intent.op))"
+                }
+            } catch {
+                return error.description
+            }
+        }
+        do {
+            for path in touched.sorted(by: >) { try directories.directoryIfPresent(path)?.sync() }
+            try staging?.sync()
+        } catch {
+            return error.description
+        }
+        return nil
+    }
+
     /// Makes the undos so far durable (directories first, then the `undone` record naming them).
     private mutating func progress(_ batch: inout [Int], touched: inout Set<RelativePath>, into result: inout Result) {
         guard !batch.isEmpty else { return }

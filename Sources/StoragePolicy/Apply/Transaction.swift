@@ -69,8 +69,7 @@ final class Transaction {
         // The begin record is durable first, so a staging folder never exists without a journal entry.
         let name = FileName(unchecked: Array(id.utf8))
         do {
-            let parent = try lock.state.stagingParent(create: true)!
-            try parent.makeDirectory(name, permissions: 0o700)
+            let parent = try makeStaging(name, state: lock.state, journal: journal)
             try parent.sync()
             let staging = try parent.openDirectory(name)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
@@ -86,6 +85,22 @@ final class Transaction {
             journal.append(w)
             try? journal.flush()
             throw error
+        }
+    }
+
+    /// Creates `.policyctl/staging/<name>` (and `staging` itself the first time), returning `staging`. A
+    /// directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
+    private static func makeStaging(_ name: FileName, state: StateDirectory, journal: Journal) throws(FileSystemError) -> DirectoryHandle {
+        func make() throws(FileSystemError) -> DirectoryHandle {
+            let parent = try state.stagingParent(create: true)!
+            try parent.makeDirectory(name, permissions: 0o700)
+            return parent
+        }
+        do {
+            return try make()
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            return try make()
         }
     }
 
@@ -130,20 +145,52 @@ final class Transaction {
     /// Makes every journaled record durable (one fsync for the whole group).
     func makeDurable() throws(FileSystemError) { try journal.flush() }
 
-    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it).
-    func skip(action: Int, path: RelativePath, verb: String, reason: String) {
+    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it). For a
+    /// step skipped because a call failed, `error` adds its errno and call, so the journal names them.
+    func skip(action: Int, path: RelativePath, verb: String, reason: String, error: FileSystemError? = nil) {
         skippedActions.insert(action)
         var w = record(.skip)
         w.int("action", action)
         w.string("verb", verb)
         w.path("path", path)
         w.string("reason", reason)
+        if let error {
+            w.string("errno", error.errno.name)
+            w.string("call", error.operation)
+        }
         journal.append(w)
     }
 
-    /// Makes one change. The caller has checked the target's identity just before.
+    /// Undoes the changes a step made before a later change of the same step failed, newest first, and makes
+    /// the undo durable, so the step can be recorded as skipped (recovery then leaves all its intents alone).
+    /// Returns nil when everything went back, otherwise why not: the caller must then roll back the run.
+    func revert(_ made: [Intent]) -> String? {
+        var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence, intents: made, undone: [])
+        let failure = rollback.revert()
+        // Entries moved back: handles cached under their old and new paths no longer name them.
+        for intent in made {
+            directories.forget(under: intent.change.path)
+            if case .rename(_, let to) = intent.change { directories.forget(under: to) }
+            dirty.insert(intent.change.path.parent)
+        }
+        return failure
+    }
+
+    /// Makes one change. The caller has checked the target's identity just before. On a full disk (a
+    /// `.trashinfo`, a cache tag or a directory meeting ENOSPC) the journal's reserve is given back and the
+    /// change tried once more: every change can be retried, a failed one left nothing behind.
     func perform(_ intent: Intent) throws(FileSystemError) {
-        switch intent.change {
+        do {
+            try make(intent.change)
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            try make(intent.change)
+        }
+        CrashPoint.changeMade()
+    }
+
+    private func make(_ change: Change) throws(FileSystemError) {
+        switch change {
         case .stage(let path, let name):
             let parent = try directories.directory(path.parent)
             try parent.rename(path.lastComponent!, to: name, in: staging, noReplace: true)
@@ -171,7 +218,6 @@ final class Transaction {
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
             dirty.insert(path.parent)
         }
-        CrashPoint.changeMade()
     }
 
     /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a

@@ -21,4 +21,6 @@ public struct ApplyResult: Sendable {
     public var counts: [String: Int] { report.counts }
     /// Targets left alone because they changed since the plan, vanished, or were already as wanted.
     public var skipped: [ApplyReport.Item] { report.skipped }
+    /// Targets skipped because a call on them failed (EACCES, EPERM...), each with its error; the rest was applied.
+    public var failed: [ApplyReport.Item] { report.failed }
 }
