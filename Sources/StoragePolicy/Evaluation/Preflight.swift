@@ -41,7 +41,7 @@ struct Preflight {
             do {
                 guard let s = try handle.statusIfPresent(of: component) else { return .missing(existing: walked) }
                 guard s.type == .directory else { return .blocked(at: next, type: s.type) }
-                guard s.device == status.device else { return .blocked(at: next, type: .unknown) }
+                guard s.isOnSameMount(as: status) else { return .blocked(at: next, type: .unknown) }
                 handle = try handle.openDirectory(component)
                 status = s
             } catch {

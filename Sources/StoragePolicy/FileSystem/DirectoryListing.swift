@@ -110,26 +110,36 @@ public final class DirectoryListing {
     /// True when the entry's status was already fetched (so asking again costs nothing).
     public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
 
-    /// The entry's status, fetched with fstatat(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
-    /// ENOENT means the entry vanished after it was listed.
+    /// The entry's status, fetched with statx(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
+    /// ENOENT means the entry vanished after it was listed. An entry that is a mount point (its mount id is
+    /// not this directory's) fails with EXDEV, and one whose timestamps do not fit in nanoseconds with
+    /// EOVERFLOW: nothing is judged by their status, so no rule can act on them.
     public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
         let slot = statusSlots[i]
         if slot >= 0 { return fetched[Int(slot)] }
         if let e = statusErrors[i] { throw e }
         willStat?(path(of: i))
-        var s = stat()
-        let r = withName(i) { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
+        var s = cposix_stat()
+        let r = withName(i) { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
+        let failure: Errno
         switch r {
         case .success:
             let status = FileStatus(s)
-            statusSlots[i] = Int32(fetched.count)
-            fetched.append(status)
-            return status
+            if !status.isOnSameMount(as: directoryStatus) {
+                failure = .crossDevice
+            } else if status.hasTimeOutOfRange {
+                failure = .overflow
+            } else {
+                statusSlots[i] = Int32(fetched.count)
+                fetched.append(status)
+                return status
+            }
         case .failure(let e):
-            let error = FileSystemError("fstatat", path: path(of: i), errno: e)
-            statusErrors[i] = error
-            throw error
+            failure = e
         }
+        let error = FileSystemError("fstatat", path: path(of: i), errno: failure)
+        statusErrors[i] = error
+        throw error
     }
 
     /// Asks the walker to walk into subdirectory `i` after this visit.
