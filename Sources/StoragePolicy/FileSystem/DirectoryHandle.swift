@@ -87,6 +87,13 @@ public final class DirectoryHandle: Sendable {
         return FileStatus(s)
     }
 
+    /// The mount id of `name` (self when nil) from name_to_handle_at alone: the fallback `status` uses where
+    /// statx has no STATX_MNT_ID; 0 when the file system cannot say. Tests compare it with statx's.
+    func mountIDFromHandle(of name: FileName? = nil) -> UInt64 {
+        guard let name else { return cposix_mount_id_fallback(descriptor, nil) }
+        return name.withCString { cposix_mount_id_fallback(descriptor, $0) }
+    }
+
     /// Status of `name`, or nil when it does not exist.
     public func statusIfPresent(of name: FileName) throws(FileSystemError) -> FileStatus? {
         do { return try status(of: name) } catch where error.errno == .noSuchFile { return nil }
