@@ -136,6 +136,7 @@ struct CoTenantMountTests {
         #expect(apply.signal == nil && (apply.status == 0 || apply.status == 1), "\(apply)")
         #expect(Self.outsideNames(outside) == ["IMPORTANT.TXT", "old-report.pdf", "precious.db"])
         #expect(FileManager.default.fileExists(atPath: root + "/docs/mine.txt"))
+        _ = scratch
     }
 
     @Test("a file bind-mounted over a co-tenant's expired file is reported as a mount point and never deleted",

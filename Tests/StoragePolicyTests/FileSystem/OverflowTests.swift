@@ -1,5 +1,8 @@
 // Numbers a co-tenant or a policy author controls: file timestamps at ±2^63 seconds, durations and sizes past
 // Int64. Every conversion saturates or refuses, never traps; a clamped time is flagged so nothing judges by it.
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import StoragePolicy
 
@@ -58,5 +61,17 @@ import Testing
         }
         let policy = try PolicyLoader.load(yaml: header + "  - {name: r, path: t, expire: { after: 200000d }}\n").policy
         #expect(policy.rules.count == 1)
+    }
+}
+
+@Suite("Setting times") struct EntryTimesTests {
+    @Test("any nanosecond count converts to a valid timespec, times before 1970 included", arguments: [
+        (Int64(0), 0, 0), (1_500_000_000_123, 1500, 123), (-1, -1, 999_999_999), (-1_000_000_000, -1, 0),
+        (Int64.max, 9_223_372_036, 854_775_807), (Int64.min, -9_223_372_037, 145_224_192),
+    ] as [(Int64, Int, Int)])
+    func spec(ns: Int64, seconds: Int, nanoseconds: Int) {
+        let t = EntryTimes.spec(ns)
+        #expect(t.tv_sec == seconds)
+        #expect(t.tv_nsec == nanoseconds)
     }
 }
