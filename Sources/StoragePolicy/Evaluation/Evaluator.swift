@@ -255,11 +255,12 @@ final class Evaluator: WalkVisitor {
             _ = try listing.status(i)
             return
         } catch {
-            switch error.errno {
-            case .noSuchFile: reason = "vanished during the walk"
-            case .crossDevice: reason = WalkSkipReason.otherFileSystem.description
-            case .overflow: reason = Evaluator.timeOutOfRange
-            default: reason = "cannot stat: \(error.errno)"
+            if error.isMountPoint {
+                reason = WalkSkipReason.otherFileSystem.description
+            } else if error.isTimeOutOfRange {
+                reason = Evaluator.timeOutOfRange
+            } else {
+                reason = error.errno == .noSuchFile ? "vanished during the walk" : "cannot stat: \(error.errno)"
             }
         }
         worker.skipped.append(SkippedEntry(path: listing.path(of: i), reason: reason))

@@ -121,23 +121,22 @@ public final class DirectoryListing {
         willStat?(path(of: i))
         var s = cposix_stat()
         let r = withName(i) { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
-        let failure: Errno
+        let error: FileSystemError
         switch r {
         case .success:
             let status = FileStatus(s)
             if !status.isOnSameMount(as: directoryStatus) {
-                failure = .crossDevice
+                error = FileSystemError(FileSystemError.mountPoint, path: path(of: i), errno: .crossDevice)
             } else if status.hasTimeOutOfRange {
-                failure = .overflow
+                error = FileSystemError(FileSystemError.timeOutOfRange, path: path(of: i), errno: .overflow)
             } else {
                 statusSlots[i] = Int32(fetched.count)
                 fetched.append(status)
                 return status
             }
         case .failure(let e):
-            failure = e
+            error = FileSystemError("fstatat", path: path(of: i), errno: e)
         }
-        let error = FileSystemError("fstatat", path: path(of: i), errno: failure)
         statusErrors[i] = error
         throw error
     }
@@ -203,4 +202,17 @@ public final class DirectoryListing {
             body(UnsafeRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: CChar.self))
         }
     }
+}
+
+extension FileSystemError {
+    /// The operation of the error for an entry that is a mount point (EXDEV): no system call failed, so it
+    /// is told apart from a real (or injected) EXDEV by this, not by the errno alone.
+    static let mountPoint = "mount point; not entered"
+    /// The operation of the error for an entry whose timestamps do not fit in nanoseconds (EOVERFLOW).
+    static let timeOutOfRange = "timestamp out of range"
+
+    /// True for the error a mount point's status or removal gives.
+    var isMountPoint: Bool { errno == .crossDevice && operation == FileSystemError.mountPoint }
+    /// True for the error an entry with an out-of-range timestamp gives.
+    var isTimeOutOfRange: Bool { errno == .overflow && operation == FileSystemError.timeOutOfRange }
 }

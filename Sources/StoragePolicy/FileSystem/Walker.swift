@@ -167,7 +167,6 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
             let reason: WalkSkipReason = switch error.errno {
             case .noSuchFile: .vanished
             case .tooManySymbolicLinks, .notDirectory: .replaced
-            case .crossDevice: .otherFileSystem
             default: .unreadable(error.errno)
             }
             skip(item, reason, worker: worker)
