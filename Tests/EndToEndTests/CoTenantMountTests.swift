@@ -115,6 +115,28 @@ struct CoTenantMountTests {
         _ = scratch
     }
 
+    @Test("a file bind-mounted over a planned target between plan and apply: apply skips it as another mount, the outside file survives",
+          .enabled(if: CoTenantMountTests.canBindMount))
+    func fileBindMountAfterPlan() throws {
+        let (scratch, root, outside, policies) = try Self.setUp()
+        try Self.asCoTenant("mkdir tmp && echo x > tmp/bait && echo y > tmp/other && touch -d '3 days ago' tmp/bait tmp/other", in: root)
+        let policy = policies + "/p.yaml"
+        try writePolicy(policy, "version: 1\nname: p\nrules:\n  - name: tmp-expiry\n    path: tmp\n    expire: 24h\n")
+        let planFile = policies + "/plan.json"
+        let plan = try policyctl(["plan", "--policy", policy, "--root", root, "--out", planFile])
+        #expect(plan.status == 0, "\(plan)")
+        let target = root + "/tmp/bait"
+        try Self.bind(outside + "/precious.db", target)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        let apply = try policyctl(["apply", planFile, "--yes", "--verbose"])
+        #expect(apply.status == 0, "\(apply)")
+        #expect(apply.stdout.contains("tmp/bait") && apply.stdout.contains("on another filesystem; never crossed"), "\(apply)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/tmp/other"))
+        #expect(Self.outsideNames(outside) == ["IMPORTANT.TXT", "old-report.pdf", "precious.db"])
+        #expect(FileManager.default.contents(atPath: outside + "/precious.db") == Data("keep me".utf8))
+        _ = scratch
+    }
+
     @Test("a naming rule does not rename IMPORTANT.TXT inside a bind-mounted outside folder",
           .enabled(if: CoTenantMountTests.canBindMount))
     func namingRuleStaysOut() throws {
