@@ -14,6 +14,8 @@
 #include <sys/vfs.h>
 #include <linux/fs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <linux/openat2.h>
 #elif defined(__APPLE__)
 #include <sys/xattr.h>
 #include <sys/mount.h>
@@ -189,5 +191,77 @@ int cposix_mount_atime_flags(int fd) {
     return (s.f_flag & (ST_NOATIME | ST_RELATIME)) ? 1 : 0;
 #else
     (void)fd; return 0;
+#endif
+}
+
+#if defined(__linux__)
+unsigned long long cposix_mount_id_fallback(int dirfd, const char *name) {
+    union { struct file_handle h; unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ]; } handle;
+    handle.h.handle_bytes = MAX_HANDLE_SZ;
+    int mount_id = 0;
+    int flags = (name == NULL || name[0] == 0) ? AT_EMPTY_PATH : 0;
+    // No AT_SYMLINK_FOLLOW: a symlink names itself. EOVERFLOW still reports the mount id.
+    if (name_to_handle_at(dirfd, name ? name : "", &handle.h, &mount_id, flags) != 0 && errno != EOVERFLOW) return 0;
+    return mount_id > 0 ? (unsigned long long)mount_id : 0;
+}
+#else
+unsigned long long cposix_mount_id_fallback(int dirfd, const char *name) { (void)dirfd; (void)name; return 0; }
+#endif
+
+static void from_stat(const struct stat *s, cposix_stat *out) {
+    out->dev = (unsigned long long)s->st_dev; out->ino = (unsigned long long)s->st_ino;
+    out->nlink = (unsigned long long)s->st_nlink; out->blocks = (unsigned long long)s->st_blocks;
+    out->size = (long long)s->st_size; out->mode = (unsigned int)s->st_mode; out->uid = (unsigned int)s->st_uid;
+#if defined(__APPLE__)
+    out->atime_sec = s->st_atimespec.tv_sec; out->atime_nsec = (unsigned int)s->st_atimespec.tv_nsec;
+    out->mtime_sec = s->st_mtimespec.tv_sec; out->mtime_nsec = (unsigned int)s->st_mtimespec.tv_nsec;
+    out->ctime_sec = s->st_ctimespec.tv_sec; out->ctime_nsec = (unsigned int)s->st_ctimespec.tv_nsec;
+#else
+    out->atime_sec = s->st_atim.tv_sec; out->atime_nsec = (unsigned int)s->st_atim.tv_nsec;
+    out->mtime_sec = s->st_mtim.tv_sec; out->mtime_nsec = (unsigned int)s->st_mtim.tv_nsec;
+    out->ctime_sec = s->st_ctim.tv_sec; out->ctime_nsec = (unsigned int)s->st_ctim.tv_nsec;
+#endif
+}
+
+int cposix_stat_at(int dirfd, const char *name, cposix_stat *out) {
+    const char *path = name ? name : "";
+    int flags = AT_SYMLINK_NOFOLLOW | (name ? 0 : AT_EMPTY_PATH);
+#if defined(__linux__) && defined(STATX_MNT_ID)
+    static int no_statx = 0;
+    if (!__atomic_load_n(&no_statx, __ATOMIC_RELAXED)) {
+        struct statx x;
+        if (statx(dirfd, path, flags | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_MNT_ID, &x) == 0) {
+            out->dev = (unsigned long long)makedev(x.stx_dev_major, x.stx_dev_minor);
+            out->ino = x.stx_ino; out->nlink = x.stx_nlink; out->blocks = x.stx_blocks;
+            out->size = (long long)x.stx_size; out->mode = x.stx_mode; out->uid = x.stx_uid;
+            out->atime_sec = x.stx_atime.tv_sec; out->atime_nsec = x.stx_atime.tv_nsec;
+            out->mtime_sec = x.stx_mtime.tv_sec; out->mtime_nsec = x.stx_mtime.tv_nsec;
+            out->ctime_sec = x.stx_ctime.tv_sec; out->ctime_nsec = x.stx_ctime.tv_nsec;
+            out->mnt_id = (x.stx_mask & STATX_MNT_ID) ? x.stx_mnt_id : cposix_mount_id_fallback(dirfd, name);
+            return 0;
+        }
+        if (errno != ENOSYS) return -1;
+        __atomic_store_n(&no_statx, 1, __ATOMIC_RELAXED);
+    }
+#endif
+    struct stat s;
+    if (fstatat(dirfd, path, &s, flags) != 0) return -1;
+    from_stat(&s, out);
+    out->mnt_id = cposix_mount_id_fallback(dirfd, name);
+    return 0;
+}
+
+int cposix_openat_same_mount(int dirfd, const char *name, int flags) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (unsigned long long)(unsigned int)flags;
+    how.resolve = RESOLVE_NO_XDEV;
+    long r = syscall(SYS_openat2, dirfd, name, &how, sizeof how);
+    return r >= 0 ? (int)r : -1;
+#else
+    (void)dirfd; (void)name; (void)flags;
+    errno = ENOSYS;
+    return -1;
 #endif
 }

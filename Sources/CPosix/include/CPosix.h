@@ -1,4 +1,5 @@
-// What Swift's Glibc module does not expose: the xattr calls and renameat2/RENAME_NOREPLACE.
+// What Swift's Glibc module does not expose: the xattr calls, renameat2/RENAME_NOREPLACE, statx with the
+// mount id, and openat2/RESOLVE_NO_XDEV.
 // Each wrapper returns -1 and leaves errno set on failure, exactly like the call it wraps.
 #ifndef CPOSIX_H
 #define CPOSIX_H
@@ -53,5 +54,26 @@ int cposix_closedir(void *dir);
 long long cposix_fs_type(int fd);
 /// 1 when the mount holding `fd` has noatime or relatime (ST_NOATIME/ST_RELATIME), 0 otherwise, -1 on error.
 int cposix_mount_atime_flags(int fd);
+
+/// One entry's status as statx reports it, plus the id of the mount holding it (0 when unknown).
+/// Times are kept as seconds and nanoseconds, exactly as the file system has them (no overflow here).
+typedef struct {
+    unsigned long long dev, ino, nlink, blocks, mnt_id;
+    long long size;
+    unsigned int mode, uid;
+    long long atime_sec, mtime_sec, ctime_sec;
+    unsigned int atime_nsec, mtime_nsec, ctime_nsec;
+} cposix_stat;
+
+/// Status of `name` inside `dirfd` without following a symlink; NULL `name` means `dirfd` itself.
+/// One statx call asking for STATX_MNT_ID; where the kernel does not fill the mount id (before 5.8), it comes
+/// from name_to_handle_at; where statx is missing altogether, from fstatat plus name_to_handle_at.
+int cposix_stat_at(int dirfd, const char *name, cposix_stat *out);
+/// The mount id of `name` inside `dirfd` (NULL: `dirfd` itself) from name_to_handle_at alone, the fallback
+/// cposix_stat_at uses; 0 when the file system cannot say. Exposed so tests can compare the two.
+unsigned long long cposix_mount_id_fallback(int dirfd, const char *name);
+/// openat2 with RESOLVE_NO_XDEV: fails with EXDEV instead of entering another mount (bind mounts included).
+/// Fails with ENOSYS where openat2 does not exist (before Linux 5.6): the caller then checks the mount id itself.
+int cposix_openat_same_mount(int dirfd, const char *name, int flags);
 
 #endif

@@ -526,7 +526,7 @@ final class ApplyRun {
         case .setxattr:
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
-            if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
             if let identity = action.identity, touched.contains(path), status.type == .directory {
                 // This run created or moved entries inside it, which moved its mtime: the same directory still gets it.
                 if status.device != identity.device || status.inode != identity.inode { return "replaced since the plan; kept" }
@@ -547,7 +547,7 @@ final class ApplyRun {
                 return "vanished: its folder is gone or is no longer a directory"
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
-            if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+            if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
             if touched.contains(path), status.type == .directory, action.type == .directory {
                 // This transaction renamed entries inside it, which moved its mtime: the same directory still goes.
                 let identity = action.identity!
@@ -587,7 +587,7 @@ final class ApplyRun {
             return "vanished: its folder is gone or is no longer a directory"
         }
         guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
-        if status.device != lock.state.rootStatus.device { return "on another filesystem; never crossed" }
+        if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
         if touched.contains(path) {
             // Its planned contents went first and changed its mtime: only an empty directory goes now.
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
@@ -615,7 +615,7 @@ final class ApplyRun {
             for entry in try directory.entries() {
                 guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
                 let inner = relative.appending(entry.name)
-                if status.device != lock.state.rootStatus.device {
+                if !status.isOnSameMount(as: lock.state.rootStatus) {
                     return "holds a mount point (\(path.appending(inner).escaped)); never crossed"
                 }
                 if let planTimeNs, status.modificationTimeNs > planTimeNs {

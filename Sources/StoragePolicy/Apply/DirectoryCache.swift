@@ -1,27 +1,30 @@
 // Open directories by root-relative path, each reached one component at a time with O_NOFOLLOW from the
-// root handle, so apply acts by name inside a directory it opened itself. Never crosses onto another device.
+// root handle, so apply acts by name inside a directory it opened itself. Never enters another mount (bind
+// mounts of folders on the root's own device included).
 
 final class DirectoryCache {
     let root: DirectoryHandle
-    let device: UInt64
+    /// The root's status: every directory handed out is on its mount.
+    let rootStatus: FileStatus
     private var handles: [RelativePath: DirectoryHandle] = [:]
     /// Bounded so a plan touching many directories never runs out of descriptors; also bounds how long a
     /// handle is trusted (the cache is cleared between groups).
     private let limit = 256
 
-    init(root: DirectoryHandle, device: UInt64) {
+    init(root: DirectoryHandle, rootStatus: FileStatus) {
         self.root = root
-        self.device = device
+        self.rootStatus = rootStatus
     }
 
     /// The directory at `path`. Fails with ELOOP or ENOTDIR when a component is a symlink or not a
-    /// directory (swapped since the plan), and with EXDEV when a component is another filesystem.
+    /// directory (swapped since the plan), and with EXDEV when a component is a mount point (openDirectory
+    /// refuses to enter one; the mount-id check is kept for a root opened on a kernel without openat2).
     func directory(_ path: RelativePath) throws(FileSystemError) -> DirectoryHandle {
         if path.isRoot { return root }
         if let h = handles[path] { return h }
         let parent = try directory(path.parent)
         let handle = try parent.openDirectory(path.lastComponent!)
-        guard try handle.status().device == device else {
+        guard try handle.status().isOnSameMount(as: rootStatus) else {
             throw FileSystemError("open", path: path, errno: .crossDevice)
         }
         if handles.count >= limit { handles.removeAll(keepingCapacity: true) }

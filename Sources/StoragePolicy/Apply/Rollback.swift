@@ -48,7 +48,7 @@ struct Rollback {
         self.sequence = sequence
         self.intents = intents
         self.undone = undone
-        self.directories = DirectoryCache(root: lock.state.root, device: lock.state.rootStatus.device)
+        self.directories = DirectoryCache(root: lock.state.root, rootStatus: lock.state.rootStatus)
     }
 
     private mutating func record(_ type: JournalRecord.Kind) -> JSONWriter {

@@ -42,7 +42,7 @@ final class Transaction {
         self.journal = journal
         self.staging = staging
         self.stagingParent = stagingParent
-        self.directories = DirectoryCache(root: lock.state.root, device: lock.state.rootStatus.device)
+        self.directories = DirectoryCache(root: lock.state.root, rootStatus: lock.state.rootStatus)
     }
 
     /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.

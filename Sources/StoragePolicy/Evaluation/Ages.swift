@@ -1,5 +1,6 @@
 // Which timestamp a rule judges an entry by, and the few words a plan shows for it ("mtime 2d3h ago > 1d").
-// Pure arithmetic on nanoseconds: never reads the clock itself, never rounds an age down to "expired".
+// Pure arithmetic on nanoseconds: never reads the clock itself, never rounds an age down to "expired", never
+// traps (ages that overflow are "not older", and saturate in text).
 
 enum Ages {
     /// The timestamp `by` names; `newest` is the newest of atime, mtime and, for non-directories, ctime
@@ -23,10 +24,17 @@ enum Ages {
         return !overflow && age > limit.nanoseconds
     }
 
+    /// `now - then`, saturating: a timestamp near Int64's ends (clamped from a file's own ±2^63 seconds)
+    /// gives the largest age or the farthest future, never a trap.
+    static func age(of then: Int64, now: Int64) -> Int64 {
+        let (difference, overflow) = now.subtractingReportingOverflow(then)
+        return overflow ? (then > now ? .min : .max) : difference
+    }
+
     /// `mtime 2d3h ago > 1d` when expired, `mtime 3h ago <= 1d` when not; future times say so.
     static func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
-        let age = now &- then
-        if age < 0 { return "\(label) \(human(nanoseconds: -age)) in the future" }
+        let age = Ages.age(of: then, now: now)
+        if age < 0 { return "\(label) \(human(nanoseconds: age == .min ? .max : -age)) in the future" }
         return label + " " + human(nanoseconds: age) + (age > limit.nanoseconds ? " ago > " : " ago <= ") + human(seconds: limit.seconds, units: 4)
     }
 

@@ -39,7 +39,7 @@ public struct CustomRuleEntry {
     public func age(by timestamp: Expire.Timestamp = .mtime) -> PolicyDuration? {
         guard let status else { return nil }
         let (_, ns) = Ages.timestamp(status, by: timestamp)
-        return PolicyDuration(seconds: (now - ns) / 1_000_000_000)
+        return PolicyDuration(seconds: Ages.age(of: ns, now: now) / 1_000_000_000)
     }
 
     /// True when the entry's `timestamp` is strictly more than `limit` ago (an entry exactly `limit` old

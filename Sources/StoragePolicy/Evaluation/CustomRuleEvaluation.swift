@@ -43,7 +43,7 @@ extension Evaluator {
             }
             // The identity lets apply refuse a target that changed since the plan; no status, no action.
             guard let status = entry.status else {
-                worker.skipped.append(SkippedEntry(path: path, reason: "vanished during the walk"))
+                recordStatusFailure(listing, i, worker: worker)
                 continue
             }
             worker.actions.append(Action(kind: kind, path: path, rule: rule.name, reason: reason,

@@ -43,7 +43,10 @@ final class Evaluator: WalkVisitor {
         var deletion: Verdict? = nil
         var auditDeletions: [Verdict] = []
         var trashItem: TrashItem? = nil
-        if let parent, !parent.active.isEmpty {
+        if let parent, !parent.active.isEmpty, listing.directoryStatus.hasTimeOutOfRange {
+            // Its times cannot be judged: kept and reported; its entries are still judged one by one.
+            worker.skipped.append(SkippedEntry(path: listing.path, reason: Evaluator.timeOutOfRange))
+        } else if let parent, !parent.active.isEmpty {
             judgeItself(listing, parentActive: parent.active, structural: node != nil, worker: worker,
                         deletion: &deletion, auditDeletions: &auditDeletions, trashItem: &trashItem)
         }
@@ -226,9 +229,9 @@ final class Evaluator: WalkVisitor {
                     }
                 case .forbid:
                     guard rule.admits(type), rule.selects(directory, name),
-                          let glob = rule.forbiddenBy(directory, name) else { break }
+                          let glob = rule.forbiddenBy(directory, name), let s = status() else { break }
                     worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
-                                                           glob: glob.pattern, type: type, identity: status()?.identity))
+                                                           glob: glob.pattern, type: type, identity: s.identity))
                 case .custom(let custom):
                     guard rule.admits(type), rule.selects(directory, name) else { break }
                     judgeCustom(custom, rule, listing, i, type: type, worker: worker)
@@ -246,16 +249,25 @@ final class Evaluator: WalkVisitor {
         }
     }
 
-    private func recordStatusFailure(_ listing: DirectoryListing, _ i: Int, worker: EvaluationResults) {
+    func recordStatusFailure(_ listing: DirectoryListing, _ i: Int, worker: EvaluationResults) {
         let reason: String
         do {
             _ = try listing.status(i)
             return
         } catch {
-            reason = error.errno == .noSuchFile ? "vanished during the walk" : "cannot stat: \(error.errno)"
+            if error.isMountPoint {
+                reason = WalkSkipReason.otherFileSystem.description
+            } else if error.isTimeOutOfRange {
+                reason = Evaluator.timeOutOfRange
+            } else {
+                reason = error.errno == .noSuchFile ? "vanished during the walk" : "cannot stat: \(error.errno)"
+            }
         }
         worker.skipped.append(SkippedEntry(path: listing.path(of: i), reason: reason))
     }
+
+    /// Why an entry whose timestamps do not fit in nanoseconds since the epoch is left alone.
+    static let timeOutOfRange = "a timestamp is out of range (before 1677 or after 2262); kept, not judged"
 
     func report(_ rule: Int, _ path: RelativePath, _ message: String, _ worker: EvaluationResults) {
         worker.violations.append(Violation(rule: rules[rule].name, path: path, message: message,
@@ -417,11 +429,15 @@ final class Evaluator: WalkVisitor {
                             // Never planned: the rename would fail with ENAMETOOLONG at apply.
                             report(ruleIndex, listing.path(of: i), "name has uppercase letters, but \(overlong); not renamed", worker)
                         } else if rule.enforces {
+                            // No status (a mount point, vanished, unreadable): reported as skipped, never renamed.
+                            guard let s = try? listing.status(i) else {
+                                recordStatusFailure(listing, i, worker: worker)
+                                continue
+                            }
                             planned.append(target)
-                            let s = try? listing.status(i)
                             worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
                                                          rule: rule.name, reason: "name has uppercase letters",
-                                                         identity: s?.identity, type: listing.type(i)))
+                                                         identity: s.identity, type: listing.type(i)))
                         } else {
                             planned.append(target)
                             report(ruleIndex, listing.path(of: i),

@@ -141,7 +141,7 @@ public struct Explainer: Sendable {
                 ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(consequence)"
                 : "inside the trash folder but not an item itself: goes with its item")
         case .quota(let quota):
-            out.findings.append("counts toward the quota: \(ByteSize.human(status.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: now - (quota.evict == .lru ? status.accessTimeNs : status.modificationTimeNs))) ago; eviction depends on the whole scope (see the plan below)")
+            out.findings.append("counts toward the quota: \(ByteSize.human(status.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: quota.evict == .lru ? status.accessTimeNs : status.modificationTimeNs, now: now))) ago; eviction depends on the whole scope (see the plan below)")
         case .naming(let naming):
             if naming.letterCase == .lower {
                 if let lower = NameRules.lowercased(name) {

@@ -63,7 +63,7 @@ struct Preflight {
     }
 
     /// Why `path` cannot be used as a directory: on the way to it, or at it, is a symlink, a file, a mount
-    /// point, or something that cannot be opened. Nil when it is a directory, or missing.
+        !directory.isOnSameMount(as: parent)
     func oddity(of path: RelativePath) -> (at: RelativePath, why: String)? {
         switch presence(of: path) {
         case .directory, .missing:

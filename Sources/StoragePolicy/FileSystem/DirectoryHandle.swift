@@ -38,12 +38,25 @@ public final class DirectoryHandle: Sendable {
         }
     }
 
-    /// Opens the directory `name` inside this one, refusing a symlink (ELOOP/ENOTDIR).
+    /// Opens the directory `name` inside this one, refusing a symlink (ELOOP/ENOTDIR) and a mount point
+    /// (EXDEV, bind mounts included): openat2 with RESOLVE_NO_XDEV, or openat and a mount-id check where the
+    /// kernel lacks openat2.
     public func openDirectory(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
         let target = path.appending(name)
-        let r = name.withCString { n in systemCall(.open) { openat(descriptor, n, cposix_o_directory_flags()) } }
+        let flags = cposix_o_directory_flags()
+        var r = name.withCString { n in systemCall(.open) { cposix_openat_same_mount(descriptor, n, flags) } }
+        var checkMount = false
+        if case .failure(let e) = r, e.rawValue == ENOSYS {
+            r = name.withCString { n in systemCall(.open) { openat(descriptor, n, flags) } }
+            checkMount = true
+        }
         switch r {
-        case .success(let fd): return DirectoryHandle(descriptor: fd, path: target)
+        case .success(let fd):
+            let handle = DirectoryHandle(descriptor: fd, path: target)
+            if checkMount, try !handle.status().isOnSameMount(as: status()) {
+                throw FileSystemError("openat", path: target, errno: .crossDevice)
+            }
+            return handle
         case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
         }
     }
@@ -57,21 +70,28 @@ public final class DirectoryHandle: Sendable {
         return current
     }
 
-    /// Status of this directory itself (fstat).
+    /// Status of this directory itself, with its mount id (statx of the descriptor).
     public func status() throws(FileSystemError) -> FileStatus {
-        var s = stat()
-        if case .failure(let e) = systemCall(.stat, { fstat(descriptor, &s) }) {
+        var s = cposix_stat()
+        if case .failure(let e) = systemCall(.stat, { cposix_stat_at(descriptor, nil, &s) }) {
             throw FileSystemError("fstat", path: path, errno: e)
         }
         return FileStatus(s)
     }
 
-    /// Status of `name` inside this directory, without following a symlink.
+    /// Status of `name` inside this directory, without following a symlink, with its mount id (one statx).
     public func status(of name: FileName) throws(FileSystemError) -> FileStatus {
-        var s = stat()
-        let r = name.withCString { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
+        var s = cposix_stat()
+        let r = name.withCString { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
         if case .failure(let e) = r { throw FileSystemError("fstatat", path: path.appending(name), errno: e) }
         return FileStatus(s)
+    }
+
+    /// The mount id of `name` (self when nil) from name_to_handle_at alone: the fallback `status` uses where
+    /// statx has no STATX_MNT_ID; 0 when the file system cannot say. Tests compare it with statx's.
+    func mountIDFromHandle(of name: FileName? = nil) -> UInt64 {
+        guard let name else { return cposix_mount_id_fallback(descriptor, nil) }
+        return name.withCString { cposix_mount_id_fallback(descriptor, $0) }
     }
 
     /// Status of `name`, or nil when it does not exist.

@@ -110,26 +110,35 @@ public final class DirectoryListing {
     /// True when the entry's status was already fetched (so asking again costs nothing).
     public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
 
-    /// The entry's status, fetched with fstatat(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
-    /// ENOENT means the entry vanished after it was listed.
+    /// The entry's status, fetched with statx(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
+    /// ENOENT means the entry vanished after it was listed. An entry that is a mount point (its mount id is
+    /// not this directory's) fails with EXDEV, and one whose timestamps do not fit in nanoseconds with
+    /// EOVERFLOW: nothing is judged by their status, so no rule can act on them.
     public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
         let slot = statusSlots[i]
         if slot >= 0 { return fetched[Int(slot)] }
         if let e = statusErrors[i] { throw e }
         willStat?(path(of: i))
-        var s = stat()
-        let r = withName(i) { n in systemCall(.stat) { fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW) } }
+        var s = cposix_stat()
+        let r = withName(i) { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
+        let error: FileSystemError
         switch r {
         case .success:
             let status = FileStatus(s)
-            statusSlots[i] = Int32(fetched.count)
-            fetched.append(status)
-            return status
+            if !status.isOnSameMount(as: directoryStatus) {
+                error = FileSystemError(FileSystemError.mountPoint, path: path(of: i), errno: .crossDevice)
+            } else if status.hasTimeOutOfRange {
+                error = FileSystemError(FileSystemError.timeOutOfRange, path: path(of: i), errno: .overflow)
+            } else {
+                statusSlots[i] = Int32(fetched.count)
+                fetched.append(status)
+                return status
+            }
         case .failure(let e):
-            let error = FileSystemError("fstatat", path: path(of: i), errno: e)
-            statusErrors[i] = error
-            throw error
+            error = FileSystemError("fstatat", path: path(of: i), errno: e)
         }
+        statusErrors[i] = error
+        throw error
     }
 
     /// Asks the walker to walk into subdirectory `i` after this visit.
@@ -193,4 +202,17 @@ public final class DirectoryListing {
             body(UnsafeRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: CChar.self))
         }
     }
+}
+
+extension FileSystemError {
+    /// The operation of the error for an entry that is a mount point (EXDEV): no system call failed, so it
+    /// is told apart from a real (or injected) EXDEV by this, not by the errno alone.
+    static let mountPoint = "mount point; not entered"
+    /// The operation of the error for an entry whose timestamps do not fit in nanoseconds (EOVERFLOW).
+    static let timeOutOfRange = "timestamp out of range"
+
+    /// True for the error a mount point's status or removal gives.
+    var isMountPoint: Bool { errno == .crossDevice && operation == FileSystemError.mountPoint }
+    /// True for the error an entry with an out-of-range timestamp gives.
+    var isTimeOutOfRange: Bool { errno == .overflow && operation == FileSystemError.timeOutOfRange }
 }

@@ -9,10 +9,19 @@ import Darwin
 extension DirectoryHandle {
     /// Sets atime and mtime of `name` (nanoseconds since the epoch) with utimensat(AT_SYMLINK_NOFOLLOW).
     public func setTimes(of name: FileName, accessNs: Int64, modificationNs: Int64) throws(FileSystemError) {
-        var times = [timespec(tv_sec: Int(accessNs / 1_000_000_000), tv_nsec: Int(accessNs % 1_000_000_000)),
-                     timespec(tv_sec: Int(modificationNs / 1_000_000_000), tv_nsec: Int(modificationNs % 1_000_000_000))]
+        var times = [EntryTimes.spec(accessNs), EntryTimes.spec(modificationNs)]
         let r = name.withCString { n in systemCall(.write) { utimensat(descriptor, n, &times, AT_SYMLINK_NOFOLLOW) } }
         if case .failure(let e) = r { throw FileSystemError("utimensat", path: path.appending(name), errno: e) }
+    }
+}
+
+enum EntryTimes {
+    /// Nanoseconds since the epoch as a timespec, the nanoseconds always in 0..<10^9 (times before 1970
+    /// round the seconds down), so any Int64 converts without trapping.
+    static func spec(_ ns: Int64) -> timespec {
+        var seconds = ns / 1_000_000_000, rest = ns % 1_000_000_000
+        if rest < 0 { seconds -= 1; rest += 1_000_000_000 }
+        return timespec(tv_sec: Int(seconds), tv_nsec: Int(rest))
     }
 }
 

@@ -34,6 +34,7 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     public static let readOnlyFileSystem = Errno(rawValue: EROFS)
     public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
     public static let busy = Errno(rawValue: EBUSY)
+    public static let overflow = Errno(rawValue: EOVERFLOW)
 
     /// The symbolic name (`EACCES`), or `E<number>` for one this table does not know.
     public var name: String {
@@ -58,5 +59,6 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
         ETXTBSY: "ETXTBSY", EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", EMLINK: "EMLINK",
         ERANGE: "ERANGE", ENAMETOOLONG: "ENAMETOOLONG", ENOTEMPTY: "ENOTEMPTY", ELOOP: "ELOOP",
         ENODATA: "ENODATA", EOPNOTSUPP: "EOPNOTSUPP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOSYS: "ENOSYS",
+        EOVERFLOW: "EOVERFLOW",
     ]
 }

@@ -1,10 +1,12 @@
-// What fstatat(AT_SYMLINK_NOFOLLOW) says about one entry, as plain Swift values.
-// Timestamps are nanoseconds since the epoch; sizes are bytes. Never describes a symlink's target.
+// What statx(AT_SYMLINK_NOFOLLOW) says about one entry, as plain Swift values, with the id of its mount.
+// Timestamps are nanoseconds since the epoch, clamped (and flagged) when the file's own seconds do not fit;
+// sizes are bytes. Never describes a symlink's target; never traps on any value a file system returns.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPosix
 
 public enum FileType: String, Sendable, Hashable, Codable {
     case regular = "file", directory, symlink, fifo, socket, characterDevice = "char-device",
@@ -51,13 +53,21 @@ public struct FileStatus: Sendable, Hashable {
     public var accessTimeNs: Int64
     public var modificationTimeNs: Int64
     public var changeTimeNs: Int64
+    /// The id of the mount holding the entry (statx STATX_MNT_ID, else name_to_handle_at); 0 when unknown.
+    /// A bind mount of another folder has the device of its source but a mount id of its own.
+    public var mountID: UInt64
+    /// True when a timestamp's seconds lie outside what nanoseconds since the epoch can hold (before
+    /// 1677-09-21 or after 2262-04-11): the times above are clamped to Int64.min/max, and the entry is not
+    /// judged by them (the walk reports it as skipped; apply sees it as changed and keeps it).
+    public var hasTimeOutOfRange: Bool
 
     public init(device: UInt64, inode: UInt64, type: FileType, permissions: UInt32 = 0o644, linkCount: UInt64 = 1,
                 userID: UInt32 = 0, size: Int64, allocatedSize: Int64, accessTimeNs: Int64,
-                modificationTimeNs: Int64, changeTimeNs: Int64) {
+                modificationTimeNs: Int64, changeTimeNs: Int64, mountID: UInt64 = 0, hasTimeOutOfRange: Bool = false) {
         self.device = device; self.inode = inode; self.type = type; self.permissions = permissions
         self.linkCount = linkCount; self.userID = userID; self.size = size; self.allocatedSize = allocatedSize
         self.accessTimeNs = accessTimeNs; self.modificationTimeNs = modificationTimeNs; self.changeTimeNs = changeTimeNs
+        self.mountID = mountID; self.hasTimeOutOfRange = hasTimeOutOfRange
     }
 
     init(_ s: stat) {
@@ -66,14 +76,49 @@ public struct FileStatus: Sendable, Hashable {
         #else
         let a = s.st_atim, m = s.st_mtim, c = s.st_ctim
         #endif
+        let at = FileStatus.nanoseconds(Int64(a.tv_sec), Int64(a.tv_nsec))
+        let mt = FileStatus.nanoseconds(Int64(m.tv_sec), Int64(m.tv_nsec))
+        let ct = FileStatus.nanoseconds(Int64(c.tv_sec), Int64(c.tv_nsec))
         self.init(
             device: UInt64(truncatingIfNeeded: s.st_dev), inode: UInt64(truncatingIfNeeded: s.st_ino),
             type: FileType(mode: UInt32(s.st_mode)), permissions: UInt32(s.st_mode) & 0o7777,
             linkCount: UInt64(truncatingIfNeeded: s.st_nlink), userID: UInt32(s.st_uid),
-            size: Int64(s.st_size), allocatedSize: Int64(s.st_blocks) * 512,
-            accessTimeNs: Int64(a.tv_sec) * 1_000_000_000 + Int64(a.tv_nsec),
-            modificationTimeNs: Int64(m.tv_sec) * 1_000_000_000 + Int64(m.tv_nsec),
-            changeTimeNs: Int64(c.tv_sec) * 1_000_000_000 + Int64(c.tv_nsec))
+            size: Int64(s.st_size), allocatedSize: FileStatus.bytes(blocks: UInt64(truncatingIfNeeded: s.st_blocks)),
+            accessTimeNs: at.ns, modificationTimeNs: mt.ns, changeTimeNs: ct.ns,
+            hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped)
+    }
+
+    init(_ s: cposix_stat) {
+        let at = FileStatus.nanoseconds(s.atime_sec, Int64(s.atime_nsec))
+        let mt = FileStatus.nanoseconds(s.mtime_sec, Int64(s.mtime_nsec))
+        let ct = FileStatus.nanoseconds(s.ctime_sec, Int64(s.ctime_nsec))
+        self.init(
+            device: s.dev, inode: s.ino, type: FileType(mode: s.mode), permissions: s.mode & 0o7777,
+            linkCount: s.nlink, userID: s.uid, size: s.size, allocatedSize: FileStatus.bytes(blocks: s.blocks),
+            accessTimeNs: at.ns, modificationTimeNs: mt.ns, changeTimeNs: ct.ns, mountID: s.mnt_id,
+            hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped)
+    }
+
+    /// `seconds` and `nanoseconds` as nanoseconds since the epoch, clamped to Int64's range when they do not fit:
+    /// any user can set a file's time to ±2^63 seconds (utimensat), and tmpfs keeps it.
+    static func nanoseconds(_ seconds: Int64, _ nanoseconds: Int64) -> (ns: Int64, clamped: Bool) {
+        let (scaled, o1) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, o2) = scaled.addingReportingOverflow(nanoseconds)
+        if o1 || o2 { return (seconds < 0 ? .min : .max, true) }
+        return (sum, false)
+    }
+
+    /// st_blocks in bytes (512-byte units), saturating rather than trapping.
+    static func bytes(blocks: UInt64) -> Int64 {
+        let (b, o) = Int64(clamping: blocks).multipliedReportingOverflow(by: 512)
+        return o ? .max : b
+    }
+
+    /// True when `other` is on the same mount as this entry: the same device and, where both mount ids are
+    /// known, the same mount id. Every "never cross a mount" check asks this, not the device alone, since
+    /// a bind mount of an outside folder has the device of the folder it shows.
+    public func isOnSameMount(as other: FileStatus) -> Bool {
+        device == other.device && (mountID == 0 || other.mountID == 0 || mountID == other.mountID)
     }
 
     /// The identity a plan records and apply re-checks before touching the entry.

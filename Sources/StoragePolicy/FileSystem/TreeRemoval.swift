@@ -1,12 +1,15 @@
 // Removes a directory tree through directory descriptors (unlinkat entry by entry), iteratively, so deep
 // trees need neither recursion nor one descriptor per level. Never follows a symlink: one is unlinked, not entered.
+// Never enters another mount (bind mounts included): a tree holding a mount point fails with EXDEV and keeps it.
 
 extension DirectoryHandle {
     /// How many directory descriptors one removal keeps open at most; deeper levels are reopened by name.
     static let treeRemovalOpenLimit = 48
 
     /// Removes `name` and, when it is a directory, everything beneath it. An entry that is already gone is
-    /// not an error, so an interrupted removal can simply be run again.
+    /// not an error, so an interrupted removal can simply be run again. A mount point inside (or `name`
+    /// itself being one) stops the removal with EXDEV ("mount point; not entered"): what is mounted there
+    /// belongs to someone else, however it got into the tree.
     public func removeTree(_ name: FileName) throws(FileSystemError) {
         guard let status = try statusIfPresent(of: name) else { return }
         guard status.type == .directory else {
@@ -42,7 +45,7 @@ private struct TreeRemoval {
     init(anchor: DirectoryHandle) { self.anchor = anchor }
 
     mutating func remove(_ name: FileName) throws(FileSystemError) {
-        levels = [Level(name: name, handle: try anchor.openDirectory(name))]
+        levels = [Level(name: name, handle: try TreeRemoval.open(name, in: anchor))]
         while !levels.isEmpty {
             let depth = levels.count - 1
             let directory = try handle(at: depth)
@@ -53,7 +56,7 @@ private struct TreeRemoval {
             if let next = levels[depth].pending?.popLast() {
                 let child: DirectoryHandle
                 do {
-                    child = try directory.openDirectory(next)
+                    child = try TreeRemoval.open(next, in: directory)
                 } catch where [.tooManySymbolicLinks, .notDirectory].contains(error.errno) {
                     // Replaced by a non-directory since the listing: remove it as one, never enter it.
                     try directory.removeFileIfPresent(next)
@@ -74,6 +77,13 @@ private struct TreeRemoval {
                 // Something appeared while we worked: list it again.
                 levels.append(Level(name: finished.name, handle: finished.handle, pending: nil, listings: finished.listings))
             }
+        }
+    }
+
+    /// Opens a subdirectory; openDirectory refuses a mount point (EXDEV), said here in plain words.
+    private static func open(_ name: FileName, in parent: DirectoryHandle) throws(FileSystemError) -> DirectoryHandle {
+        do { return try parent.openDirectory(name) } catch where error.errno == .crossDevice {
+            throw FileSystemError(FileSystemError.mountPoint, path: error.path, errno: .crossDevice)
         }
     }
 
@@ -102,7 +112,7 @@ private struct TreeRemoval {
         while start >= 0 && levels[start].handle == nil { start -= 1 }
         var current = start >= 0 ? levels[start].handle! : anchor
         for i in (start + 1)...depth {
-            current = try current.openDirectory(levels[i].name)
+            current = try TreeRemoval.open(levels[i].name, in: current)
             levels[i].handle = current
         }
         closeOldHandles()

@@ -75,9 +75,10 @@ final class WalkDirectory: @unchecked Sendable {
         }
     }
 
+    /// The directory's status with its mount id: one statx on the descriptor, as cheap as the fstat it replaces.
     static func status(of fd: Int32, path: RelativePath) throws(FileSystemError) -> FileStatus {
-        var s = stat()
-        if case .failure(let e) = systemCall(.stat, { fstat(fd, &s) }) {
+        var s = cposix_stat()
+        if case .failure(let e) = systemCall(.stat, { cposix_stat_at(fd, nil, &s) }) {
             throw FileSystemError("fstat", path: path, errno: e)
         }
         return FileStatus(s)

@@ -1,5 +1,6 @@
 // Walks a tree through directory descriptors on several threads, handing each directory to a visitor and
-// telling it, bottom-up, when a subtree is done. Never follows a symlink, never leaves the root's file system.
+// telling it, bottom-up, when a subtree is done. Never follows a symlink, never enters another mount (bind
+// mounts on the same device included: mount ids are compared, not devices).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,7 +32,7 @@ public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
     case vanished
     /// It is no longer the directory that was listed (now a symlink or a file, or an ancestor changed).
     case replaced
-    /// It is a mount point: the walk never leaves the root's file system.
+    /// It is a mount point (another file system, or a bind mount of any folder): the walk never enters it.
     case otherFileSystem
 
     public var description: String {
@@ -39,7 +40,7 @@ public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
         case .unreadable(let e): "cannot read directory: \(e)"
         case .vanished: "vanished during the walk"
         case .replaced: "replaced during the walk (no longer the directory that was listed)"
-        case .otherFileSystem: "on another file system (mount point not crossed)"
+        case .otherFileSystem: "mount point; not entered"
         }
     }
 }
@@ -77,7 +78,7 @@ public struct Walker: Sendable {
     public func walk<V: WalkVisitor>(_ visitor: V) throws(FileSystemError) -> (root: FileStatus, workers: [V.Worker]) {
         let counter = WalkDirectory.Counter()
         let rootDirectory = try WalkDirectory.open(root: root, counter: counter)
-        let run = WalkRun(visitor: visitor, rootDevice: rootDirectory.status.device, counter: counter,
+        let run = WalkRun(visitor: visitor, rootStatus: rootDirectory.status, counter: counter,
                           budget: options.openDirectoryBudget ?? Walker.defaultBudget(), threads: threadCount,
                           willStat: options.willStat)
         let listing = DirectoryListing()
@@ -107,7 +108,8 @@ public struct Walker: Sendable {
 /// One walk in progress: the shared stack and the tree of unfinished directories.
 private final class WalkRun<V: WalkVisitor>: Sendable {
     let visitor: V
-    let rootDevice: UInt64
+    /// The root's status: every directory walked must be on its mount.
+    let rootStatus: FileStatus
     let counter: WalkDirectory.Counter
     let budget: Int
     let threads: Int
@@ -132,9 +134,9 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         var path: RelativePath
     }
 
-    init(visitor: V, rootDevice: UInt64, counter: WalkDirectory.Counter, budget: Int, threads: Int,
+    init(visitor: V, rootStatus: FileStatus, counter: WalkDirectory.Counter, budget: Int, threads: Int,
          willStat: (@Sendable (RelativePath) -> Void)?) {
-        self.visitor = visitor; self.rootDevice = rootDevice; self.counter = counter; self.budget = budget
+        self.visitor = visitor; self.rootStatus = rootStatus; self.counter = counter; self.budget = budget
         self.threads = threads; self.willStat = willStat
     }
 
@@ -156,7 +158,7 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         let directory: WalkDirectory
         do {
             directory = try open(item)
-            if directory.status.device != rootDevice {
+            if !directory.status.isOnSameMount(as: rootStatus) {
                 skip(item, .otherFileSystem, worker: worker)
                 return
             }

@@ -1,5 +1,6 @@
 // A span of time written as summed units (`90s`, `24h`, `1d12h`, `2w`), held in whole seconds.
 // Never accepts a bare number or free text ("24 hours"): the accepted forms are stated in every error.
+// Never traps: parsing refuses what overflows, and nanoseconds saturate (a limit past 2262 is "forever").
 
 /// A length of time as policies write it (`24h`, `1d12h`), to the second.
 public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -12,16 +13,23 @@ public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConver
     /// `n` seconds.
     public static func seconds(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n) }
     /// `n` minutes.
-    public static func minutes(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 60) }
+    public static func minutes(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: saturating(n, 60)) }
     /// `n` hours.
-    public static func hours(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 3600) }
+    public static func hours(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: saturating(n, 3600)) }
     /// `n` days of 24 hours.
-    public static func days(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 86400) }
+    public static func days(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: saturating(n, 86400)) }
     /// `n` weeks of 7 days.
-    public static func weeks(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: n * 604800) }
+    public static func weeks(_ n: Int64) -> PolicyDuration { PolicyDuration(seconds: saturating(n, 604800)) }
 
-    /// The duration in nanoseconds, the unit timestamps are compared in.
-    public var nanoseconds: Int64 { seconds * 1_000_000_000 }
+    /// The duration in nanoseconds, the unit timestamps are compared in; saturates at Int64.max (about 292
+    /// years), which no age measured in nanoseconds since 1970 can exceed: such a limit never expires anything.
+    public var nanoseconds: Int64 { PolicyDuration.saturating(seconds, 1_000_000_000) }
+
+    /// `a * b`, clamped to Int64's range instead of trapping.
+    static func saturating(_ a: Int64, _ b: Int64) -> Int64 {
+        let (p, o) = a.multipliedReportingOverflow(by: b)
+        return o ? ((a < 0) != (b < 0) ? .min : .max) : p
+    }
 
     /// How durations may be written, for error messages.
     public static let acceptedForms = "a number followed by a unit s, m, h, d or w, summed without spaces (90s, 24h, 7d, 1d12h, 2w)"
@@ -63,7 +71,7 @@ public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConver
 
     static func format(seconds: Int64, largestUnits: Int) -> String {
         if seconds == 0 { return "0s" }
-        var rest = seconds < 0 ? -seconds : seconds
+        var rest = seconds < 0 ? (seconds == .min ? .max : -seconds) : seconds
         var parts: [String] = []
         for (unit, size) in [("w", Int64(604800)), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)] {
             let n = rest / size

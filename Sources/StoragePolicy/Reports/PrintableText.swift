@@ -1,5 +1,6 @@
-// Makes report text safe to show: control characters (C0, DEL, C1) and the non-characters U+FFFE/U+FFFF
-// become visible escapes, so a file name can never move a cursor, colour a log or end a line early.
+// Makes report text safe to show: control characters (C0, DEL, C1), the Unicode bidi controls and the
+// non-characters U+FFFE/U+FFFF become visible escapes, so a file name can never move a cursor, colour a log,
+// end a line early or make itself read backwards.
 
 enum PrintableText {
     /// `text` with every control character escaped (`\x1b`, `\x0a`); backslashes are left alone, since
@@ -15,8 +16,8 @@ enum PrintableText {
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0xFFFE, 0xFFFF: true
-        default: false
+        case 0x00...0x1F, 0x7F, 0xFFFE, 0xFFFF: true
+        default: PathEscaping.isInvisibleControl(scalar)
         }
     }
 

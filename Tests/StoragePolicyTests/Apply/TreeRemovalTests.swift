@@ -63,3 +63,38 @@ struct TreeRemovalTests {
         #expect(try f.listing().isEmpty)
     }
 }
+
+/// The staging purge (and recovery, which uses it) never crosses a bind mount: a staged tree holding one
+/// stops with EXDEV at the mount point, and what is mounted there survives. Root only; mounts detached in defer.
+@Suite("Tree removal and mounts") struct TreeRemovalMountTests {
+    @Test("a staged tree holding a bind mount of an outside folder: removal stops at the mount point, the folder survives",
+          .enabled(if: WalkerMountTests.canBindMount))
+    func bindMountNotCrossed() throws {
+        let f = try ApplyFixture()
+        f.dir("outside"); f.file("outside/precious"); f.dir("outside/sub"); f.file("outside/sub/more")
+        f.dir("t"); f.dir("t/a"); f.file("t/a/x"); f.dir("t/a/mnt")
+        let target = f.rootPath + "/t/a/mnt"
+        #expect(mount(f.rootPath + "/outside", target, nil, UInt(MS_BIND), nil) == 0)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        #expect(throws: FileSystemError("mount point; not entered", path: RelativePath("t/a/mnt")!, errno: .crossDevice)) {
+            try f.root.removeTree(FileName("t")!)
+        }
+        #expect(f.exists("outside/precious"))
+        #expect(f.exists("outside/sub/more"))
+        #expect(f.exists("t/a/mnt/precious"), "still mounted, kept")
+    }
+
+    @Test("a mount point handed to removeTree itself is refused, not entered",
+          .enabled(if: WalkerMountTests.canBindMount))
+    func mountPointItself() throws {
+        let f = try ApplyFixture()
+        f.dir("outside"); f.file("outside/precious"); f.dir("mnt")
+        let target = f.rootPath + "/mnt"
+        #expect(mount(f.rootPath + "/outside", target, nil, UInt(MS_BIND), nil) == 0)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        #expect(throws: FileSystemError("mount point; not entered", path: RelativePath("mnt")!, errno: .crossDevice)) {
+            try f.root.removeTree(FileName("mnt")!)
+        }
+        #expect(f.exists("outside/precious"))
+    }
+}

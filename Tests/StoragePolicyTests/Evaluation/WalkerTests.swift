@@ -144,3 +144,73 @@ import Glibc
         }
     }
 }
+
+/// Bind mounts inside the walked tree (root only): a bind mount has the device of its source, so only the
+/// mount id tells it apart. Every mount is detached in a defer before the trees are removed.
+@Suite("Walker and mounts") struct WalkerMountTests {
+    static let canBindMount: Bool = {
+        guard getuid() == 0, let probe = try? Tree({ Dir("a"); Dir("b") }) else { return false }
+        defer { probe.remove() }
+        guard mount(probe.root + "/a", probe.root + "/b", nil, UInt(MS_BIND), nil) == 0 else { return false }
+        umount2(probe.root + "/b", Int32(MNT_DETACH))
+        return true
+    }()
+
+    @Test("a bind mount of an outside folder on the same device is not entered and is reported as skipped",
+          .enabled(if: WalkerMountTests.canBindMount))
+    func bindMountSkipped() throws {
+        let outside = try Tree { File("precious.dat", age: .days(30)); Dir("deeper") { File("more.dat", age: .days(30)) } }
+        defer { outside.remove() }
+        let tree = try Tree { Dir("tmp") { Dir("old", age: .days(3)) { Dir("share") }; File("old.dat", age: .days(3)) } }
+        defer { tree.remove() }
+        let target = tree.root + "/tmp/old/share"
+        #expect(mount(outside.root, target, nil, UInt(MS_BIND), nil) == 0)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        var a = stat(), b = stat()
+        #expect(lstat(target, &a) == 0 && lstat(tree.root + "/tmp", &b) == 0 && a.st_dev == b.st_dev, "same device: st_dev alone cannot tell")
+
+        let p = try plan(tree, [rule("r", "tmp", expire(.days(1)))])
+        #expect(p.lines == ["delete tmp/old.dat"])
+        #expect(p.skipped.map { "\($0.path.escaped): \($0.reason)" } == ["tmp/old/share: mount point; not entered"])
+    }
+
+    @Test("a file bind-mounted into the tree: its status fails with EXDEV, so no rule acts on it",
+          .enabled(if: WalkerMountTests.canBindMount))
+    func fileBindMount() throws {
+        let outside = try Tree { File("precious.dat", age: .days(30)) }
+        defer { outside.remove() }
+        let tree = try Tree { Dir("tmp") { File("bait.dat", age: .days(3)); File("old.dat", age: .days(3)) } }
+        defer { tree.remove() }
+        let target = tree.root + "/tmp/bait.dat"
+        #expect(mount(outside.root + "/precious.dat", target, nil, UInt(MS_BIND), nil) == 0)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        let p = try plan(tree, [rule("r", "tmp", expire(.days(1)))])
+        #expect(p.lines == ["delete tmp/old.dat"])
+        #expect(p.skipped.map { "\($0.path.escaped): \($0.reason)" } == ["tmp/bait.dat: mount point; not entered"])
+    }
+
+    @Test("statx's mount id and name_to_handle_at's agree; a bind mount's differs from its parent's")
+    func mountIDs() throws {
+        let outside = try Tree { File("f", age: .days(1)) }
+        defer { outside.remove() }
+        let tree = try Tree { Dir("share"); File("g", age: .days(1)) }
+        defer { tree.remove() }
+        let root = try DirectoryHandle.open(root: tree.root)
+        let rootStatus = try root.status()
+        #expect(rootStatus.mountID != 0)
+        #expect(root.mountIDFromHandle() == rootStatus.mountID)
+        #expect(root.mountIDFromHandle(of: FileName("g")!) == (try root.status(of: FileName("g")!)).mountID)
+        guard WalkerMountTests.canBindMount else { return }
+        let target = tree.root + "/share"
+        #expect(mount(outside.root, target, nil, UInt(MS_BIND), nil) == 0)
+        defer { umount2(target, Int32(MNT_DETACH)) }
+        let share = try root.status(of: FileName("share")!)
+        #expect(share.device == rootStatus.device)
+        #expect(share.mountID != rootStatus.mountID)
+        #expect(root.mountIDFromHandle(of: FileName("share")!) == share.mountID)
+        #expect(!share.isOnSameMount(as: rootStatus))
+        #expect(throws: FileSystemError("openat", path: RelativePath("share")!, errno: .crossDevice)) {
+            _ = try root.openDirectory(FileName("share")!)
+        }
+    }
+}
