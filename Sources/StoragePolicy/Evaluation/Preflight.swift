@@ -59,11 +59,11 @@ struct Preflight {
     /// another file system than its parent. (With mount IDs, a bind mount of the same file system is caught
     /// too: switch this function, and every caller follows.)
     static func isMountPoint(_ directory: FileStatus, parent: FileStatus) -> Bool {
-        directory.device != parent.device
+        !directory.isOnSameMount(as: parent)
     }
 
     /// Why `path` cannot be used as a directory: on the way to it, or at it, is a symlink, a file, a mount
-        !directory.isOnSameMount(as: parent)
+    /// point, or something that cannot be opened. Nil when it is a directory, or missing.
     func oddity(of path: RelativePath) -> (at: RelativePath, why: String)? {
         switch presence(of: path) {
         case .directory, .missing:
