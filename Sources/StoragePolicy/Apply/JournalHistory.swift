@@ -69,6 +69,8 @@ public enum JournalHistory {
         public var corruptLines: [Int]
         /// True when the last line was cut short (ignored).
         public var tornTail: Bool
+        /// Every damaged line, named `.policyctl/journal.jsonl:LINE`, and what was done about it (ignored).
+        public var damaged: [DamagedRecord] = []
     }
 
     /// Every transaction in the journal under `state`, oldest first.
@@ -76,7 +78,7 @@ public enum JournalHistory {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             return Reading(transactions: [], corruptLines: [], tornTail: false)
         }
-        let file = try state.directory.openFile(Journal.fileName, options: [.readOnly])
+        let file = try state.openStateFile(Journal.fileName, options: [.readOnly])
         let bytes = try file.readAll(limit: 1 << 31)
         var order: [String] = []
         var byID: [String: TransactionSummary] = [:]
@@ -125,6 +127,19 @@ public enum JournalHistory {
             }
             byID[b.tx] = t
         }
-        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail)
+        let name = state.describe(Journal.fileName)
+        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
+        if scan.tornTail {
+            damaged.append(DamagedRecord(file: name, line: lineCount(bytes), reason: "torn last line (an interrupted write)",
+                                         outcome: "ignored; 'policyctl recover' cuts it off"))
+        }
+        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
+                       damaged: damaged)
+    }
+
+    /// The number of the last line (a final line without its newline counts).
+    private static func lineCount(_ bytes: [UInt8]) -> Int {
+        let newlines = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        return bytes.last == 0x0A ? newlines : newlines + 1
     }
 }

@@ -61,18 +61,17 @@ final class Transaction {
         w.string("root", metadata.rootPath)
         w.int("rootDev", lock.state.rootStatus.device)
         w.int("rootIno", lock.state.rootStatus.inode)
+        w.string("staging", lock.state.stagingPath(for: id))
         w.int("actions", metadata.actions)
         w.string("tool", StoragePolicyVersion.tool)
         w.int("pid", Int(getpid()))
         journal.append(w)
         try journal.flush()
         // The begin record is durable first, so a staging folder never exists without a journal entry.
-        let name = FileName(unchecked: Array(id.utf8))
+        let name = lock.state.stagingName(for: id)
         do {
-            let parent = try lock.state.stagingParent(create: true)!
-            try parent.makeDirectory(name, permissions: 0o700)
-            try parent.sync()
-            let staging = try parent.openDirectory(name)
+            // A fresh folder for each transaction: created exclusively (0700), checked through its descriptor.
+            let (parent, staging) = try lock.state.createStaging(for: id)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
             t.sequence = 1
             return t
@@ -225,7 +224,7 @@ final class Transaction {
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
     func purge() throws(FileSystemError) {
-        try Transaction.purge(staging: staging, named: FileName(unchecked: Array(id.utf8)), in: stagingParent)
+        try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent)
     }
 
     static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {
