@@ -63,6 +63,8 @@ final class Journal {
         var damaged: [(line: Int, reason: String)] = []
         /// True when the file ends in a torn or corrupt line (an append cut short by a crash): ignored.
         var tornTail = false
+        /// The line number where the torn tail starts (0 when there is none).
+        var tornTailLine = 0
         /// The byte length up to the end of the last valid record.
         var validLength: Int64 = 0
     }
@@ -83,6 +85,7 @@ final class Journal {
             lineNumber += 1
             guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
                 result.tornTail = true
+                result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
                 break
             }
             switch JournalRecord.read(line: bytes[lineStart..<newline], using: decoder) {
@@ -105,7 +108,10 @@ final class Journal {
             lineStart = newline + 1
         }
         // Bad lines after the last good one are the tail a crash tore, not damage in the middle.
-        if !pendingCorrupt.isEmpty { result.tornTail = true }
+        if !pendingCorrupt.isEmpty {
+            result.tornTail = true
+            result.tornTailLine = pendingCorrupt[0].line
+        }
         return result
     }
 

@@ -130,16 +130,10 @@ public enum JournalHistory {
         let name = state.describe(Journal.fileName)
         var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
         if scan.tornTail {
-            damaged.append(DamagedRecord(file: name, line: lineCount(bytes), reason: "torn last line (an interrupted write)",
+            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
                                          outcome: "ignored; 'policyctl recover' cuts it off"))
         }
         return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
                        damaged: damaged)
-    }
-
-    /// The number of the last line (a final line without its newline counts).
-    private static func lineCount(_ bytes: [UInt8]) -> Int {
-        let newlines = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        return bytes.last == 0x0A ? newlines : newlines + 1
     }
 }

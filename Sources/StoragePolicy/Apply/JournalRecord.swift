@@ -61,7 +61,7 @@ struct JournalRecord: Sendable {
 
     /// Reads a framed line, telling a bad checksum from a well-framed record that is still unusable.
     static func read(line: ArraySlice<UInt8>, using decoder: JSONDecoder) -> Reading {
-        guard let body = verifiedBody(of: line) else { return .unreadable("checksum mismatch or torn line") }
+        guard let body = verifiedBody(of: line) else { return .unreadable("checksum or framing mismatch") }
         let decoded: RecordBody
         do {
             decoded = try decoder.decode(RecordBody.self, from: Data(body))
@@ -148,9 +148,10 @@ struct RecordBody: Decodable, Sendable {
         if let action, !(-1...limit).contains(action) { return "action \(action) out of range" }
         if let actions, !(0...limit).contains(actions) { return "actions \(actions) out of range" }
         if let pid, !(0...Int(Int32.max)).contains(pid) { return "pid \(pid) out of range" }
-        if let size, size < 0 { return "size \(size) out of range" }
-        if let bytes, bytes < 0 { return "bytes \(bytes) out of range" }
-        if let bytesFreed, bytesFreed < 0 { return "bytesFreed \(bytesFreed) out of range" }
+        // Byte counts are summed and shown: at most 2^60 (an exbibyte) each.
+        if let size, !(0...(1 << 60)).contains(size) { return "size \(size) out of range" }
+        if let bytes, !(0...(1 << 60)).contains(bytes) { return "bytes \(bytes) out of range" }
+        if let bytesFreed, !(0...(1 << 60)).contains(bytesFreed) { return "bytesFreed \(bytesFreed) out of range" }
         if let skipped, !(0...limit).contains(skipped) { return "skipped \(skipped) out of range" }
         if let kept, !(0...limit).contains(kept) { return "kept \(kept) out of range" }
         if let counts, let bad = counts.first(where: { !(0...limit).contains($0.value) }) { return "count \(bad.key) \(bad.value) out of range" }

@@ -155,6 +155,8 @@ public enum Recovery {
         }
         if scan.tornTail {
             report.tornTail = true
+            report.damaged.append(DamagedRecord(file: file, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
+                                                outcome: "cut off"))
             try journal.truncate(to: scan.validLength)
         }
         for id in order {

@@ -177,10 +177,13 @@ public final class StateDirectory: Sendable {
     }
 
     func openJournal() throws(FileSystemError) -> Journal {
-        do { _ = try openStateFile(Journal.fileName, options: [.readWrite, .create, .append]) } catch {
+        // Journal opens it O_NOFOLLOW; the checks then run on that very descriptor.
+        let journal = try Journal(in: directory)
+        let path = describe(Journal.fileName)
+        do { try StateDirectory.verify(try journal.file.status(), path: path, type: .regular, device: nil, fix: fileFix(path)) } catch {
             throw StateDirectory.fileSystemError(error)
         }
-        return try Journal(in: directory)
+        return journal
     }
 
     /// An ``UntrustedState`` as the typed error apply's and staging's callers carry (EPERM, the problem and the
