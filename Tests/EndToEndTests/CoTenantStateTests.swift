@@ -252,6 +252,35 @@ struct CoTenantStateTests {
         #expect(w.content("tmp/old.dat") != nil)
     }
 
+    @Test("damaged journal records are named FILE:LINE with what was done, by journal, recover and apply's own recovery")
+    func damagedRecordsNamed() throws {
+        let w = try World()
+        let first = try policyctl(["apply", "--policy", w.policy, "--root", w.root, "--yes"])
+        #expect(first.status == 0, "\(first)")
+        // A record with seq = 2^63-1 and a valid checksum (issue 19: recover died with "arithmetic overflow").
+        let body = #"{"tx":"\#(Self.transaction)","seq":9223372036854775807,"type":"rollback","reason":"x"}"#
+        let line = #"{"sum":""# + String(SHA256.hex(Array(body.utf8)).prefix(16)) + #"","rec":"# + body + "}\n"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: w.root + "/.policyctl/journal.jsonl"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(line.utf8))
+        try handle.close()
+        let lineNumber = try journalLines(w.root).count
+        let named = ".policyctl/journal.jsonl:\(lineNumber): seq 9223372036854775807 out of range"
+
+        let journal = try policyctl(["journal", "--root", w.root])
+        #expect(journal.status == 0, "\(journal)")
+        #expect(journal.stderr.contains("note: \(named); ignored"), "\(journal)")
+        let recover = try policyctl(["recover", "--root", w.root])
+        #expect(recover.status == 0, "\(recover)")
+        #expect(recover.signal == nil)
+        #expect(recover.stdout.contains("recover: \(named); ignored"), "\(recover)")
+        try buildTree(at: w.root, [.file("tmp/new.dat")])
+        let apply = try policyctl(["apply", "--policy", w.policy, "--root", w.root, "--yes"])
+        #expect(apply.status == 0, "\(apply)")
+        #expect(apply.stdout.contains("recover: \(named); ignored"), "\(apply)")
+        #expect(apply.stdout.contains("applied: 1 delete"), "\(apply)")
+    }
+
     @Test("an interrupted apply's .policyctl copied along with the tree is not replayed on the copy")
     func copiedJournalRefused() throws {
         let w = try World()
