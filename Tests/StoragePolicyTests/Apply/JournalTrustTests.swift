@@ -309,6 +309,29 @@ struct JournalTrustTests {
         #expect(!Markers.isEngineState(Array(".policyctl2".utf8)))
     }
 
+    @Test("StorageEngine.stateDirectory: lock and journal outside the root; a foreign .policyctl refused without it, ignored with it")
+    func engineStateDirectory() throws {
+        let f = try ApplyFixture()
+        f.dir("r"); f.dir("r/tmp"); f.file("r/tmp/old", ageHours: 48)
+        mkdir(f.rootPath + "/r/.policyctl", 0o777)
+        chown(f.rootPath + "/r/.policyctl", 12345, 12345)
+        var engine = try StorageEngine(yaml: "version: 1\nname: e\nrules:\n  - name: t\n    path: tmp\n    expire: 24h\n",
+                                       root: f.rootPath + "/r")
+        #expect {
+            _ = try engine.apply()
+        } throws: { error in
+            guard case .other(let inner) = error as? EngineError, let untrusted = inner as? UntrustedState else { return false }
+            return untrusted.path == ".policyctl" && untrusted.problem.hasPrefix("is owned by uid 12345")
+        }
+        #expect(f.exists("r/tmp/old"))
+        engine.stateDirectory = f.path + "/state"
+        let result = try engine.apply()
+        #expect(result.counts == ["delete": 1])
+        #expect(!f.exists("r/tmp/old"))
+        #expect(try engine.journal().map(\.outcome) == [.committed])
+        #expect(access(f.path + "/state/journal.jsonl", F_OK) == 0)
+    }
+
     @Test("a --state-dir that others can write or that another uid owns is refused, naming the fix")
     func untrustedExternalState() throws {
         let f = try ApplyFixture()
