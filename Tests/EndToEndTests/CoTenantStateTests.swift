@@ -241,6 +241,25 @@ struct CoTenantStateTests {
         #expect(FileManager.default.fileExists(atPath: w.stateDir + "/journal.jsonl"))
     }
 
+    @Test("trash --state-dir trashes and restores past a planted .policyctl; without it the planted one is refused",
+          .enabled(if: CoTenantStateTests.canRunAsCoTenant))
+    func trashWithStateDir() throws {
+        let w = try World()
+        try w.asCoTenant("mkdir -m 0777 '\(w.root)/.policyctl'")
+        let refused = try policyctl(["trash", "--root", w.root, "--trash-dir", "trash", "--layout", "app", "tmp/old.dat"])
+        #expect(refused.status == 74, "\(refused)")
+        #expect(refused.stderr.contains("\(w.root)/.policyctl: is owned by uid 12345"), "\(refused)")
+        let trashed = try policyctl(["trash", "--root", w.root, "--trash-dir", "trash", "--layout", "app", "--state-dir", w.stateDir, "tmp/old.dat"])
+        #expect(trashed.status == 0, "\(trashed)")
+        #expect(w.content("tmp/old.dat") == nil)
+        #expect(w.content("trash/old.dat") != nil)
+        let restored = try policyctl(["trash", "--root", w.root, "--trash-dir", "trash", "--state-dir", w.stateDir, "--restore", "old.dat"])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(w.content("tmp/old.dat") != nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: w.root + "/.policyctl").isEmpty)
+        #expect(try w.stagingFolders().isEmpty)
+    }
+
     @Test("a co-tenant-writable --state-dir is refused naming the path and the fix")
     func sharedStateDirRefused() throws {
         let w = try World()
