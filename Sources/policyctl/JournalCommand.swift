@@ -59,13 +59,14 @@ struct JournalCommand: Command {
             throw CommandFailure(code: .ioError, message: "\(where_)\(error)")
         }
         if let last { transactions = Array(transactions.suffix(last)) }
+        // On stderr in both formats: stdout stays clean JSON for tools.
+        for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             Terminal.out(bytes: Array(try encoder.encode(transactions)) + [0x0A])
             return .success
         }
-        for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         if transactions.isEmpty {
             Terminal.out("No transactions recorded under \(RootSession.canonical(root)).")
             return .success
