@@ -48,6 +48,7 @@ struct ApplyCommand: Command {
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
                     values: ["plain", "json"]),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            RootSession.stateDirOption,
         ]
     )
 
@@ -62,6 +63,7 @@ struct ApplyCommand: Command {
     let log: ApplyLog
     let forceRoot: Bool
     let allOrNothing: Bool
+    let stateDir: String?
     let started = ContinuousClock.now
 
     init(_ arguments: ParsedArguments) throws {
@@ -72,6 +74,7 @@ struct ApplyCommand: Command {
         noWait = arguments.flag("no-wait")
         forceRoot = arguments.flag("force-root")
         allOrNothing = arguments.flag("all-or-nothing")
+        stateDir = arguments.value("state-dir")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
                        perAction: arguments.flag("verbose") || format != nil)
@@ -126,7 +129,7 @@ struct ApplyCommand: Command {
         let rootText = rootArgument ?? plan!.root
         // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
         try RootSafety.check(rootText, force: forceRoot, command: "policyctl apply")
-        guard let session = try RootSession.open(rootText) else { return .ioError }
+        guard let session = try RootSession.open(rootText, stateDirectory: stateDir) else { return .ioError }
 
         if let plan {
             var policyBytes: [UInt8]? = nil
@@ -237,7 +240,13 @@ struct RootSession {
     let rootPath: String
     let state: StateDirectory
 
-    static func open(_ text: String, create: Bool = true) throws -> RootSession? {
+    /// `--state-dir DIR`, shared by apply, recover, journal and trash.
+    static let stateDirOption = OptionSpec.option(
+        "state-dir", value: "dir",
+        help: "Keep the lock and the journal in DIR (created 0700 if missing; e.g. /var/lib/policyctl/NAME) instead of ROOT/.policyctl, which is then reported and ignored. Staging stays on the root's filesystem, in a fresh ROOT/.policyctl-staging-<id> per transaction.",
+        completion: .directory)
+
+    static func open(_ text: String, create: Bool = true, stateDirectory: String? = nil) throws -> RootSession? {
         let root: DirectoryHandle
         do {
             root = try DirectoryHandle.open(root: text)
@@ -247,11 +256,19 @@ struct RootSession {
         let path = canonical(text)
         let state: StateDirectory?
         do {
-            state = try StateDirectory.open(root: root, create: create)
+            if let stateDirectory {
+                state = try StateDirectory.open(root: root, stateDirectory: stateDirectory)
+            } else {
+                state = try StateDirectory.open(root: root, create: create)
+            }
+        } catch let error as UntrustedState {
+            let where_ = error.path.hasPrefix("/") ? "" : (path.hasSuffix("/") ? path : path + "/")
+            throw CommandFailure(code: .ioError, message: "\(where_)\(error); nothing was changed")
         } catch {
-            throw CommandFailure(code: .ioError, message: "\(path): cannot set up .policyctl: \(error); nothing was changed")
+            throw CommandFailure(code: .ioError, message: "\(path): cannot set up the state folder: \(error); nothing was changed")
         }
         guard let state else { return nil }
+        for notice in state.notices { Terminal.err("warning: \(notice)") }
         return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
     }
 
@@ -264,6 +281,9 @@ struct RootSession {
         } catch let held as LockHeld {
             log.skippedRun(root: rootPath, pid: held.pid)
             return nil
+        } catch let error as UntrustedState {
+            let where_ = error.path.hasPrefix("/") ? "" : (rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
+            throw CommandFailure(code: .ioError, message: "\(where_)\(error); nothing was changed")
         }
     }
 
@@ -350,9 +370,7 @@ struct ApplyLog {
         if report.tornTail {
             line("recover", "the journal ended in a torn line (an interrupted write); it was cut off")
         }
-        if !report.corruptLines.isEmpty {
-            line("recover", "ignored damaged journal lines \(report.corruptLines.map(String.init).joined(separator: ", "))")
-        }
+        for damaged in report.damaged { line("recover", damaged.description) }
         for entry in report.entries {
             switch entry.resolution {
             case .rolledBack:

@@ -7,17 +7,19 @@ struct JournalCommand: Command {
     static let spec = CommandSpec(
         name: "journal",
         abstract: "Show past transactions: when, which policy, what was done, what was skipped.",
-        discussion: "Reads ROOT/.policyctl/journal.jsonl (see Docs/journal.md for its format). Newest last.",
+        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each.",
         options: [
             .option("root", short: "r", value: "dir", help: "(required) The directory whose journal to read.", completion: .directory),
             .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
             .option("last", value: "N", help: "Only the last N transactions."),
+            RootSession.stateDirOption,
         ]
     )
 
     let root: String
     let json: Bool
     let last: Int?
+    let stateDir: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard let root = arguments.value("root") else {
@@ -25,6 +27,7 @@ struct JournalCommand: Command {
         }
         self.root = root
         json = arguments.value("format") == "json"
+        stateDir = arguments.value("state-dir")
         if let text = arguments.value("last") {
             guard let n = Int(text), n > 0 else {
                 throw UsageError(message: "The value '\(text)' is invalid for '--last <N>' (a positive whole number)", command: "policyctl journal")
@@ -44,11 +47,20 @@ struct JournalCommand: Command {
         }
         var transactions: [TransactionSummary] = []
         var reading: JournalHistory.Reading? = nil
-        if let state = try StateDirectory.open(root: handle, create: false) {
-            reading = try JournalHistory.read(state)
-            transactions = reading!.transactions
+        do {
+            if let state = try openState(handle) {
+                for notice in state.notices { Terminal.err("warning: \(notice)") }
+                reading = try JournalHistory.read(state)
+                transactions = reading!.transactions
+            }
+        } catch let error as UntrustedState {
+            let rootPath = RootSession.canonical(root)
+            let where_ = error.path.hasPrefix("/") ? "" : (rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
+            throw CommandFailure(code: .ioError, message: "\(where_)\(error)")
         }
         if let last { transactions = Array(transactions.suffix(last)) }
+        // On stderr in both formats: stdout stays clean JSON for tools.
+        for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -63,10 +75,14 @@ struct JournalCommand: Command {
             if i > 0 { Terminal.out("") }
             Terminal.out(JournalCommand.render(t))
         }
-        if let reading, reading.tornTail || !reading.corruptLines.isEmpty {
-            Terminal.err("note: the journal has damaged lines (ignored)" + (reading.tornTail ? "; its last line is torn ('policyctl recover' cuts it off)" : ""))
-        }
         return .success
+    }
+
+    /// The state folder to read, never created: ROOT/.policyctl, or the --state-dir when it exists.
+    private func openState(_ handle: DirectoryHandle) throws -> StateDirectory? {
+        guard let stateDir else { return try StateDirectory.open(root: handle, create: false) }
+        do { _ = try DirectoryHandle.open(root: stateDir) } catch where error.errno == .noSuchFile { return nil }
+        return try StateDirectory.open(root: handle, stateDirectory: stateDir)
     }
 
     static func render(_ t: TransactionSummary) -> String {

@@ -7,10 +7,14 @@ struct RecoverCommand: Command {
         name: "recover",
         abstract: "Finish or roll back an interrupted apply.",
         discussion: """
-            Reads ROOT/.policyctl/journal.jsonl: a transaction interrupted before its commit record is rolled \
+            Reads ROOT/.policyctl/journal.jsonl (or DIR/journal.jsonl with --state-dir): a transaction interrupted before its commit record is rolled \
             back in reverse order (staged entries renamed back, renames undone, trashed items moved back, created \
             directories removed if empty, attributes restored); one interrupted after it has its purge finished. \
-            Idempotent: running it again, even after it was itself interrupted, converges. Every apply runs it \
+            Idempotent: running it again, even after it was itself interrupted, converges. \
+            State that policyctl's user did not create (another owner, group or other write, a symlink) is refused, \
+            and so is a journal that began on another directory (copied with the tree). Damaged journal records \
+            are named FILE:LINE with what was done about each; an undo that could restore more than the engine \
+            writes is never replayed. Every apply runs it \
             first. Exit codes: 0 done (or nothing to do, or skipped with --no-wait), 74 it could not finish \
             (the error names the path; run it again once fixed).
             """,
@@ -18,11 +22,13 @@ struct RecoverCommand: Command {
             .option("root", short: "r", value: "dir", help: "(required) The directory whose interrupted apply to recover.", completion: .directory),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+            RootSession.stateDirOption,
         ]
     )
 
     let root: String
     let noWait: Bool
+    let stateDir: String?
     let log: ApplyLog
 
     init(_ arguments: ParsedArguments) throws {
@@ -31,13 +37,14 @@ struct RecoverCommand: Command {
         }
         self.root = root
         noWait = arguments.flag("no-wait")
+        stateDir = arguments.value("state-dir")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
     }
 
     func run() throws -> ExitCode {
         // A root that never had an apply has nothing to recover: its .policyctl is not created for that.
-        guard let session = try RootSession.open(root, create: false) else {
+        guard let session = try RootSession.open(root, create: false, stateDirectory: stateDir) else {
             if log.format != .json { Terminal.out("Nothing to recover: no interrupted transaction under \(RootSession.canonical(root)).") }
             return .success
         }
@@ -47,6 +54,8 @@ struct RecoverCommand: Command {
             report = try Recovery.run(holding: lock)
         } catch let error as RecoveryError {
             throw CommandFailure(code: .ioError, message: error.description)
+        } catch let error as UntrustedState {
+            throw CommandFailure(code: .ioError, message: "\(session.rootPath): \(error); nothing was changed")
         }
         log.recovery(report)
         if report.nothingToDo && log.format != .json {

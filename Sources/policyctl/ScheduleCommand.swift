@@ -12,7 +12,7 @@ struct ScheduleCommand: Command {
         name: "schedule",
         abstract: "Print or install the units that apply a policy on a timer.",
         discussion: "Generates a hardened systemd service and timer (the default on Linux), a launchd plist (the default on macOS) or a crontab entry running `policyctl apply --yes --no-wait` with absolute paths. With --install the files are written into DIR, or the scheduler's own directory, and the command to enable them is printed; nothing is enabled.",
-        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root]"],
+        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root] [--state-dir <dir>]"],
         arguments: [
             ArgumentSpec(name: "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
                          isOptional: true, completion: .directory),
@@ -29,6 +29,7 @@ struct ScheduleCommand: Command {
             .flag("user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
             .flag("force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
             .option("name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
+            .option("state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
         ]
     )
 
@@ -43,6 +44,7 @@ struct ScheduleCommand: Command {
     let scope: ScheduledJob.Scope
     let name: String?
     let forceRoot: Bool
+    let stateDir: String?
 
     init(_ arguments: ParsedArguments) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
@@ -80,6 +82,7 @@ struct ScheduleCommand: Command {
         }
         name = arguments.value("name")
         forceRoot = arguments.flag("force-root")
+        stateDir = arguments.value("state-dir").map(RootSession.absolute)
     }
 
     func run() throws -> ExitCode {
@@ -104,7 +107,8 @@ struct ScheduleCommand: Command {
         do throws(ScheduleError) {
             let job = try ScheduledJob(name: name ?? ScheduledJob.name(forPolicy: loaded.policy.name),
                                        policyName: loaded.policy.name, executable: executable, policyPath: policy,
-                                       root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot)
+                                       root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot,
+                                       stateDirectory: stateDir)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)

@@ -31,6 +31,7 @@ struct TrashCommand: Command {
             .flag("restore", help: "Put the named items back where they were trashed from, never replacing anything."),
             .flag("list", help: "List what the trash holds: name, when, original path."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            RootSession.stateDirOption,
             .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
@@ -43,6 +44,7 @@ struct TrashCommand: Command {
     let restore: Bool
     let list: Bool
     let noWait: Bool
+    let stateDir: String?
     let items: [String]
     let log: ApplyLog
 
@@ -58,6 +60,7 @@ struct TrashCommand: Command {
         restore = arguments.flag("restore")
         list = arguments.flag("list")
         noWait = arguments.flag("no-wait")
+        stateDir = arguments.value("state-dir")
         items = arguments.positionals
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
@@ -90,7 +93,7 @@ struct TrashCommand: Command {
                 layout = t.layout
             }
         }
-        guard let session = try RootSession.open(root) else { return .ioError }
+        guard let session = try RootSession.open(root, stateDirectory: stateDir) else { return .ioError }
         guard let folder = relativePath(folderText!, rootPath: session.rootPath) else {
             throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
         }

@@ -59,6 +59,22 @@ import Testing
         #expect(lines.contains("WantedBy=timers.target"))
     }
 
+    @Test("--state-dir goes into apply's command line and the sandbox's writable paths, made absolute")
+    func stateDirectory() throws {
+        let (tree, _) = try setUp()
+        let r = try PolicyctlBinary.run(["schedule", "--policy", "policy.yaml", "--root", "root", "--every", "1d", "--systemd",
+                                         "--state-dir", "/var/lib/policyctl/app"], cwd: tree.directory)
+        #expect(r.status == 0, "\(r.stderr)")
+        let real = try #require(realpath(tree.directory, nil).map { p in defer { free(p) }; return String(cString: p) })
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains("ExecStart=\(PolicyctlBinary.path) apply --policy \(real)/policy.yaml --root \(real)/root --state-dir /var/lib/policyctl/app --yes --no-wait --log-format plain"))
+        #expect(lines.contains("ReadWritePaths=/var/lib/policyctl/app"))
+        let cron = try PolicyctlBinary.run(["schedule", "--policy", "policy.yaml", "--root", "root", "--every", "1d", "--cron",
+                                            "--state-dir", "state"], cwd: tree.directory)
+        #expect(cron.status == 0, "\(cron.stderr)")
+        #expect(cron.stdout.contains(" --state-dir \(tree.directory)/state "), "\(cron.stdout)")
+    }
+
     @Test("--install DIR writes units that systemd-analyze verify accepts, and prints the enable step",
           .enabled(if: hasSystemdAnalyze), arguments: [[], ["--user"]])
     func systemdInstalled(scope: [String]) throws {

@@ -249,7 +249,7 @@ final class ApplyRun {
         let step = steps[i]
         let action = step.action
         let path = action.path
-        if path.hasPrefix(RelativePath([Markers.stateDirectory])) {
+        if let first = path.components.first, Markers.isEngineState(first.bytes) {
             return .skip("inside .policyctl, the engine's own state folder; never touched")
         }
         if let reason = dependencyReason(action) { return .skip(reason) }
@@ -379,7 +379,7 @@ final class ApplyRun {
 
     private static func forbiddenDestination(_ destination: RelativePath, source: RelativePath) -> String? {
         if destination.isRoot { return "the destination is the root itself" }
-        if destination.hasPrefix(RelativePath([Markers.stateDirectory])) { return "the destination is inside .policyctl" }
+        if let first = destination.components.first, Markers.isEngineState(first.bytes) { return "the destination is inside .policyctl" }
         if destination.hasPrefix(source) { return "the destination is inside the entry itself" }
         return nil
     }

@@ -72,6 +72,57 @@ struct Intent: Sendable, Equatable {
         }
     }
 
+    /// Why recovery must not replay this intent read from the journal; nil when its undo only restores what
+    /// the engine itself writes. A journal is trusted only once its owner and mode are checked: this is the
+    /// second line, so that even a record that got past that can never set a privileged attribute, move an
+    /// entry into or out of engine state, or unlink a file the engine did not create.
+    var refusal: String? {
+        let path = change.path
+        if let first = path.components.first, Markers.isEngineState(first.bytes) {
+            return "\(change.name) of \(path.escaped), inside the engine's own state"
+        }
+        switch change {
+        case .stage(let path, let name):
+            if path.isRoot { return "stage of the root" }
+            // Staged names are the transaction's sequence numbers, nothing else.
+            if name.bytes.isEmpty || !name.bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return "stage name \(name.escaped) is not one the engine makes" }
+        case .rename(let from, let to):
+            if from.isRoot || to.isRoot || from == to { return "rename between \(from.escaped) and \(to.escaped)" }
+            if let first = to.components.first, Markers.isEngineState(first.bytes) { return "rename to \(to.escaped), inside the engine's own state" }
+            // Only an entry whose identity the intent recorded is ever moved back.
+            if identity == nil { return "rename of \(from.escaped) without the identity of what was moved" }
+        case .mkdir(let path):
+            if path.isRoot { return "mkdir of the root" }
+        case .setxattr(_, let attribute, _, _):
+            if !Intent.isEngineAttribute(attribute) { return "attribute \(attribute) is not one the engine sets" }
+        case .create(let path, let temp, _):
+            guard let last = path.lastComponent else { return "create of the root" }
+            if last != Markers.cacheTagName && !last.bytes.reversed().starts(with: Array(".trashinfo".utf8).reversed()) {
+                return "create of \(path.escaped), not a file the engine writes"
+            }
+            if !Intent.isTemporaryName(temp) { return "temporary name \(temp.escaped) is not one the engine makes" }
+        }
+        return nil
+    }
+
+    /// The attributes the engine sets: the backup markers, the trash stamps, and `user.*` names (custom rules);
+    /// never `security.*`, `trusted.*`, `system.*` or anything else a kernel gives meaning to.
+    static func isEngineAttribute(_ name: String) -> Bool {
+        if name == Markers.linuxBackupAttribute || name == Markers.appleBackupAttribute
+            || name == Markers.trashStampAttribute || name == TrashFolder.originAttribute { return true }
+        return name.hasPrefix("user.") && name.utf8.count > 5
+    }
+
+    /// `.policyctl-<transaction>-<n>.tmp`, as `Transaction.temporaryName` makes it.
+    static func isTemporaryName(_ name: FileName) -> Bool {
+        let text = String(decoding: name.bytes, as: UTF8.self)
+        guard text.hasPrefix(".policyctl-"), text.hasSuffix(".tmp") else { return false }
+        let middle = text.dropFirst(".policyctl-".count).dropLast(".tmp".count)
+        guard let dash = middle.lastIndex(of: "-") else { return false }
+        let number = middle[middle.index(after: dash)...]
+        return JournalRecord.isValidTransaction(String(middle[..<dash])) && !number.isEmpty && number.allSatisfy(\.isASCII) && Int(number) != nil
+    }
+
     init(op: Int, action: Int, change: Change, identity: EntryIdentity?) {
         self.op = op; self.action = action; self.change = change; self.identity = identity
     }

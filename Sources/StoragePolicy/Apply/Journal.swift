@@ -75,10 +75,15 @@ final class Journal {
 
     /// What reading the whole file found besides the records themselves.
     struct Scan {
-        /// 1-based line numbers of complete lines whose checksum or JSON is wrong (before the last valid line).
+        /// 1-based line numbers of complete lines whose checksum or JSON is wrong (before the last valid line),
+        /// or whose numbers are out of range.
         var corruptLines: [Int] = []
+        /// The same lines, each with why it is damaged.
+        var damaged: [(line: Int, reason: String)] = []
         /// True when the file ends in a torn or corrupt line (an append cut short by a crash): ignored.
         var tornTail = false
+        /// The line number where the torn tail starts (0 when there is none).
+        var tornTailLine = 0
         /// The byte length up to the end of the last valid record.
         var validLength: Int64 = 0
     }
@@ -94,25 +99,38 @@ final class Journal {
         let decoder = JSONDecoder()
         var lineStart = 0
         var lineNumber = 0
-        var pendingCorrupt: [Int] = []
+        var pendingCorrupt: [(line: Int, reason: String)] = []
         while lineStart < bytes.count {
             lineNumber += 1
             guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
                 result.tornTail = true
+                result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
                 break
             }
-            if let record = JournalRecord.decode(line: bytes[lineStart..<newline], using: decoder) {
+            switch JournalRecord.read(line: bytes[lineStart..<newline], using: decoder) {
+            case .record(var record):
+                record.line = lineNumber
                 try visit(record, bytes[lineStart...newline])
                 result.validLength = Int64(newline + 1)
-                result.corruptLines += pendingCorrupt
+                result.corruptLines += pendingCorrupt.map(\.line)
+                result.damaged += pendingCorrupt
                 pendingCorrupt = []
-            } else {
-                pendingCorrupt.append(lineNumber)
+            case .damaged(let reason):
+                // A good checksum: a complete write whose content cannot be trusted, never a torn tail.
+                result.validLength = Int64(newline + 1)
+                result.corruptLines += pendingCorrupt.map(\.line) + [lineNumber]
+                result.damaged += pendingCorrupt + [(lineNumber, reason)]
+                pendingCorrupt = []
+            case .unreadable(let reason):
+                pendingCorrupt.append((lineNumber, reason))
             }
             lineStart = newline + 1
         }
         // Bad lines after the last good one are the tail a crash tore, not damage in the middle.
-        if !pendingCorrupt.isEmpty { result.tornTail = true }
+        if !pendingCorrupt.isEmpty {
+            result.tornTail = true
+            result.tornTailLine = pendingCorrupt[0].line
+        }
         return result
     }
 

@@ -73,6 +73,8 @@ public enum JournalHistory {
         public var corruptLines: [Int]
         /// True when the last line was cut short (ignored).
         public var tornTail: Bool
+        /// Every damaged line, named `.policyctl/journal.jsonl:LINE`, and what was done about it (ignored).
+        public var damaged: [DamagedRecord] = []
     }
 
     /// Every transaction in the journal under `state`, oldest first.
@@ -80,7 +82,7 @@ public enum JournalHistory {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             return Reading(transactions: [], corruptLines: [], tornTail: false)
         }
-        let file = try state.directory.openFile(Journal.fileName, options: [.readOnly])
+        let file = try state.openStateFile(Journal.fileName, options: [.readOnly])
         let bytes = try file.readAll(limit: 1 << 31)
         var order: [String] = []
         var byID: [String: TransactionSummary] = [:]
@@ -129,6 +131,13 @@ public enum JournalHistory {
             }
             byID[b.tx] = t
         }
-        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail)
+        let name = state.describe(Journal.fileName)
+        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
+        if scan.tornTail {
+            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
+                                         outcome: "ignored; 'policyctl recover' cuts it off"))
+        }
+        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
+                       damaged: damaged)
     }
 }

@@ -9,6 +9,8 @@ struct JournalRecord: Sendable {
 
     var kind: Kind
     var body: RecordBody
+    /// The 1-based line of the journal it was read from (0 when not read from a file).
+    var line = 0
 
     var transaction: String { body.tx }
 
@@ -42,12 +44,44 @@ struct JournalRecord: Sendable {
         return body
     }
 
-    /// Decodes a framed line; nil when it is torn, corrupt or not a record this version knows.
+    /// Decodes a framed line; nil when it is torn, corrupt, out of range or not a record this version knows.
     static func decode(line: ArraySlice<UInt8>, using decoder: JSONDecoder) -> JournalRecord? {
-        guard let body = verifiedBody(of: line),
-              let decoded = try? decoder.decode(RecordBody.self, from: Data(body)),
-              let kind = Kind(rawValue: decoded.type) else { return nil }
-        return JournalRecord(kind: kind, body: decoded)
+        if case .record(let record) = read(line: line, using: decoder) { return record }
+        return nil
+    }
+
+    /// What one line holds.
+    enum Reading {
+        case record(JournalRecord)
+        /// The framing or checksum is wrong: a torn or overwritten write.
+        case unreadable(String)
+        /// The checksum matches but the record is not one this version can trust: its reason.
+        case damaged(String)
+    }
+
+    /// Reads a framed line, telling a bad checksum from a well-framed record that is still unusable.
+    static func read(line: ArraySlice<UInt8>, using decoder: JSONDecoder) -> Reading {
+        guard let body = verifiedBody(of: line) else { return .unreadable("checksum or framing mismatch") }
+        let decoded: RecordBody
+        do {
+            decoded = try decoder.decode(RecordBody.self, from: Data(body))
+        } catch {
+            return .damaged("not a journal record (bad JSON, a missing field or a number out of range)")
+        }
+        guard let kind = Kind(rawValue: decoded.type) else { return .damaged("unknown record type '\(decoded.type.prefix(40))'") }
+        if let problem = decoded.rangeProblem { return .damaged(problem) }
+        return .record(JournalRecord(kind: kind, body: decoded))
+    }
+
+    /// Bounds for every count and sequence number a record may carry: far above anything a real journal holds,
+    /// far below where adding one could overflow.
+    static let numberLimit = 1 << 40
+
+    /// A transaction id becomes a file name (its staging folder): letters, digits, '-' and '_' only.
+    static func isValidTransaction(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
     }
 }
 
@@ -107,6 +141,26 @@ struct RecordBody: Decodable, Sendable {
     // end
     var outcome: String?
     var kept: Int?
+
+    /// Why a number or id in this record is out of range (so the record is damaged); nil when all are fine.
+    var rangeProblem: String? {
+        let limit = JournalRecord.numberLimit
+        guard JournalRecord.isValidTransaction(tx) else { return "transaction id is not a plain name" }
+        if !(1...limit).contains(seq) { return "seq \(seq) out of range" }
+        if let op, !(1...limit).contains(op) { return "op \(op) out of range" }
+        if let action, !(-1...limit).contains(action) { return "action \(action) out of range" }
+        if let actions, !(0...limit).contains(actions) { return "actions \(actions) out of range" }
+        if let pid, !(0...Int(Int32.max)).contains(pid) { return "pid \(pid) out of range" }
+        // Byte counts are summed and shown: at most 2^60 (an exbibyte) each.
+        if let size, !(0...(1 << 60)).contains(size) { return "size \(size) out of range" }
+        if let bytes, !(0...(1 << 60)).contains(bytes) { return "bytes \(bytes) out of range" }
+        if let bytesFreed, !(0...(1 << 60)).contains(bytesFreed) { return "bytesFreed \(bytesFreed) out of range" }
+        if let skipped, !(0...limit).contains(skipped) { return "skipped \(skipped) out of range" }
+        if let kept, !(0...limit).contains(kept) { return "kept \(kept) out of range" }
+        if let counts, let bad = counts.first(where: { !(0...limit).contains($0.value) }) { return "count \(bad.key) \(bad.value) out of range" }
+        if let ops, let bad = ops.first(where: { !(1...limit).contains($0) }) { return "op \(bad) out of range" }
+        return nil
+    }
 
     /// A path written with `JSONWriter.path`: base64 wins when present, so the bytes are exact.
     static func path(_ text: String?, _ base64: String?) -> RelativePath? {

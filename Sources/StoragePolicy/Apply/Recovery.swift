@@ -29,11 +29,28 @@ public struct RecoveryReport: Sendable {
     public var tornTail = false
     /// Line numbers of damaged records in the middle of the journal (ignored).
     public var corruptLines: [Int] = []
+    /// Every damaged or refused record, named `.policyctl/journal.jsonl:LINE`, with what was done about it.
+    public var damaged: [DamagedRecord] = []
     /// Problems that did not stop recovery.
     public var warnings: [String] = []
 
     /// True when the journal showed nothing to finish or undo.
     public var nothingToDo: Bool { entries.isEmpty && !tornTail }
+}
+
+/// A journal line recovery or `policyctl journal` could not use, and what was done about it.
+public struct DamagedRecord: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The journal file, as messages name it: `.policyctl/journal.jsonl`, or under the --state-dir.
+    public var file: String
+    /// 1-based line number.
+    public var line: Int
+    /// Why it cannot be used.
+    public var reason: String
+    /// What was done about it: `ignored`, `not replayed`, ...
+    public var outcome: String
+
+    /// `.policyctl/journal.jsonl:7: seq 9223372036854775807 out of range; ignored`.
+    public var description: String { "\(file):\(line): \(reason); \(outcome)" }
 }
 
 /// Recovery could not bring the root to a closed state; running it again retries.
@@ -42,9 +59,12 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
     public var transaction: String
     /// What went wrong, step by step.
     public var failures: [String]
+    /// What to do, when running recovery again would not help.
+    public var fix: String?
     /// One line for people.
     public var description: String {
-        "recovery of transaction \(transaction) is incomplete: \(failures.joined(separator: "; ")); nothing was deleted, run 'policyctl recover' again"
+        "recovery of transaction \(transaction) is incomplete: \(failures.joined(separator: "; ")); "
+            + (fix ?? "nothing was deleted, run 'policyctl recover' again")
     }
 }
 
@@ -56,6 +76,10 @@ public enum Recovery {
     /// What recovery needs to know about one transaction, gathered while streaming the journal.
     private struct Open {
         var sequence = 0
+        /// The begin record's root identity, and its line.
+        var rootDevice: UInt64?
+        var rootInode: UInt64?
+        var beginLine = 0
         var committed = false
         var ended = false
         var resuming = false
@@ -74,8 +98,10 @@ public enum Recovery {
         default: break
         }
 
+        let file = lock.state.describe(Journal.fileName)
         var order: [String] = []
         var transactions: [String: Open] = [:]
+        var refused: [DamagedRecord] = []
         let scan = try journal.scan { record, _ in
             let id = record.transaction
             if transactions[id] == nil { order.append(id); transactions[id] = Open() }
@@ -85,29 +111,62 @@ public enum Recovery {
             switch record.kind {
             case .intent:
                 // Closed transactions need no intents: dropping them keeps memory to the open one.
-                if !t.ended, let intent = Intent(record.body) { t.intents.append(intent) }
+                if !t.ended {
+                    if let intent = Intent(record.body) {
+                        // An undo that could restore more than the engine writes is never replayed.
+                        if let why = intent.refusal {
+                            refused.append(DamagedRecord(file: file, line: record.line, reason: "refused intent: \(why)",
+                                                         outcome: "not replayed"))
+                        } else {
+                            t.intents.append(intent)
+                        }
+                    } else {
+                        refused.append(DamagedRecord(file: file, line: record.line, reason: "intent with a missing or invalid field",
+                                                     outcome: "not replayed"))
+                    }
+                }
             case .skip: if let a = record.body.action { t.skipped.insert(a) }
             case .undone: t.undone.formUnion(record.body.ops ?? [])
             case .commit: t.committed = true
             case .rollback: t.resuming = true
             case .end: t.ended = true; t.intents = []
-            case .begin, .kept: break
+            case .begin:
+                t.rootDevice = record.body.rootDev
+                t.rootInode = record.body.rootIno
+                t.beginLine = record.line
+            case .kept: break
             }
             transactions[id] = t
         }
         report.corruptLines = scan.corruptLines
+        report.damaged = scan.damaged.map { DamagedRecord(file: file, line: $0.line, reason: $0.reason, outcome: "ignored") }
+        report.damaged += refused
+        report.damaged.sort { $0.line < $1.line }
+        // Bound to the root: a journal copied along with a tree (or moved under another root) is not replayed there.
+        let root = lock.state.rootStatus
+        for id in order {
+            guard let t = transactions[id], !t.ended, let device = t.rootDevice, let inode = t.rootInode else { continue }
+            if device != root.device || inode != root.inode {
+                throw RecoveryError(
+                    transaction: id,
+                    failures: ["\(file):\(t.beginLine): it began on another directory (device \(device), inode \(inode)); this root is device \(root.device), inode \(root.inode): the journal was copied or moved here with the tree, and is not replayed"],
+                    fix: "nothing was changed; move \(lock.state.displayPath) aside (or pass another --state-dir) once you have checked it")
+            }
+        }
         if scan.tornTail {
             report.tornTail = true
+            report.damaged.append(DamagedRecord(file: file, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
+                                                outcome: "cut off"))
             try journal.truncate(to: scan.validLength)
         }
         for id in order {
             guard let t = transactions[id], !t.ended else { continue }
-            report.entries.append(try resolve(id, t, journal: journal, lock: lock))
+            report.entries.append(try resolve(id, t, journal: journal, lock: lock, damaged: !report.damaged.isEmpty))
         }
         return report
     }
 
-    private static func resolve(_ id: String, _ t: Open, journal: Journal, lock: ApplyLock) throws -> RecoveryReport.Entry {
+    private static func resolve(_ id: String, _ t: Open, journal: Journal, lock: ApplyLock, damaged: Bool) throws -> RecoveryReport.Entry {
         if t.committed {
             try finishPurge(of: id, lock: lock)
             var w = Transaction.header(id: id, sequence: t.sequence + 1, type: .end)
@@ -120,6 +179,9 @@ public enum Recovery {
         }
         var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: t.sequence,
                                 intents: t.intents.filter { !t.skipped.contains($0.action) }, undone: t.undone)
+        // With damaged or refused records, staged entries no intent accounts for are kept, not a failure that
+        // would stop every later run: the transaction closes, and they wait in staging for a person.
+        rollback.unaccountedAreKept = damaged
         let result = rollback.run(reason: t.resuming ? "resuming an interrupted rollback" : "interrupted before its commit (found by recovery)")
         guard result.complete else {
             throw RecoveryError(transaction: id, failures: result.failures)
@@ -130,11 +192,10 @@ public enum Recovery {
 
     /// Removes what a committed transaction left in staging (nothing, when it was already purged).
     private static func finishPurge(of id: String, lock: ApplyLock) throws(FileSystemError) {
-        guard let parent = try lock.state.stagingParent(create: false) else { return }
-        let name = FileName(unchecked: Array(id.utf8))
-        let staging: DirectoryHandle
-        do { staging = try parent.openDirectory(name) } catch where error.errno == .noSuchFile { return }
-        try Transaction.purge(staging: staging, named: name, in: parent)
+        let opened: (parent: DirectoryHandle, staging: DirectoryHandle)?
+        do { opened = try lock.state.openStaging(for: id) } catch where error.errno == .noSuchFile { return }
+        guard let opened else { return }
+        try Transaction.purge(staging: opened.staging, named: lock.state.stagingName(for: id), in: opened.parent)
     }
 
     /// Rewrites a large journal keeping what `policyctl journal` shows (begin, skip, commit, rollback, kept,

@@ -40,6 +40,9 @@ struct Rollback {
     private let directories: DirectoryCache
     private var staging: DirectoryHandle?
     private var stagingParent: DirectoryHandle?
+    /// Set by recovery when the journal had damaged or refused records: staged entries no intent accounts
+    /// for are then kept (reported, never removed) instead of failing every later recovery.
+    var unaccountedAreKept = false
 
     init(transaction: String, lock: ApplyLock, journal: Journal, sequence: Int, intents: [Intent], undone: Set<Int>) {
         self.transaction = transaction
@@ -68,10 +71,12 @@ struct Rollback {
         w.string("reason", reason)
         write(w, flush: true, into: &result)
 
-        let name = FileName(unchecked: Array(transaction.utf8))
+        let name = lock.state.stagingName(for: transaction)
         do {
-            stagingParent = try lock.state.stagingParent(create: false)
-            staging = try stagingParent?.openDirectory(name)
+            // Checked like every folder of state: a staging folder someone else made is never used.
+            let opened = try lock.state.openStaging(for: transaction)
+            stagingParent = opened?.parent
+            staging = opened?.staging
         } catch where error.errno == .noSuchFile {
             // Never made (a crash before the staging folder existed), or already removed.
         } catch {
@@ -146,7 +151,16 @@ struct Rollback {
                     return staged
                 })
                 let left = ((try? staging?.entries()) ?? []).map(\.name).filter { !keptNames.contains($0) }
-                if !left.isEmpty {
+                if !left.isEmpty && unaccountedAreKept {
+                    for name in left {
+                        let kept = Kept(path: RelativePath([name]), reason: "staged by a damaged journal record; kept as \(lock.state.stagingPath(for: transaction))/\(name.escaped)")
+                        result.kept.append(kept)
+                        var k = record(.kept)
+                        k.path("path", kept.path)
+                        k.string("reason", kept.reason)
+                        write(k, flush: false, into: &result)
+                    }
+                } else if !left.isEmpty {
                     result.failures.append("staging still holds \(left.map(\.escaped).joined(separator: ", ")) not accounted for")
                     return result
                 }
@@ -221,16 +235,16 @@ struct Rollback {
         case .stage(let path, let name):
             guard let staging, try staging.statusIfPresent(of: name) != nil else { return .nothing }
             guard let parent = try directories.directoryIfPresent(path.parent) else {
-                return .kept(Kept(path: path, reason: "its folder is gone; kept as .policyctl/staging/\(transaction)/\(name)"))
+                return .kept(Kept(path: path, reason: "its folder is gone; kept as \(lock.state.stagingPath(for: transaction))/\(name)"))
             }
             if !act, try parent.statusIfPresent(of: path.lastComponent!) != nil {
-                return .kept(Kept(path: path, reason: "something new is at that path; kept as .policyctl/staging/\(transaction)/\(name)"))
+                return .kept(Kept(path: path, reason: "something new is at that path; kept as \(lock.state.stagingPath(for: transaction))/\(name)"))
             }
             guard act else { return .undone([]) }
             do {
                 try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
             } catch where error.errno == .fileExists {
-                return .kept(Kept(path: path, reason: "something new is at that path; kept as .policyctl/staging/\(transaction)/\(name)"))
+                return .kept(Kept(path: path, reason: "something new is at that path; kept as \(lock.state.stagingPath(for: transaction))/\(name)"))
             }
             return .undone([path.parent])
 

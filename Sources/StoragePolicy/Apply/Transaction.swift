@@ -61,17 +61,17 @@ final class Transaction {
         w.string("root", metadata.rootPath)
         w.int("rootDev", lock.state.rootStatus.device)
         w.int("rootIno", lock.state.rootStatus.inode)
+        w.string("staging", lock.state.stagingPath(for: id))
         w.int("actions", metadata.actions)
         w.string("tool", StoragePolicyVersion.tool)
         w.int("pid", Int(getpid()))
         journal.append(w)
         try journal.flush()
         // The begin record is durable first, so a staging folder never exists without a journal entry.
-        let name = FileName(unchecked: Array(id.utf8))
+        let name = lock.state.stagingName(for: id)
         do {
-            let parent = try makeStaging(name, state: lock.state, journal: journal)
-            try parent.sync()
-            let staging = try parent.openDirectory(name)
+            // A fresh folder for each transaction: created exclusively (0700), checked through its descriptor.
+            let (parent, staging) = try makeStaging(for: id, state: lock.state, journal: journal)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
             t.sequence = 1
             return t
@@ -90,17 +90,14 @@ final class Transaction {
 
     /// Creates `.policyctl/staging/<name>` (and `staging` itself the first time), returning `staging`. A
     /// directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
-    private static func makeStaging(_ name: FileName, state: StateDirectory, journal: Journal) throws(FileSystemError) -> DirectoryHandle {
-        func make() throws(FileSystemError) -> DirectoryHandle {
-            let parent = try state.stagingParent(create: true)!
-            try parent.makeDirectory(name, permissions: 0o700)
-            return parent
-        }
+    /// The transaction's staging folder; on ENOSPC the journal's reserve is given back and it is tried once more.
+    private static func makeStaging(for id: String, state: StateDirectory,
+                                    journal: Journal) throws(FileSystemError) -> (parent: DirectoryHandle, staging: DirectoryHandle) {
         do {
-            return try make()
+            return try state.createStaging(for: id)
         } catch where error.errno == .noSpace {
             guard journal.reserve.release() else { throw error }
-            return try make()
+            return try state.createStaging(for: id)
         }
     }
 
@@ -271,7 +268,7 @@ final class Transaction {
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
     func purge() throws(FileSystemError) {
-        try Transaction.purge(staging: staging, named: FileName(unchecked: Array(id.utf8)), in: stagingParent)
+        try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent)
     }
 
     static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {

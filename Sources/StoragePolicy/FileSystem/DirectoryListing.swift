@@ -55,7 +55,6 @@ public final class DirectoryListing {
         entered.removeAll(keepingCapacity: true)
         count = 0
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let state = Markers.stateDirectory.bytes
         while true {
             if let injected = FaultInjection.check(.readdir) {
                 throw FileSystemError("readdir", path: path, errno: injected)
@@ -71,7 +70,7 @@ public final class DirectoryListing {
             let length = strlen(raw.assumingMemoryBound(to: CChar.self))
             let bytes = UnsafeRawBufferPointer(start: raw, count: length)
             if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { continue }
-            if skipStateDirectory && bytes.elementsEqual(state) { continue }
+            if skipStateDirectory && Markers.isEngineState(bytes) { continue }
             starts.append(names.count)
             names.append(contentsOf: bytes)
             names.append(0)

@@ -4,6 +4,13 @@
 public enum Markers {
     /// The engine's state folder under every root; never scanned, never a rule's target.
     public static let stateDirectory = FileName(unchecked: Array(".policyctl".utf8))
+    /// With --state-dir, each transaction stages into ROOT/.policyctl-staging-<id>: engine state as well.
+    public static let stagingPrefix = ".policyctl-staging-"
+
+    /// True for a name at the root that is the engine's own state (`.policyctl`, `.policyctl-staging-*`).
+    public static func isEngineState(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.elementsEqual(stateDirectory.bytes) || bytes.starts(with: stagingPrefix.utf8)
+    }
 
     /// The freedesktop backup-exclusion key honoured by borg and others on Linux, and its value.
     public static let linuxBackupAttribute = "user.xdg.robots.backup"

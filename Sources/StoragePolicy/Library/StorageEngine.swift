@@ -29,6 +29,10 @@ public struct StorageEngine: Sendable {
     /// Whether `apply`, `recover` and `journal` wait for another run holding the root's lock (true), or
     /// fail at once with ``EngineError/lockHeld(pid:)`` (false: what an app at launch usually wants).
     public var waitForLock: Bool
+    /// Where the lock and the journal are kept: nil for ROOT/.policyctl, or a directory outside the root
+    /// (created 0700 when missing, its parent must exist), like `policyctl apply --state-dir`. With it, a
+    /// ROOT/.policyctl someone else left is ignored. Staging stays on the root's filesystem.
+    public var stateDirectory: String? = nil
 
     /// An engine for `policy` (loaded from YAML, or built with the DSL) over `root`.
     public init(policy: Policy, root: String, planOptions: PlanOptions = PlanOptions(), waitForLock: Bool = true) {
@@ -140,10 +144,19 @@ public struct StorageEngine: Sendable {
 
     /// Every transaction the root's journal records, oldest first: when, by which policy, what it did.
     /// Empty when nothing was ever applied here. Reads only; takes no lock.
+    /// - Throws: ``EngineError/other(_:)`` holding an ``UntrustedState`` when the state folder was not made by
+    ///   this user (another owner, group or other write, a symlink): it is never read.
     public func journal() throws(EngineError) -> [TransactionSummary] {
         do {
             let handle = try DirectoryHandle.open(root: root)
-            guard let state = try StateDirectory.open(root: handle, create: false) else { return [] }
+            let state: StateDirectory
+            if let stateDirectory {
+                guard (try? DirectoryHandle.open(root: stateDirectory)) != nil else { return [] }
+                state = try StateDirectory.open(root: handle, stateDirectory: stateDirectory)
+            } else {
+                guard let opened = try StateDirectory.open(root: handle, create: false) else { return [] }
+                state = opened
+            }
             return try JournalHistory.read(state).transactions
         } catch {
             throw EngineError.wrap(error)
@@ -187,8 +200,14 @@ public struct StorageEngine: Sendable {
         let session: Session
         do {
             let handle = try DirectoryHandle.open(root: root)
-            guard let state = try StateDirectory.open(root: handle, create: true) else {
-                throw FileSystemError("mkdir", path: .root, errno: .noSuchFile)
+            let state: StateDirectory
+            if let stateDirectory {
+                state = try StateDirectory.open(root: handle, stateDirectory: stateDirectory)
+            } else {
+                guard let opened = try StateDirectory.open(root: handle, create: true) else {
+                    throw FileSystemError("mkdir", path: .root, errno: .noSuchFile)
+                }
+                state = opened
             }
             let lock = try state.lock(wait: waitForLock)
             session = Session(state: state, lock: lock, rootPath: StorageEngine.canonical(root))

@@ -21,14 +21,17 @@ public struct ScheduledJob: Sendable, Hashable {
     /// Pass `--force-root` to apply: the root is one policyctl refuses by default (the home directory itself,
     /// say, for a policy whose rules are all scoped below it).
     public var forceRoot: Bool
+    /// Pass `--state-dir` to apply: the lock and journal live there, outside the root (absolute).
+    public var stateDirectory: String?
 
     public init(name: String, policyName: String, executable: String, policyPath: String, root: String,
                 trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
-                forceRoot: Bool = false) throws(ScheduleError) {
+                forceRoot: Bool = false, stateDirectory: String? = nil) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
             throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
         }
-        for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)] {
+        for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)]
+            + (stateDirectory.map { [("state directory", $0)] } ?? []) {
             guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
             guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
                 throw ScheduleError("the \(what) path '\(PrintableText.escapingControls(path))' holds a control character, which unit files and crontabs cannot carry")
@@ -38,12 +41,14 @@ public struct ScheduledJob: Sendable, Hashable {
         self.name = name; self.policyName = PrintableText.escapingControls(policyName); self.executable = executable; self.policyPath = policyPath
         self.root = root; self.trigger = trigger; self.scope = scope; self.home = home
         self.forceRoot = forceRoot
+        self.stateDirectory = stateDirectory
     }
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
     /// the lock and logs plain lines that journald, syslog and launchd's log files read well.
     public var arguments: [String] {
         [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
+            + (stateDirectory.map { ["--state-dir", $0] } ?? [])
             + ["--yes", "--no-wait", "--log-format", "plain"]
     }
 

@@ -21,7 +21,7 @@ public struct SystemdUnits: Sendable {
     /// The paths the run must see where they are: the root, the policy and the binary. A PrivateTmp would
     /// hide any of them that lives under /tmp or /var/tmp.
     private var pathsUnderTemporaryDirectories: [String] {
-        [job.root, job.policyPath, job.executable].filter { p in
+        ([job.root, job.policyPath, job.executable] + (job.stateDirectory.map { [$0] } ?? [])).filter { p in
             ["/tmp", "/var/tmp"].contains { p == $0 || p.hasPrefix($0 + "/") }
         }
     }
@@ -57,12 +57,16 @@ public struct SystemdUnits: Sendable {
             "SystemCallErrorNumber=EPERM",
         ]
         // The mount-namespace sandbox: everything read-only but the root (the lock, journal and staging live
-        // in ROOT/.policyctl), no devices, no network, no kernel knobs.
+        // in ROOT/.policyctl) and the --state-dir if any, no devices, no network, no kernel knobs.
         var sandbox = [
             "ProtectSystem=strict",
             "ProtectHome=read-only",
             "ReadWritePaths=\(root)",
         ]
+        if let state = job.stateDirectory {
+            // The lock and journal live outside the root (--state-dir): writable too.
+            sandbox.append("ReadWritePaths=\(SystemdUnits.quote(state, environment: false))")
+        }
         let hidden = pathsUnderTemporaryDirectories
         if hidden.isEmpty {
             sandbox.append("PrivateTmp=yes")

@@ -25,6 +25,23 @@ import Testing
                                   "--yes", "--no-wait", "--log-format", "plain"])
     }
 
+    @Test("--state-dir is passed on to apply, and the systemd sandbox lets the run write it")
+    func stateDirectory() throws {
+        let job = try ScheduledJob(name: "shared", policyName: "p", executable: "/usr/bin/policyctl", policyPath: "/etc/p.yaml",
+                                   root: "/srv/shared", trigger: .every(.days(1)), stateDirectory: "/var/lib/policyctl/shared")
+        #expect(job.arguments == ["/usr/bin/policyctl", "apply", "--policy", "/etc/p.yaml", "--root", "/srv/shared",
+                                  "--state-dir", "/var/lib/policyctl/shared", "--yes", "--no-wait", "--log-format", "plain"])
+        let service = SystemdUnits(job).service.split(separator: "\n").map(String.init)
+        #expect(service.contains("ReadWritePaths=/srv/shared"))
+        #expect(service.contains("ReadWritePaths=/var/lib/policyctl/shared"))
+        #expect(service.contains { $0.hasPrefix("ExecStart=") && $0.contains(" --state-dir /var/lib/policyctl/shared ") })
+        #expect(try CronLine(job).line().contains(" --state-dir /var/lib/policyctl/shared "))
+        #expect(throws: ScheduleError("the state directory path 'state' is not absolute")) {
+            try ScheduledJob(name: "s", policyName: "p", executable: "/p", policyPath: "/p", root: "/r", trigger: .every(.days(1)),
+                             stateDirectory: "state")
+        }
+    }
+
     @Test("relative paths, control characters and bad names are refused")
     func refusals() {
         #expect(throws: ScheduleError("the root path 'srv/data' is not absolute")) {
