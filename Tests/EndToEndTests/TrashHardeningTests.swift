@@ -178,4 +178,18 @@ struct TrashHardeningTests {
         #expect(try Self.attributes(outside + "/victim").filter { $0.hasPrefix("user.policyctl") }.isEmpty)
         #expect(try Self.attributes(outside + "/other.db").filter { $0.hasPrefix("user.policyctl") }.isEmpty)
     }
+
+    @Test("a half-made FreeDesktop trash: --list of one with only info/ is empty; trash into it makes files/")
+    func halfMade() throws {
+        let scratch = ScratchDirectory("trash-half")
+        let root = scratch.sub("root")
+        try buildTree(at: root, [.dir("Trash"), .dir("Trash/info"), .file("a.txt", size: 3)])
+        let list = try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "--list"])
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout == "The trash folder Trash is empty.\n")
+        let trash = try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "a.txt"])
+        #expect(trash.status == 0, "\(trash)")
+        #expect(FileManager.default.fileExists(atPath: root + "/Trash/files/a.txt"))
+        #expect(FileManager.default.fileExists(atPath: root + "/Trash/info/a.txt.trashinfo"))
+    }
 }

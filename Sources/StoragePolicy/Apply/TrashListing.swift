@@ -26,7 +26,9 @@ public enum TrashListing {
         }
         var out: [TrashedItem] = []
         if resolved == .freedesktop {
-            let files = try directory.openDirectory(TrashFolder.filesName)
+            // A half-made FreeDesktop trash (only info/) holds no items yet.
+            let files: DirectoryHandle
+            do { files = try directory.openDirectory(TrashFolder.filesName) } catch where error.errno == .noSuchFile { return [] }
             let info = try? directory.openDirectory(TrashFolder.infoName)
             let root = Array(rootPath.utf8)
             for entry in try files.entries() {
