@@ -242,7 +242,8 @@ import Glibc
     @Test("app trash index: a hard-linked item is dated by root's or its owner's entry; anyone else's is ignored")
     func appIndex() throws {
         let now = Tree.currentTimeNs()
-        let old = "[Trash Info]\nPath=docs/a\nDeletionDate=\(Self.utcDate(now, minus: .days(40)))\n"
+        // One second past 40 days: the .250 fraction the helper adds must not make it 39d23h.
+        let old = "[Trash Info]\nPath=docs/a\nDeletionDate=\(Self.utcDate(now, minus: .seconds(40 * 86400 + 1)))\n"
         let tree = try Tree(now: now) {
             Dir("Trash") {
                 File("linked")
