@@ -192,4 +192,23 @@ struct TrashHardeningTests {
         #expect(FileManager.default.fileExists(atPath: root + "/Trash/files/a.txt"))
         #expect(FileManager.default.fileExists(atPath: root + "/Trash/info/a.txt.trashinfo"))
     }
+
+    @Test("the index is journaled: a crash after its mkdir, create or the move is rolled back by recover")
+    func indexCrash() throws {
+        for after in 1...3 {
+            let scratch = ScratchDirectory("trash-index-crash")
+            let root = scratch.sub("root")
+            let outside = scratch.sub("outside")
+            try buildTree(at: outside, [.file("f", size: 4)])
+            try buildTree(at: root, [.dir("d"), .hardlink("d/f", target: outside + "/f"), .symlink("d/s", target: "/etc")])
+            let before = try manifest(of: root)
+            let run = try policyctl(["trash", "--root", root, "--trash-dir", ".Trash", "d/f", "d/s"],
+                                    environment: ["POLICYCTL_CRASH_AFTER_CHANGES": String(after + 1)])
+            #expect(run.signal == SIGKILL, "\(after): \(run)")
+            #expect(try policyctl(["recover", "--root", root]).status == 0)
+            // The trash folder itself was made on the way (-1 action) and is undone too.
+            #expect(try manifest(of: root) == before, "\(after)")
+            #expect(try Self.attributes(outside + "/f").filter { $0.hasPrefix("user.policyctl") }.isEmpty)
+        }
+    }
 }
