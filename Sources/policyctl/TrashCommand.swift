@@ -9,8 +9,9 @@ struct TrashCommand: Command {
         discussion: """
             PATHs are relative to the root (or absolute paths under it). Items get Finder-style unique names \
             ('name (2).ext') and a record of when they were trashed, so trash retention measures from that \
-            moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ and info/, else xattr stamps \
-            (user.policyctl.trashed, user.policyctl.origin). The trash folder is the policy's first trash rule's \
+            moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ or info/, else xattr stamps \
+            (user.policyctl.trashed, user.policyctl.origin), or for a file with several hard links or a symlink \
+            (never given an xattr) an entry in the folder's .policyctl-info/ index. The trash folder is the policy's first trash rule's \
             path, or --trash-dir. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
             items were skipped (each reported), 3 failed and rolled back, 64 usage, 74 I/O error.
             """,

@@ -252,7 +252,10 @@ func makePlan(root: String, policyFile: String, _ wanted: [PlannedAction], entri
             action = Action(kind: .rename(to: RelativePath(to)!), path: RelativePath(p)!, rule: "naming", reason: "lowercase", identity: id, type: type)
         case .trash(let p, let folder):
             let (id, type, bytes) = identity(p)
-            action = Action(kind: .trash(to: RelativePath(folder)!), path: RelativePath(p)!, rule: "forbid", reason: "forbidden", bytes: bytes, identity: id, type: type)
+            // As the planner names it: the destination, `files/NAME` in a FreeDesktop trash, `NAME` in an app trash.
+            let items = (try? handle.openDirectory(at: RelativePath(folder)!).statusIfPresent(of: FileName("files")!))??.type == .directory
+                ? RelativePath(folder)!.appending(FileName("files")!) : RelativePath(folder)!
+            action = Action(kind: .trash(to: items.appending(RelativePath(p)!.lastComponent!)), path: RelativePath(p)!, rule: "forbid", reason: "forbidden", bytes: bytes, identity: id, type: type)
         case .mkdir(let p):
             action = Action(kind: .mkdir, path: RelativePath(p)!, rule: "layout", reason: "missing")
         case .setxattr(let p, let name, let value):

@@ -115,8 +115,17 @@ public struct Applier: Sendable {
                 let directory = try? lock.state.root.openDirectory(at: item.parent)
                 let origin = try? directory?.extendedAttribute(TrashFolder.originAttribute, of: name)
                 let stamp = try? directory?.extendedAttribute(Markers.trashStampAttribute, of: name)
-                original = origin.flatMap { $0 }.flatMap { RelativePath($0) }
-                cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: origin.flatMap { $0 })
+                if let origin = origin.flatMap({ $0 }) {
+                    original = RelativePath(origin)
+                    cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: origin)
+                } else if let index = trash.indexFolder, let (from, entry) = indexEntry(index, for: name, owner: status.userID) {
+                    // Hard-linked files and symlinks carry no stamps: their index entry goes with them.
+                    original = relativeToRoot(from, rootPath: options.rootPath)
+                    cleanup = .trashInfo(entry)
+                } else {
+                    original = nil
+                    cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: nil)
+                }
             }
             guard let original, !original.isRoot else {
                 missing.append(ApplyReport.Item(action: action, verb: "restore", outcome: .skipped("no record of where it came from")))
@@ -132,13 +141,25 @@ public struct Applier: Sendable {
         return report
     }
 
-    /// `.freedesktop` when the folder has `files/` and `info/`, else `.app`, unless a layout is requested.
+    /// The origin an app trash's index records for `name`, and the entry's path; only an entry root or the
+    /// item's owner wrote counts (anyone who can write to the trash could forge one for someone else's item).
+    private func indexEntry(_ index: RelativePath, for name: FileName, owner: UInt32) -> ([UInt8], RelativePath)? {
+        let entry = TrashFolder.infoName(for: name)
+        guard let directory = try? lock.state.root.openDirectory(at: index),
+              let status = try? directory.status(of: entry), status.type == .regular,
+              status.userID == 0 || status.userID == owner,
+              let contents = try? directory.readFile(entry, limit: 64 * 1024),
+              let origin = TrashFolder.originalPath(inTrashInfo: contents) else { return nil }
+        return (origin, index.appending(entry))
+    }
+
+    /// `.freedesktop` when the folder has `files/` or `info/`, else `.app`, unless a layout is requested.
     public func detectLayout(_ folder: RelativePath, requested: TrashRetention.Layout) -> TrashRetention.Layout {
         guard requested == .automatic else { return requested }
         guard let directory = try? lock.state.root.openDirectory(at: folder) else { return .app }
         let files = (try? directory.statusIfPresent(of: TrashFolder.filesName)) ?? nil
         let info = (try? directory.statusIfPresent(of: TrashFolder.infoName)) ?? nil
-        return files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+        return TrashFolder.detectedLayout(filesIsDirectory: files?.type == .directory, infoIsDirectory: info?.type == .directory)
     }
 
     private func run(_ steps: [Step], kind: String, policy: String, options: ApplyOptions) throws(ApplyError) -> ApplyReport {

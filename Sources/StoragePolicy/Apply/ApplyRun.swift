@@ -310,24 +310,31 @@ final class ApplyRun {
         }
     }
 
-    private func prepareTrash(_ action: Action, into folderPath: RelativePath) throws(FileSystemError) -> Preparation {
+    private func prepareTrash(_ action: Action, into _: RelativePath) throws(FileSystemError) -> Preparation {
         let path = action.path
-        guard let folder = trashFolders[folderPath] else { return .skip("no trash folder") }
+        guard let folder = trashFolderPath(of: action).flatMap({ trashFolders[$0] }) else { return .skip("no trash folder") }
         if path.hasPrefix(folder.path) { return .skip("is already in the trash folder") }
         if folder.path.hasPrefix(path) { return .skip("holds the trash folder itself") }
+        let source = try directories.directory(path.parent)
+        guard let status = try source.statusIfPresent(of: path.lastComponent!) else { return .skip("vanished since the plan") }
+        // No xattr is ever written to an inode with other names (it may live outside the root) or to a symlink
+        // (Linux refuses): an app trash records those in its index instead.
+        let indexed = folder.layout == .app && (status.type == .symlink || (status.type != .directory && status.linkCount > 1))
         let itemsFolder = folder.itemsFolder
         let items = try directories.directoryIfPresent(itemsFolder)
-        let info = try folder.infoFolder.flatMap { p throws(FileSystemError) in try directories.directoryIfPresent(p) }
+        let records = folder.infoFolder ?? folder.indexFolder
+        let recordsDirectory = try records.flatMap { p throws(FileSystemError) in try directories.directoryIfPresent(p) }
         let isDirectory = action.type == .directory
         let taken = reserved[itemsFolder, default: []]
         // A name that cannot even be checked counts as taken: the next candidate is tried instead.
-        let maxLength = folder.layout == .freedesktop ? 255 - TrashFolder.infoSuffix.count : 255
+        let maxLength = folder.layout == .freedesktop || indexed ? 255 - TrashFolder.infoSuffix.count : 255
         func present(_ name: FileName, in directory: DirectoryHandle?) -> Bool {
             guard let directory else { return false }
             do { return try directory.statusIfPresent(of: name) != nil } catch { return true }
         }
         let name = TrashFolder.uniqueName(for: path.lastComponent!, isDirectory: isDirectory, maxLength: maxLength) { n in
-            taken.contains(n) || present(n, in: items) || present(TrashFolder.infoName(for: n), in: info)
+            taken.contains(n) || (folder.layout == .app && TrashFolder.isReservedInAppTrash(n))
+                || present(n, in: items) || present(TrashFolder.infoName(for: n), in: recordsDirectory)
         }
         reserved[itemsFolder, default: []].insert(name)
         let destination = itemsFolder.appending(name)
@@ -339,19 +346,39 @@ final class ApplyRun {
                 (.rename(from: path, to: destination), action.identity),
             ], destination: destination)
         }
-        var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
-        // Symlinks cannot carry user xattrs on Linux: their retention falls back to ctime.
-        if action.type != .symlink {
-            // The parent must open: a stamp left out silently would date the item by ctime instead.
-            let source = try directories.directory(path.parent)
-            let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
-            let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
-            changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
-                                      value: Array(String(nowSeconds).utf8), previous: stamp), action.identity))
-            changes.append((.setxattr(path: destination, attribute: TrashFolder.originAttribute,
-                                      value: path.bytes, previous: origin), action.identity))
+        if indexed, let indexFolder = folder.indexFolder {
+            var changes: [(Change, EntryIdentity?)] = []
+            if recordsDirectory == nil && !planned.contains(indexFolder) {
+                planned.insert(indexFolder)
+                changes.append((.mkdir(path: indexFolder), nil))
+            }
+            let contents = TrashFolder.indexEntry(origin: path, deletedAt: nowSeconds)
+            changes.append((.create(path: indexFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil))
+            changes.append((.rename(from: path, to: destination), action.identity))
+            return .changes(changes, destination: destination)
         }
+        var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
+        // The parent must open: a stamp left out silently would date the item by ctime instead.
+        let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
+        let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
+        changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
+                                  value: Array(String(nowSeconds).utf8), previous: stamp), action.identity))
+        changes.append((.setxattr(path: destination, attribute: TrashFolder.originAttribute,
+                                  value: path.bytes, previous: origin), action.identity))
         return .changes(changes, destination: destination)
+    }
+
+    /// The trash folder a trash step moves into. `policyctl trash` names the folder; a plan names the
+    /// destination (`T/files/NAME` in a FreeDesktop trash, `T/NAME` in an app trash), so enforced forbid
+    /// lands exactly where `policyctl trash` would put the item, with the same records.
+    private func trashFolderPath(of action: Action) -> RelativePath? {
+        guard case .trash(let to) = action.kind else { return nil }
+        if metadata.kind == "trash" { return to }
+        let items = to.parent
+        if items.lastComponent == TrashFolder.filesName, !items.parent.isRoot, options.trashLayout != .app {
+            return items.parent
+        }
+        return items
     }
 
     private func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
@@ -388,7 +415,7 @@ final class ApplyRun {
     private func resolveTrashFolders() throws {
         var folders: [RelativePath] = []
         for step in steps {
-            if case .trash(let f) = step.action.kind, !folders.contains(f) { folders.append(f) }
+            if let f = trashFolderPath(of: step.action), !folders.contains(f) { folders.append(f) }
         }
         for path in folders {
             do {
@@ -397,7 +424,7 @@ final class ApplyRun {
                 if layout == .automatic {
                     let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
                     let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
-                    layout = files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+                    layout = TrashFolder.detectedLayout(filesIsDirectory: files?.type == .directory, infoIsDirectory: info?.type == .directory)
                 }
                 let folder = TrashFolder(path: path, layout: layout)
                 trashFolders[path] = folder

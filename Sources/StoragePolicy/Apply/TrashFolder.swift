@@ -1,5 +1,6 @@
 // A trash folder's layout and its conventions: Finder-style unique names (`name (2).ext`), FreeDesktop
-// `.trashinfo` files, and the xattr stamps of an app `.Trash`. Pure values and formats; never touches the disk.
+// `.trashinfo` files, the xattr stamps of an app `.Trash`, and its index for items no xattr may be written
+// to. The folder's own structure (`files/`, `info/`, the index) is never an item. Pure values and formats.
 
 public struct TrashFolder: Sendable, Hashable {
     /// The folder, relative to the root.
@@ -15,11 +16,28 @@ public struct TrashFolder: Sendable, Hashable {
     static let filesName = FileName(unchecked: Array("files".utf8))
     static let infoName = FileName(unchecked: Array("info".utf8))
     static let infoSuffix = Array(".trashinfo".utf8)
+    /// An app trash's index: `.policyctl-info/NAME.trashinfo` (the FreeDesktop format) records when and from
+    /// where an item was trashed when no xattr may be written to it (a file with several hard links: the
+    /// stamp would land on every other name of the inode, possibly outside the root) or can be (a symlink).
+    public static let indexName = FileName(unchecked: Array(".policyctl-info".utf8))
+
+    /// The layout of an existing folder given which of `files/` and `info/` are directories: FreeDesktop
+    /// when either is (a half-made FreeDesktop trash is still one: its `files/` is never an item).
+    static func detectedLayout(filesIsDirectory: Bool, infoIsDirectory: Bool) -> TrashRetention.Layout {
+        filesIsDirectory || infoIsDirectory ? .freedesktop : .app
+    }
+
+    /// Names an app trash never gives an item: its index, and the two that would make it look FreeDesktop.
+    static func isReservedInAppTrash(_ name: FileName) -> Bool {
+        name == indexName || name == filesName || name == infoName
+    }
 
     /// Where trashed items go: `files/` in the FreeDesktop layout, the folder itself in an app trash.
     public var itemsFolder: RelativePath { layout == .freedesktop ? path.appending(TrashFolder.filesName) : path }
     /// Where `.trashinfo` files go (FreeDesktop only).
     public var infoFolder: RelativePath? { layout == .freedesktop ? path.appending(TrashFolder.infoName) : nil }
+    /// Where an app trash records items that carry no xattr stamps (app layout only).
+    public var indexFolder: RelativePath? { layout == .app ? path.appending(TrashFolder.indexName) : nil }
 
     /// The `.trashinfo` name recording the item `name`.
     static func infoName(for name: FileName) -> FileName {
@@ -66,9 +84,19 @@ public struct TrashFolder: Sendable, Hashable {
 
     /// The `.trashinfo` contents for an item that was at `absolutePath`, deleted at `seconds` (epoch).
     static func trashInfo(absolutePath: [UInt8], deletedAt seconds: Int64) -> [UInt8] {
+        trashInfo(path: absolutePath, deletionDate: WallClock.localTimestamp(seconds: seconds))
+    }
+
+    /// An app trash index entry: the root-relative origin and the time in UTC with a `Z`, so the record
+    /// does not depend on the zone of whoever reads it.
+    static func indexEntry(origin: RelativePath, deletedAt seconds: Int64) -> [UInt8] {
+        trashInfo(path: origin.bytes, deletionDate: WallClock.rfc3339(ns: seconds * 1_000_000_000))
+    }
+
+    private static func trashInfo(path: [UInt8], deletionDate: String) -> [UInt8] {
         var out = Array("[Trash Info]\nPath=".utf8)
-        out += percentEncoded(absolutePath)
-        out += Array("\nDeletionDate=\(WallClock.localTimestamp(seconds: seconds))\n".utf8)
+        out += percentEncoded(path)
+        out += Array("\nDeletionDate=\(deletionDate)\n".utf8)
         return out
     }
 

@@ -131,6 +131,8 @@ final class TrashItem: @unchecked Sendable {
     var undated: String?
     var bytes: Int64
     var entries: Int
+    /// Its owner (an app trash's index entry for it counts only when root or this owner wrote it).
+    var userID: UInt32 = 0
 
     init(rule: Int, path: RelativePath, name: FileName, type: FileType, identity: EntryIdentity,
          trashedAt: Int64?, dateSource: String, undated: String?, bytes: Int64, entries: Int) {
@@ -140,15 +142,27 @@ final class TrashItem: @unchecked Sendable {
     }
 }
 
-/// A FreeDesktop `info/NAME.trashinfo` file and the date read from it.
+/// A FreeDesktop `info/NAME.trashinfo` file (or an app trash's `.policyctl-info/NAME.trashinfo`) and the
+/// date read from it.
 struct TrashInfoFile: Sendable {
     var rule: Int
     /// The item name it describes (NAME without `.trashinfo`).
     var itemName: FileName
     var path: RelativePath
     var deletionDate: Int64?
+    /// Why it gives no date, when it gives none.
+    var problem: String?
     var identity: EntryIdentity
     var bytes: Int64
+    /// Its owner: an app trash's index entry counts only when root or the item's owner wrote it.
+    var userID: UInt32
+}
+
+/// Every name in a trash rule's items folder (`files/`, or an app trash folder itself), listed whole: a
+/// `.trashinfo` whose item is not among them is an orphan.
+struct TrashItemsListing: Sendable {
+    var rule: Int
+    var names: Set<FileName>
 }
 
 /// An entry a forbid rule selected.
@@ -170,6 +184,7 @@ final class EvaluationResults: @unchecked Sendable {
     let quota = QuotaLedger()
     @exclusivity(unchecked) var trashItems: [TrashItem] = []
     @exclusivity(unchecked) var trashInfos: [TrashInfoFile] = []
+    @exclusivity(unchecked) var trashListings: [TrashItemsListing] = []
     @exclusivity(unchecked) var forbidden: [ForbiddenEntry] = []
     /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
     var trashFolderNames: [FileName]? = nil

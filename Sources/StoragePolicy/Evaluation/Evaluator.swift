@@ -97,6 +97,8 @@ final class Evaluator: WalkVisitor {
             case .trash:
                 guard !structural, trashRole(rule, parentComponents: components.dropLast()) == .items,
                       rule.selects([], name) else { continue }
+                // An app trash's index folder is its structure, never an item.
+                if rule.trashLayout == .app && name.elementsEqual(TrashFolder.indexName.bytes) { continue }
                 let item = makeTrashItem(rule, path: listing.path, name: listing.path.lastComponent!, status: status,
                                          stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: nil) })
                 trashItem = item
@@ -139,6 +141,11 @@ final class Evaluator: WalkVisitor {
             if case .trash = rule.rule.kind {
                 role = trashRole(rule, parentComponents: components[...])
                 if role == .items || role == .inside || (role == .folder && rule.trashLayout == .app) { measureAll = true }
+                if role == .items {
+                    // Every name, judged or not (unreadable ones too): a .trashinfo is an orphan only when its
+                    // item is really absent, never because the item could not be stat'ed.
+                    worker.trashListings.append(TrashItemsListing(rule: index, names: Set((0..<listing.count).map(listing.name))))
+                }
             }
             let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
             if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
@@ -284,8 +291,11 @@ final class Evaluator: WalkVisitor {
     func trashRole(_ rule: CompiledRule, parentComponents components: ArraySlice<ArraySlice<UInt8>>) -> TrashRole {
         let depth = components.count - rule.scopeDepth
         if depth == 0 { return rule.trashLayout == .app ? .items : .folder }
-        guard rule.trashLayout == .freedesktop else { return .inside }
         let top = components[components.startIndex + rule.scopeDepth]
+        guard rule.trashLayout == .freedesktop else {
+            guard top.elementsEqual(TrashFolder.indexName.bytes) else { return .inside }
+            return depth == 1 ? .infos : .ignored
+        }
         if depth == 1 {
             if top.elementsEqual("files".utf8) { return .items }
             if top.elementsEqual("info".utf8) { return .infos }
@@ -307,10 +317,12 @@ final class Evaluator: WalkVisitor {
             let suffix = Array(".trashinfo".utf8)
             guard type == .regular, name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
                   let s = status() else { return }
-            let date = (try? listing.readPrefix(of: i, limit: 64 * 1024)).flatMap(TrashDates.deletionDate(fromTrashInfo:))
+            let reading: TrashDates.Reading?
+            do { reading = TrashDates.read(trashInfo: try listing.readPrefix(of: i, limit: 64 * 1024)) } catch { reading = nil }
             worker.trashInfos.append(TrashInfoFile(rule: rule.index, itemName: FileName(unchecked: Array(name.dropLast(suffix.count))),
-                                                   path: listing.path(of: i), deletionDate: date, identity: s.identity,
-                                                   bytes: s.bytesFreedByRemoval))
+                                                   path: listing.path(of: i), deletionDate: reading?.date,
+                                                   problem: reading == nil ? "cannot be read" : reading!.problem,
+                                                   identity: s.identity, bytes: s.bytesFreedByRemoval, userID: s.userID))
         case .inside:
             _ = status()
         case .folder, .ignored:
@@ -340,9 +352,11 @@ final class Evaluator: WalkVisitor {
                 source = "ctime"
             }
         }
-        return TrashItem(rule: rule.index, path: path, name: name, type: status.type, identity: status.identity,
-                         trashedAt: trashedAt, dateSource: source, undated: undated,
-                         bytes: status.bytesFreedByRemoval, entries: 1)
+        let item = TrashItem(rule: rule.index, path: path, name: name, type: status.type, identity: status.identity,
+                             trashedAt: trashedAt, dateSource: source, undated: undated,
+                             bytes: status.bytesFreedByRemoval, entries: 1)
+        item.userID = status.userID
+        return item
     }
 
     // MARK: Backup markers

@@ -183,7 +183,7 @@ struct Preflight {
         guard case .directory(let handle, _) = presence(of: rule.path) else { return .app }
         let files = try? handle.statusIfPresent(of: FileName("files")!)
         let info = try? handle.statusIfPresent(of: FileName("info")!)
-        return files?.type == .directory && info?.type == .directory ? .freedesktop : .app
+        return TrashFolder.detectedLayout(filesIsDirectory: files?.type == .directory, infoIsDirectory: info?.type == .directory)
     }
 
     /// True when the mount holding `path` keeps atime only approximately (relatime, noatime).

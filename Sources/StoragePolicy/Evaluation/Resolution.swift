@@ -29,6 +29,7 @@ struct Resolution {
         actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
         var trashItems: [TrashItem] = []
         var trashInfos: [TrashInfoFile] = []
+        var trashListings: [TrashItemsListing] = []
         var forbidden: [ForbiddenEntry] = []
         var folderNames: [FileName] = []
         // Moved out of each thread's results, so no action or record is held twice.
@@ -38,6 +39,7 @@ struct Resolution {
             found.append(contentsOf: r.violations)
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
+            trashListings.append(contentsOf: r.trashListings)
             forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
@@ -48,27 +50,40 @@ struct Resolution {
 
         // Trash retention: date every item, delete the ones kept longer than `retain`.
         let infos = Dictionary(trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
+        var listed: [Int: Set<FileName>] = [:]
+        for l in trashListings { listed[l.rule, default: []].formUnion(l.names) }
         for item in trashItems.sorted(by: { $0.path < $1.path }) {
             let rule = rules[item.rule]
             guard case .trash(let retention) = rule.rule.kind else { continue }
-            var info: TrashInfoFile? = nil
+            // The item's .trashinfo (FreeDesktop) or app index entry: deleted with the item.
+            let info = infos[InfoKey(rule: item.rule, name: item.name)]
             var trashedAt = item.trashedAt
             var undated = item.undated
+            var source = item.dateSource
             if rule.trashLayout == .freedesktop {
-                info = infos[InfoKey(rule: item.rule, name: item.name)]
                 if let info {
                     trashedAt = info.deletionDate
-                    if trashedAt == nil { undated = "info/\(item.name.escaped).trashinfo has no readable DeletionDate" }
+                    if trashedAt == nil { undated = "info/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
                 } else {
                     undated = "there is no info/\(item.name.escaped).trashinfo"
                 }
+            } else if source == "ctime", let info, info.userID == 0 || info.userID == item.userID {
+                // No stamp (a hard-linked file or a symlink): the index entry policyctl trash wrote instead.
+                // Only root's or the item's owner's counts: anyone else could date someone else's item.
+                trashedAt = info.deletionDate
+                source = "trash index"
+                if trashedAt == nil { undated = "\(TrashFolder.indexName.escaped)/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
             }
             guard let trashedAt else {
                 report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
                 continue
             }
+            guard !now.subtractingReportingOverflow(trashedAt).overflow else {
+                report(item.rule, item.path, "cannot tell when it was trashed: its date (\(source)) is out of range; kept")
+                continue
+            }
             guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else { continue }
-            let reason = Ages.describe("trashed (\(item.dateSource))", trashedAt, limit: retention.retain, now: now)
+            let reason = Ages.describe("trashed (\(source))", trashedAt, limit: retention.retain, now: now)
             if rule.enforces {
                 actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
                                       identity: item.identity, type: item.type, entries: item.entries))
@@ -81,12 +96,43 @@ struct Resolution {
                 report(item.rule, item.path, "\(reason): would be deleted")
             }
         }
+        // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
+        // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
+        // was listed whole: an unreadable files/ makes nothing an orphan.
+        for info in trashInfos.sorted(by: { $0.path < $1.path }) {
+            let rule = rules[info.rule]
+            guard case .trash(let retention) = rule.rule.kind, let names = listed[info.rule],
+                  !names.contains(info.itemName), rule.selects([], info.itemName.bytes[...]) else { continue }
+            let what = rule.trashLayout == .freedesktop
+                ? "an orphaned .trashinfo (there is no files/\(info.itemName.escaped))"
+                : "an orphaned trash index entry (there is no \(info.itemName.escaped))"
+            guard let date = info.deletionDate, !now.subtractingReportingOverflow(date).overflow else {
+                report(info.rule, info.path, "\(what) \(info.problem ?? "has a DeletionDate out of range"); kept")
+                continue
+            }
+            guard Ages.isOlder(date, than: retention.retain, now: now) else { continue }
+            let reason = Ages.describe("\(what): trashed (DeletionDate)", date, limit: retention.retain, now: now)
+            if rule.enforces {
+                actions.append(Action(kind: .delete, path: info.path, rule: rule.name, reason: reason, bytes: info.bytes,
+                                      identity: info.identity, type: .regular))
+            } else {
+                report(info.rule, info.path, "\(reason): would be deleted")
+            }
+        }
 
         var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
         gone.settleDeletes(&actions)
 
         // Forbidden entries: moved into the trash folder under a free name, or reported.
+        // Taken: the names in the folder, those a .trashinfo or index entry still describes, and (app layout)
+        // the names of the folder's own structure.
         var taken = Set(folderNames.map(\.bytes))
+        if let first = rules.first(where: { if case .trash = $0.rule.kind { true } else { false } }) {
+            for info in trashInfos where info.rule == first.index { taken.insert(info.itemName.bytes) }
+            if first.trashLayout == .app {
+                for name in [TrashFolder.indexName, TrashFolder.filesName, TrashFolder.infoName] { taken.insert(name.bytes) }
+            }
+        }
         var madeTrashFolder = false
         var previousForbidden: RelativePath? = nil
         for entry in forbidden.sorted(by: { ($0.path, $0.rule) < ($1.path, $1.rule) }) {

@@ -217,7 +217,7 @@ struct ApplierTests {
     func trashCreatesFolder() throws {
         let f = try ApplyFixture()
         f.dir("docs"); f.file("docs/x.sqlite")
-        let report = try f.apply(f.plan([try f.action(.trash(to: RelativePath("docs/.Trash")!), "docs/x.sqlite")]))
+        let report = try f.apply(f.plan([try f.action(.trash(to: RelativePath("docs/.Trash/x.sqlite")!), "docs/x.sqlite")]))
         #expect(report.counts == ["trash": 1, "mkdir": 1])
         #expect(report.items.first?.destination == RelativePath("docs/.Trash/x.sqlite"))
         let trash = try f.root.openDirectory(at: RelativePath("docs/.Trash")!)
