@@ -96,18 +96,19 @@ final class AnsibleHost {
             "policyctl_enable_timers": false,
             "policyctl_install_dependencies": false,
             "policyctl_become": false,
+            "policyctl_report_dir": directory + "/reports",
         ]
         for (k, v) in extra { vars[k] = v }
         return vars
     }
 
-    /// `ansible-playbook -c local -i localhost, deploy/ansible/site.yml -e @vars.json`.
-    func play(_ extra: [String: Any] = [:]) throws -> (status: Int32, output: String) {
+    /// `ansible-playbook -c local -i localhost, deploy/ansible/PLAYBOOK -e @vars.json`.
+    func play(_ extra: [String: Any] = [:], playbook name: String = "site.yml") throws -> (status: Int32, output: String) {
         let varsFile = directory + "/vars.json"
         try JSONSerialization.data(withJSONObject: variables(extra), options: [.sortedKeys]).write(to: URL(fileURLWithPath: varsFile))
         let playbook = try #require(DeployTools.ansiblePlaybook)
         let python = URL(fileURLWithPath: playbook).deletingLastPathComponent().path + "/python3"
-        var arguments = ["-c", "local", "-i", "localhost,", "site.yml", "-e", "@" + varsFile]
+        var arguments = ["-c", "local", "-i", "localhost,", name, "-e", "@" + varsFile]
         if FileManager.default.isExecutableFile(atPath: python) {
             arguments += ["-e", "ansible_python_interpreter=" + python]
         }
@@ -157,23 +158,23 @@ func recap(_ output: String) -> [String: Int] {
         let lint = try #require(DeployTools.ansibleLint)
         let home = NSTemporaryDirectory() + "policyctl-lint-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let r = try DeployTools.run(lint, ["-c", ".ansible-lint", "--offline", "site.yml", "roles/policyctl"],
+        let r = try DeployTools.run(lint, ["-c", ".ansible-lint", "--offline", "site.yml", "audit.yml", "roles/policyctl"],
                                     cwd: DeployTools.ansibleDirectory, environment: ["ANSIBLE_HOME": home])
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.contains("0 failure(s), 0 warning(s)"), "\(r.output)")
         #expect(r.output.contains("Profile 'production' was required, and it passed."), "\(r.output)")
     }
 
-    @Test("ansible-playbook --syntax-check passes site.yml",
-          .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"))
-    func syntax() throws {
+    @Test("ansible-playbook --syntax-check passes site.yml and audit.yml",
+          .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"), arguments: ["site.yml", "audit.yml"])
+    func syntax(playbookFile: String) throws {
         let playbook = try #require(DeployTools.ansiblePlaybook)
         let home = NSTemporaryDirectory() + "policyctl-syntax-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let r = try DeployTools.run(playbook, ["--syntax-check", "-i", "localhost,", "site.yml"],
+        let r = try DeployTools.run(playbook, ["--syntax-check", "-i", "localhost,", playbookFile],
                                     cwd: DeployTools.ansibleDirectory, environment: ["ANSIBLE_HOME": home])
         #expect(r.status == 0, "\(r.output)")
-        #expect(r.output.contains("playbook: site.yml"), "\(r.output)")
+        #expect(r.output.contains("playbook: \(playbookFile)"), "\(r.output)")
     }
 
     @Test("a local run installs the binary, the validated policies and the units with --state-dir; a second run changes nothing",
@@ -234,6 +235,27 @@ func recap(_ output: String) -> [String: Int] {
         #expect(recap(second.output)["changed"] == 0, "\(second.output)")
         #expect(recap(second.output)["failed"] == 0, "\(second.output)")
         #expect((recap(second.output)["ok"] ?? 0) > 0, "\(second.output)")
+
+        // audit.yml: a stale .part file under the uploads root is drift; app-cache's root is clean.
+        // Both reports land on the controller, and the host fails naming the policy that drifted.
+        try FileManager.default.createDirectory(atPath: uploads + "/incoming", withIntermediateDirectories: true)
+        let stale = uploads + "/incoming/movie.part"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: stale))
+        let old = Date().addingTimeInterval(-3 * 86_400)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: stale)
+        let audit = try host.play(["policyctl_policies": policies], playbook: "audit.yml")
+        #expect(audit.status == 2, "\(audit.output)")
+        #expect(recap(audit.output)["failed"] == 1, "\(audit.output)")
+        #expect(audit.output.contains("localhost drifted from uploads; reports in \(host.directory)/reports/localhost/"), "\(audit.output)")
+        let report = try #require(FileManager.default.contents(atPath: host.directory + "/reports/localhost/uploads.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: report) as? [String: Any])
+        #expect(json["passed"] as? Bool == false)
+        let paths = (json["findings"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(paths == ["incoming/movie.part"], "\(json)")
+        let clean = try #require(FileManager.default.contents(atPath: host.directory + "/reports/localhost/app-cache.json"))
+        #expect((try JSONSerialization.jsonObject(with: clean) as? [String: Any])?["passed"] as? Bool == true)
+        // Audit changed nothing under the root.
+        #expect(FileManager.default.fileExists(atPath: stale))
     }
 
     @Test("with no policy given the role places the bundled one, and it is valid and scheduled daily",
