@@ -289,6 +289,46 @@ func recap(_ output: String) -> [String: Int] {
         #expect(!FileManager.default.fileExists(atPath: host.units + "/policyctl-broken.service"))
     }
 
+    static var canBecomeCoTenant: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    }
+
+    @Test("the installed unit's command, run as its timer would, ignores a .policyctl a co-tenant (uid 12345) planted in the root",
+          .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"),
+          .enabled(if: canBecomeCoTenant, "needs root and setpriv"))
+    func unitIgnoresForgedState() throws {
+        let host = try AnsibleHost()
+        let inline = "version: 1\nname: uploads\nrules:\n  - name: stale-parts\n    path: incoming\n    match: [\"**/*.part\"]\n    expire: 2d\n"
+        let r = try host.play(["policyctl_policies": [["name": "uploads", "content": inline]]])
+        #expect(r.status == 0, "\(r.output)")
+        // A root other users can write, as shared scratch and upload folders are.
+        try FileManager.default.createDirectory(atPath: host.root + "/incoming", withIntermediateDirectories: true)
+        #expect(chmod(host.root, 0o1777) == 0)
+        let stale = host.root + "/incoming/movie.part"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: stale))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3 * 86_400)], ofItemAtPath: stale)
+        // The co-tenant plants state in the root: a journal and a lock symlinked to a system file.
+        let forge = try DeployTools.run("/usr/bin/setpriv", ["--reuid=12345", "--regid=12345", "--clear-groups", "/bin/sh", "-c",
+            "mkdir \"$1/.policyctl\" && echo junk > \"$1/.policyctl/journal.jsonl\" && ln -s /etc/passwd \"$1/.policyctl/lock\"", "sh", host.root],
+            cwd: host.directory)
+        #expect(forge.status == 0, "\(forge.output)")
+        let passwd = FileManager.default.contents(atPath: "/etc/passwd")
+        // ExecStart= of the installed service, word by word (no path here holds a space).
+        let service = try #require(host.read(host.units + "/policyctl-uploads.service"))
+        let exec = try #require(service.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        let words = exec.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
+        #expect(words.contains("--state-dir"))
+        let run = try DeployTools.run(words[0], Array(words.dropFirst()), cwd: "/")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("warning: .policyctl (owned by uid 12345) in the root is ignored: state is kept in \(host.state)/uploads (--state-dir)"), "\(run.output)")
+        #expect(run.output.contains("delete incoming/movie.part"), "\(run.output)")
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        // The journal went to the state folder; the planted files are untouched, and so is what the link names.
+        #expect(FileManager.default.fileExists(atPath: host.state + "/uploads/journal.jsonl"))
+        #expect(host.read(host.root + "/.policyctl/journal.jsonl") == "junk\n")
+        #expect(FileManager.default.contents(atPath: "/etc/passwd") == passwd)
+    }
+
     @Test("a state folder inside the root is refused before anything is installed",
           .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"))
     func stateInsideRootRefused() throws {
