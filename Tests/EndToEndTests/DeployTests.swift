@@ -329,11 +329,17 @@ func recap(_ output: String) -> [String: Int] {
         #expect(FileManager.default.contents(atPath: "/etc/passwd") == passwd)
     }
 
-    @Test("a state folder inside the root is refused before anything is installed",
-          .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"))
-    func stateInsideRootRefused() throws {
+    @Test("a state folder inside the root, or the root itself, is refused before anything is installed",
+          .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"),
+          arguments: ["inside", "the root", "inside, root given with a trailing slash"])
+    func stateInsideRootRefused(placement: String) throws {
         let host = try AnsibleHost()
-        let r = try host.play(["policyctl_state_dir": host.root + "/.state"])
+        let variables: [String: Any] = switch placement {
+        case "inside": ["policyctl_state_dir": host.root + "/.state"]
+        case "the root": ["policyctl_state_dir": host.root]
+        default: ["policyctl_state_dir": host.root + "/.state", "policyctl_root": host.root + "/"]
+        }
+        let r = try host.play(variables)
         #expect(r.status != 0, "\(r.output)")
         #expect(r.output.contains("must lie outside the root"), "\(r.output)")
         #expect(!FileManager.default.fileExists(atPath: host.prefix + "/bin/policyctl"))
