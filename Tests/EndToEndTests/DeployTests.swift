@@ -103,12 +103,12 @@ final class AnsibleHost {
     }
 
     /// `ansible-playbook -c local -i localhost, deploy/ansible/PLAYBOOK -e @vars.json`.
-    func play(_ extra: [String: Any] = [:], playbook name: String = "site.yml") throws -> (status: Int32, output: String) {
+    func play(_ extra: [String: Any] = [:], playbook name: String = "site.yml", check: Bool = false) throws -> (status: Int32, output: String) {
         let varsFile = directory + "/vars.json"
         try JSONSerialization.data(withJSONObject: variables(extra), options: [.sortedKeys]).write(to: URL(fileURLWithPath: varsFile))
         let playbook = try #require(DeployTools.ansiblePlaybook)
         let python = URL(fileURLWithPath: playbook).deletingLastPathComponent().path + "/python3"
-        var arguments = ["-c", "local", "-i", "localhost,", name, "-e", "@" + varsFile]
+        var arguments = ["-c", "local", "-i", "localhost,", name, "-e", "@" + varsFile] + (check ? ["--check"] : [])
         if FileManager.default.isExecutableFile(atPath: python) {
             arguments += ["-e", "ansible_python_interpreter=" + python]
         }
@@ -258,18 +258,25 @@ func recap(_ output: String) -> [String: Int] {
         #expect(FileManager.default.fileExists(atPath: stale))
     }
 
-    @Test("with no policy given the role places the bundled one, and it is valid and scheduled daily",
+    @Test("with no policy given the role places the bundled one, and it is valid and scheduled daily; --check on the new host first writes nothing",
           .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"))
     func bundledPolicy() throws {
         let host = try AnsibleHost()
+        let check = try host.play(check: true)
+        #expect(check.status == 0, "\(check.output)")
+        #expect(recap(check.output)["failed"] == 0, "\(check.output)")
+        #expect((recap(check.output)["changed"] ?? 0) > 0, "\(check.output)")
+        for path in [host.prefix, host.config, host.units, host.state] {
+            #expect(!FileManager.default.fileExists(atPath: path), "--check wrote \(path)")
+        }
         let r = try host.play()
         #expect(r.status == 0, "\(r.output)")
         #expect(recap(r.output)["failed"] == 0, "\(r.output)")
         let placed = try #require(host.read(host.config + "/scratch-expiry.yaml"))
         #expect(placed.contains("\nname: scratch-expiry\n"), "\(placed)")
         #expect(placed.contains("\n    expire: { after: 30d, by: newest }\n"), "\(placed)")
-        let check = try PolicyctlBinary.run(["validate", host.config + "/scratch-expiry.yaml"])
-        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let valid = try PolicyctlBinary.run(["validate", host.config + "/scratch-expiry.yaml"])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
         let service = try #require(host.read(host.units + "/policyctl-scratch-expiry.service"))
         #expect(service.contains(" --state-dir \(host.state)/scratch-expiry --yes "), "\(service)")
         #expect(host.read(host.units + "/policyctl-scratch-expiry.timer")?.contains("\nOnCalendar=daily\n") == true)
