@@ -4,6 +4,7 @@
 // The tools come from the venv .ci/install-deploy-tools.sh fills (or PATH); where they are absent (PyPI was
 // not reachable) each test is skipped with a message naming that script, never passed silently.
 import Foundation
+import TreeFixture
 import Testing
 
 enum DeployTools {
@@ -50,7 +51,7 @@ enum DeployTools {
         env["ANSIBLE_FORCE_COLOR"] = "0"
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let log = NSTemporaryDirectory() + "policyctl-deploy-\(UUID().uuidString).log"
+        let log = TestScratch.path("deploy") + ".log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: log) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -76,8 +77,7 @@ final class AnsibleHost {
 
     init() throws {
         // Resolved: the units name paths without symlinks, and the test compares them.
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).resolvingSymlinksInPath().path
-        directory = base + "/policyctl-ansible-\(UUID().uuidString)"
+        directory = URL(fileURLWithPath: TestScratch.path("ansible")).resolvingSymlinksInPath().path
         try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
     }
 
@@ -156,7 +156,7 @@ func recap(_ output: String) -> [String: Int] {
           .enabled(if: DeployTools.ansibleLint != nil, "ansible-lint \(DeployTools.missing)"))
     func lint() throws {
         let lint = try #require(DeployTools.ansibleLint)
-        let home = NSTemporaryDirectory() + "policyctl-lint-\(UUID().uuidString)"
+        let home = TestScratch.path("lint")
         defer { try? FileManager.default.removeItem(atPath: home) }
         let r = try DeployTools.run(lint, ["-c", ".ansible-lint", "--offline", "site.yml", "audit.yml", "roles/policyctl"],
                                     cwd: DeployTools.ansibleDirectory, environment: ["ANSIBLE_HOME": home])
@@ -169,7 +169,7 @@ func recap(_ output: String) -> [String: Int] {
           .enabled(if: DeployTools.ansiblePlaybook != nil, "ansible-playbook \(DeployTools.missing)"), arguments: ["site.yml", "audit.yml"])
     func syntax(playbookFile: String) throws {
         let playbook = try #require(DeployTools.ansiblePlaybook)
-        let home = NSTemporaryDirectory() + "policyctl-syntax-\(UUID().uuidString)"
+        let home = TestScratch.path("syntax")
         defer { try? FileManager.default.removeItem(atPath: home) }
         let r = try DeployTools.run(playbook, ["--syntax-check", "-i", "localhost,", playbookFile],
                                     cwd: DeployTools.ansibleDirectory, environment: ["ANSIBLE_HOME": home])
@@ -367,7 +367,7 @@ func recap(_ output: String) -> [String: Int] {
             #expect(r.output.contains("INFO \(file) passed for resource \(resource) against version 1.34"), "\(r.output)")
         }
         // The validator can fail: the same CronJob with one misspelt key is refused.
-        let scratch = NSTemporaryDirectory() + "policyctl-k8s-\(UUID().uuidString).yaml"
+        let scratch = TestScratch.path("k8s") + ".yaml"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let text = try String(contentsOfFile: DeployTools.kubernetesDirectory + "/cronjob-apply.yaml", encoding: .utf8)
         try text.replacingOccurrences(of: "readOnlyRootFilesystem:", with: "readOnlyRootFilesytem:").write(toFile: scratch, atomically: true, encoding: .utf8)
@@ -423,7 +423,7 @@ func recap(_ output: String) -> [String: Int] {
     func configMapPolicy() throws {
         let map = try Self.load("configmap.yaml")
         let policy = try #require((map["data"] as? [String: String])?["policy.yaml"])
-        let scratch = NSTemporaryDirectory() + "policyctl-configmap-\(UUID().uuidString).yaml"
+        let scratch = TestScratch.path("configmap") + ".yaml"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         try policy.write(toFile: scratch, atomically: true, encoding: .utf8)
         let r = try PolicyctlBinary.run(["validate", "--strict", scratch])
