@@ -27,6 +27,45 @@ struct ApplyIsolationTests {
                              environment: environment)
     }
 
+    /// Forbidden databases anywhere under docs go to docs/.Trash; anything old under docs may expire.
+    static let trashPolicy = """
+        version: 1
+        name: test-policy
+        rules:
+          - name: expire
+            path: docs
+            expire: 1h
+          - name: trash
+            path: docs/.Trash
+            trash: { retain: 30d }
+          - name: forbid
+            path: docs
+            forbid: ['**/*.db']
+
+        """
+
+    /// A cache folder under `locked` (chmod 555) and one under `open`, excluded from backup and tagged.
+    static let layoutPolicy = """
+        version: 1
+        name: test-policy
+        layout:
+          - path: locked/cache
+            backup: exclude
+            cacheTag: true
+          - locked/cache/sub
+          - open/cache
+        rules:
+          - name: expire
+            path: .
+            match: [old.dat]
+            expire: 1h
+          - name: backup
+            path: .
+            match: [locked/cache]
+            backup: { exclude: true, cacheTag: true }
+
+        """
+
     /// A scratch folder the user can reach, with `root` (owned by the user) built from `nodes`.
     private struct UserTree {
         let scratch = ScratchDirectory("isolate")
@@ -34,12 +73,12 @@ struct ApplyIsolationTests {
         let policy: String
         let planFile: String
 
-        init(_ nodes: [TreeNode], locked: [String], actions: [PlannedAction]) throws {
+        init(_ nodes: [TreeNode], locked: [String], actions: [PlannedAction], policy text: String = handPlanPolicy) throws {
             chmod(scratch.path, 0o755)
             root = scratch.sub("root")
             policy = scratch.path + "/policy.yaml"
             planFile = scratch.path + "/plan.json"
-            try writePolicy(policy)
+            try writePolicy(policy, text)
             try buildTree(at: root, nodes)
             try makePlan(root: root, policyFile: policy, actions, writeTo: planFile)
             chmod(policy, 0o644)
@@ -132,7 +171,8 @@ struct ApplyIsolationTests {
         let nodes: [TreeNode] = [.dir("docs"), .dir("docs/locked"), .file("docs/locked/x.db"), .file("docs/y.db"),
                                  .dir("docs/.Trash"), .dir("docs/.Trash/files"), .dir("docs/.Trash/info")]
         let t = try UserTree(nodes, locked: ["docs/locked"],
-                             actions: [.trash("docs/locked/x.db", folder: "docs/.Trash"), .trash("docs/y.db", folder: "docs/.Trash")])
+                             actions: [.trash("docs/locked/x.db", folder: "docs/.Trash"), .trash("docs/y.db", folder: "docs/.Trash")],
+                             policy: Self.trashPolicy)
         let run = try asUser(["apply", t.planFile, "--yes"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.contains("skipped trash docs/locked/x.db: Permission denied (EACCES) [renameat2]"), "\(run)")
@@ -179,7 +219,8 @@ struct ApplyIsolationTests {
         let t = try UserTree(nodes, locked: ["locked"],
                              actions: [.mkdir("locked/cache"), .mkdir("locked/cache/sub"), .writeTag("locked/cache"),
                                        .setxattr("locked/cache", name: "user.xdg.robots.backup", value: "false"),
-                                       .mkdir("open/cache"), .delete("old.dat")])
+                                       .mkdir("open/cache"), .delete("old.dat")],
+                             policy: Self.layoutPolicy)
         let run = try asUser(["apply", t.planFile, "--yes"])
         #expect(run.status == 1, "\(run)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -192,7 +233,7 @@ struct ApplyIsolationTests {
         #expect(try manifest(of: t.root) == ["locked directory", "open directory", "open/cache directory"])
     }
 
-    @Test("a rename to a name longer than 255 bytes: skipped with ENAMETOOLONG, the rest applies, exit 1")
+    @Test("a saved plan renaming to a name longer than 255 bytes is refused whole (65); the planner never plans one")
     func nameTooLong() throws {
         let scratch = ScratchDirectory("long")
         let root = scratch.sub("root")
@@ -203,17 +244,10 @@ struct ApplyIsolationTests {
         try buildTree(at: root, [.dir("docs"), .file("docs/LONG.TXT"), .file("docs/UP.TXT"), .file("old")])
         try makePlan(root: root, policyFile: policy, [.rename("docs/LONG.TXT", to: "docs/" + long), .rename("docs/UP.TXT", to: "docs/up.txt"),
                                                       .delete("old")], writeTo: planFile)
-        let run = try policyctl(["apply", planFile, "--yes"])
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stdout.contains("skipped rename docs/LONG.TXT: docs/\(long): File name too long (ENAMETOOLONG)"), "\(run)")
-        #expect(run.stderr.contains("docs/LONG.TXT: skipped: docs/\(long): File name too long (ENAMETOOLONG)"), "\(run)")
-        #expect(try manifest(of: root) == ["docs directory", "docs/LONG.TXT file size=10 mtime=\(manifestTime(ageHours: 48))",
-                                            "docs/up.txt file size=10 mtime=\(manifestTime(ageHours: 48))"])
-        // Strict: the same rename (still planned, still impossible) rolls the run back; the tree stays as it is.
         let left = try manifest(of: root)
-        let strict = try policyctl(["apply", planFile, "--yes", "--all-or-nothing"])
-        #expect(strict.status == 3, "\(strict)")
-        #expect(strict.stderr.contains("File name too long (ENAMETOOLONG)"), "\(strict)")
+        let run = try policyctl(["apply", planFile, "--yes"])
+        #expect(run.status == 65, "\(run)")
+        #expect(run.stderr.contains("plan refused: action 1 (rename docs/LONG.TXT"), "\(run)")
         #expect(try manifest(of: root) == left)
     }
 
@@ -224,14 +258,14 @@ struct ApplyIsolationTests {
                                  .dir("docs/.Trash"), .dir("docs/.Trash/files"), .dir("docs/.Trash/info")]
         let actions: [PlannedAction] = [.trash("docs/locked/x.db", folder: "docs/.Trash"), .trash("docs/y.db", folder: "docs/.Trash"),
                                         .delete("docs/z.db")]
-        let reference = try UserTree(nodes, locked: ["docs/locked"], actions: actions)
+        let reference = try UserTree(nodes, locked: ["docs/locked"], actions: actions, policy: Self.trashPolicy)
         let before = try manifest(of: reference.root)
         #expect(try asUser(["apply", reference.planFile, "--yes"]).status == 1)
         let after = try manifest(of: reference.root)
         #expect(after.contains { $0.hasPrefix("docs/locked/x.db file") } && !after.contains { $0.hasPrefix("docs/z.db") })
         for seam in ["POLICYCTL_CRASH_AFTER_CHANGES", "POLICYCTL_CRASH_AFTER_RECORDS"] {
             for n in 1...14 {
-                let t = try UserTree(nodes, locked: ["docs/locked"], actions: actions)
+                let t = try UserTree(nodes, locked: ["docs/locked"], actions: actions, policy: Self.trashPolicy)
                 let run = try asUser(["apply", t.planFile, "--yes"], environment: [seam: String(n)])
                 let recover = try asUser(["recover", "--root", t.root])
                 #expect(recover.status == 0, "\(seam)=\(n): \(recover)")

@@ -134,6 +134,27 @@ struct ApplierTests {
         #expect(try Recovery.run(holding: f.lock).nothingToDo)
     }
 
+    @Test("a rename to a name longer than 255 bytes (a custom rule could ask for one) is skipped with ENAMETOOLONG; with allOrNothing it rolls back")
+    func nameTooLongIsolated() throws {
+        let long = RelativePath(String(repeating: "é", count: 128) + ".txt")!  // 260 bytes in UTF-8
+        let f = try ApplyFixture()
+        f.file("LONG.TXT"); f.file("UP.TXT"); f.file("old")
+        let plan = f.plan([try f.action(.rename(to: long), "LONG.TXT"), try f.action(.rename(to: RelativePath("up.txt")!), "UP.TXT"),
+                           try f.action(.delete, "old")])
+        let report = try f.apply(plan)
+        #expect(report.outcome("LONG.TXT") == .skipped("\(long.escaped): File name too long (ENAMETOOLONG) [fstatat]"))
+        #expect(report.failed.map(\.action.path) == [RelativePath("LONG.TXT")!])
+        #expect(f.exists("LONG.TXT") && f.exists("up.txt") && !f.exists("UP.TXT") && !f.exists("old"))
+
+        let g = try ApplyFixture()
+        g.file("LONG.TXT"); g.file("UP.TXT"); g.file("old")
+        let strict = g.plan([try g.action(.rename(to: RelativePath("up.txt")!), "UP.TXT"), try g.action(.rename(to: long), "LONG.TXT"),
+                             try g.action(.delete, "old")])
+        let before = try g.listing()
+        #expect(throws: ApplyError.self) { _ = try g.apply(strict, ApplyOptions(rootPath: g.rootPath, allOrNothing: true)) }
+        #expect(try g.listing() == before)
+    }
+
     @Test("with allOrNothing a real failure midway (EPERM from an immutable file) rolls everything back, attributes included",
           .enabled(if: ApplyFixture.canMakeImmutable))
     func failureRollsBack() throws {
