@@ -12,19 +12,14 @@ import Testing
 
 @Suite("apply isolates item-level failures (binary)")
 struct ApplyIsolationTests {
-    static let uid: uid_t = 12345
+    static let uid = CoTenant.uid
 
     /// True when this process is root and `setpriv` can run the binary as uid 12345.
-    static let canRunAsUser: Bool = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
-        let r = try? ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", PolicyctlBinary.path, "version"])
-        return r?.status == 0
-    }()
+    static var canRunAsUser: Bool { CoTenant.isAvailable }
 
     /// policyctl run as uid 12345 (no groups): chmod 555 stops it, as it would any user but root.
     private func asUser(_ arguments: [String], environment: [String: String] = [:]) throws -> PolicyctlBinary.Result {
-        try ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(Self.uid)", "--regid=\(Self.uid)", "--clear-groups", PolicyctlBinary.path] + arguments,
-                             environment: environment)
+        try CoTenant.policyctl(arguments, environment: environment)
     }
 
     /// Forbidden databases anywhere under docs go to docs/.Trash; anything old under docs may expire.

@@ -12,11 +12,10 @@ import Testing
 
 @Suite("Bind mounts inside the root (binary, as root)")
 struct CoTenantMountTests {
-    static let coTenant = ["--reuid=12345", "--regid=12345", "--clear-groups"]
 
     /// Root, setpriv present, and bind mounts allowed here.
     static let canBindMount: Bool = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
+        guard CoTenant.isAvailable else { return false }
         let s = ScratchDirectory("bind-probe")
         let a = s.sub("a"), b = s.sub("b")
         guard mount(a, b, nil, UInt(MS_BIND), nil) == 0 else { return false }
@@ -45,7 +44,7 @@ struct CoTenantMountTests {
 
     /// Runs a shell script as the co-tenant, in `directory`.
     static func asCoTenant(_ script: String, in directory: String) throws {
-        let r = try ChildProcess.run("/usr/bin/setpriv", coTenant + ["/bin/sh", "-c", "cd '\(directory)' && " + script])
+        let r = try CoTenant.sh("cd '\(directory)' && " + script)
         #expect(r.status == 0, "co-tenant script failed: \(r.stderr)")
     }
 

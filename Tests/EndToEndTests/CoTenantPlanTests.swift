@@ -27,11 +27,7 @@ struct CoTenantPlanTests {
         """
 
     /// True when this process is root and setpriv can drop to uid 12345.
-    static let canDropToCoTenant: Bool = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
-        let r = try? ChildProcess.run("/usr/bin/setpriv", ["--reuid=12345", "--regid=12345", "--clear-groups", "/bin/true"])
-        return r?.status == 0
-    }()
+    static var canDropToCoTenant: Bool { CoTenant.isAvailable }
 
     /// A root, a root-owned policy, and a plan saved by root into a folder everyone may write.
     struct Setup {
@@ -72,7 +68,7 @@ struct CoTenantPlanTests {
             let staged = scratch.path + "/forged.json"
             try plan.jsonData().write(to: URL(fileURLWithPath: staged))
             chmod(staged, 0o644)
-            let cp = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=12345", "--regid=12345", "--clear-groups", "/bin/cp", staged, planFile])
+            let cp = try CoTenant.run("/bin/cp", [staged, planFile])
             #expect(cp.status == 0, "the co-tenant could not write the plan: \(cp.stderr)")
         }
     }

@@ -13,10 +13,7 @@ import Testing
 @Suite("Co-tenant forged state (binary, attacker uid 12345)")
 struct CoTenantStateTests {
     /// Root here, with setpriv to become the co-tenant.
-    static let canRunAsCoTenant: Bool = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
-        return (try? ChildProcess.run("/usr/bin/setpriv", ["--reuid=12345", "--regid=12345", "--clear-groups", "/bin/true"]))?.status == 0
-    }()
+    static var canRunAsCoTenant: Bool { CoTenant.isAvailable }
 
     static let transaction = "20260101T000000Z-0000abcd"
     /// security.capability granting cap_dac_read_search (VFS_CAP_REVISION_2, permitted bit 2).
@@ -53,7 +50,7 @@ struct CoTenantStateTests {
         /// Runs `script` with /bin/sh as uid/gid 12345 and no supplementary groups.
         @discardableResult
         func asCoTenant(_ script: String) throws -> PolicyctlBinary.Result {
-            let r = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=12345", "--regid=12345", "--clear-groups", "/bin/sh", "-c", script])
+            let r = try CoTenant.sh(script)
             #expect(r.status == 0, "co-tenant script failed: \(r.stderr)")
             return r
         }

@@ -3,6 +3,7 @@
 // read by `journal` and recovered twice on a scratch root: no crash, nothing outside the root changed.
 import Foundation
 import Testing
+import TreeFixture
 @testable import StoragePolicy
 
 @Suite("Journal fuzz regressions", .timeLimit(.minutes(2)))
@@ -33,7 +34,7 @@ struct JournalFuzzRegressionTests {
     @Test("250 mutated journals (valid checksums): no crash, nothing outside the root changed, recovery closes")
     func mutations() throws {
         let seeds = try Self.seeds.map(Self.bytes)
-        var rng = SplitMix(seed: 0x5eed_1234)
+        var rng = SplitMix64(seed: 0x5eed_1234)
         let extremes = ["9223372036854775807", "-9223372036854775808", "18446744073709551615", "-1", "0", "1e308", "4294967296", "null", "\"\"", "[]"]
         for i in 0..<250 {
             var input = seeds[Int(rng.next() % UInt64(seeds.count))]
@@ -60,15 +61,3 @@ struct JournalFuzzRegressionTests {
     }
 }
 
-/// A small deterministic generator, so every run tries the same mutations.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

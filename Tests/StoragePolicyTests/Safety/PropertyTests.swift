@@ -20,7 +20,7 @@ struct PropertyTests {
     static let scopes = ["a", "b", "a/c", "b/d/e"]
 
     /// A random tree: the scope folders and up to 60 files and folders in them, odd names included.
-    static func randomTree(_ s: SafetyRoot, _ rng: inout SeededRandom) -> [String] {
+    static func randomTree(_ s: SafetyRoot, _ rng: inout SplitMix64) -> [String] {
         var directories = ["a", "b", "a/c", "b/d", "b/d/e"]
         for d in directories { s.dir(s.root + "/" + d) }
         let stems = ["x", "Y", "data", "Cache", "-dash", "sp ace", "nl\nname", "UP", "z"]
@@ -43,7 +43,7 @@ struct PropertyTests {
         return files
     }
 
-    static func randomPolicy(_ rng: inout SeededRandom) -> [Rule] {
+    static func randomPolicy(_ rng: inout SplitMix64) -> [Rule] {
         var rules: [Rule] = []
         for i in 0..<Int.random(in: 1...3, using: &rng) {
             let scope = scopes.randomElement(using: &rng)!
@@ -73,7 +73,7 @@ struct PropertyTests {
 
     @Test("plan is deterministic, in scope; apply then plan is empty; quotas end at or under target", arguments: seeds)
     func properties(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let s = SafetyRoot()
         _ = Self.randomTree(s, &rng)
         let rules = Self.randomPolicy(&rng)

@@ -1,6 +1,7 @@
 // Tests that hostile or broken input (binary, NUL, bad UTF-8, tabs, huge files) fails cleanly with a location.
 // Never depends on timing: the large-file test proves it loads, the benchmarks measure how fast.
 import Testing
+import TreeFixture
 @testable import StoragePolicy
 
 @Suite("YAML reader: hostile input", .timeLimit(.minutes(2)))
@@ -79,7 +80,7 @@ struct YAMLHostileInputTests {
 
     @Test("random bytes never crash the reader; failures are located", arguments: 0..<8)
     func randomBytes(seed: Int) {
-        var random = SeededGenerator(seed: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         for _ in 0..<100 {
             let length = Int.random(in: 0...400, using: &random)
             Self.expectLoadsOrLocates((0..<length).map { _ in UInt8.random(in: 0...255, using: &random) })
@@ -91,7 +92,7 @@ struct YAMLHostileInputTests {
 
     @Test("mutated policies never crash the reader; failures are located", arguments: 0..<8)
     func mutatedPolicies(seed: Int) {
-        var random = SeededGenerator(seed: 1_000 + UInt64(seed))
+        var random = SplitMix64(seed: 1_000 + UInt64(seed))
         for _ in 0..<250 {
             var bytes = Self.policy
             for _ in 0...Int.random(in: 0...4, using: &random) {

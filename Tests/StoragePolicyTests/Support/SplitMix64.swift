@@ -1,0 +1,15 @@
+// The tests' one deterministic random generator: SplitMix64, so a seed printed in a failure reproduces it and
+// generated inputs are the same on every run. Never used for anything but test data.
+
+/// SplitMix64 (Steele, Lea and Flood): small, fast, and the same sequence for the same seed everywhere.
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
