@@ -568,7 +568,8 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             return status.type == .directory ? nil : "no longer a directory"
         case .delete:
-            return try verifyDelete(action)
+            if let reason = try verifyDelete(action) { return reason }
+            return try inUseReason(action)
         case .rename, .trash:
             guard let parent = try directories.directoryIfPresent(path.parent) else {
                 return "vanished: its folder is gone or is no longer a directory"
@@ -628,6 +629,16 @@ final class ApplyRun {
             return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
         }
         return nil
+    }
+
+    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck).
+    private lazy var inUse = InUseCheck.now()
+
+    /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
+    private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
+        guard options.inUseRules.contains(action.rule), let identity = action.identity, let name = action.path.lastComponent,
+              let parent = try directories.directoryIfPresent(action.path.parent) else { return nil }
+        return inUse.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
     }
 
     /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was

@@ -104,9 +104,12 @@ public struct Planner: Sendable {
         var actions = outcome.actions
         outcome.actions = []
         ByteOrder.sortActions(&actions)
+        var skipped = workers.flatMap(\.skipped)
+        var notes = preflight.notes + outcome.notes
+        InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle)
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
-                        skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,
+                        skipped: skipped, notes: notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
         plan.sort()
