@@ -284,7 +284,9 @@ final class ApplyRun {
             planned.insert(path)
             return .changes([(.mkdir(path: path), nil)], destination: nil)
 
-        case .setxattr(let name, let value):
+        case .setxattr(let name, let setValue):
+            // An undo puts an attribute back to absent: the step's verb says so (see Undo.swift).
+            let value: [UInt8]? = step.verb == Applier.unsetVerb ? nil : setValue
             guard let status = try statusIfPresent(path) else {
                 guard planned.contains(path) else { return .skip("vanished since the plan") }
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)

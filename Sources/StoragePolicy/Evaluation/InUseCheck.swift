@@ -63,9 +63,12 @@ public struct InUseCheck: Sendable {
             }
             for entry in entries {
                 let inner = at.appending(entry.name)
-                guard let status = try? directory.statusIfPresent(of: entry.name) else {
-                    return "in use unknown: cannot stat \(inner.escaped); kept"
+                let found: FileStatus?
+                do { found = try directory.statusIfPresent(of: entry.name) } catch {
+                    return "in use unknown: cannot stat \(inner.escaped) (\(error)); kept"
                 }
+                // Gone meanwhile: nothing there to be in use.
+                guard let status = found else { continue }
                 if let pid = table.holder(device: status.device, inode: status.inode) {
                     return "holds \(inner.escaped), in use by \(OpenFileTable.describe(pid: pid)); kept"
                 }
