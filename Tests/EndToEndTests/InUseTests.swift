@@ -136,6 +136,31 @@ struct InUseTests {
         #expect(names(try manifest(of: t.root)) == Self.cleaned)
     }
 
+    @Test("a trash rule keeps an item in use and its .trashinfo; the other expired item goes with its .trashinfo",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant))
+    func trashItems() throws {
+        let scratch = ScratchDirectory("inuse-trash")
+        chmod(scratch.path, 0o755)
+        let root = scratch.sub("root")
+        let policy = scratch.path + "/policy.yaml"
+        try writePolicy(policy, "version: 1\nname: t\nrules:\n  - name: bin\n    path: Trash\n    trash: 30d\n")
+        try buildTree(at: root, [.dir("Trash"), .dir("Trash/files"), .dir("Trash/info"),
+                                 .file("Trash/files/old.txt"), .file("Trash/files/held.txt")])
+        for name in ["old.txt", "held.txt"] {
+            try "[Trash Info]\nPath=\(root)/\(name)\nDeletionDate=2020-01-01T00:00:00\n"
+                .write(toFile: root + "/Trash/info/\(name).trashinfo", atomically: true, encoding: .utf8)
+        }
+        let holder = try Holder("exec sleep 60 < '\(root)/Trash/files/held.txt'")
+        defer { holder.stop() }
+        holder.wait { InUseTests.holdsOpen(holder.pid, root + "/Trash/files/held.txt") }
+        let plan = try policyctl(["plan", "--policy", policy, "--root", root, "--format", "json"])
+        let decoded = try Plan.decode(json: Data(plan.stdout.utf8))
+        #expect(decoded.actions.map(\.path.string).sorted() == ["Trash/files/old.txt", "Trash/info/old.txt.trashinfo"], "\(plan)")
+        let skipped = Dictionary(uniqueKeysWithValues: decoded.skipped.map { ($0.path.string, $0.reason) })
+        #expect(skipped["Trash/files/held.txt"] == "in use by \(holder.pid) (sleep)")
+        #expect(skipped["Trash/info/held.txt.trashinfo"] == "the .trashinfo of Trash/files/held.txt, which is in use; kept")
+    }
+
     @Test("inUse: ignore deletes entries in use all the same", .enabled(if: CoTenantPlanTests.canDropToCoTenant))
     func ignored() throws {
         let t = try Setup(inUse: "ignore")
