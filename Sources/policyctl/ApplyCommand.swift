@@ -205,6 +205,8 @@ struct ApplyCommand: Command {
             options.deadline = started.advanced(by: .seconds(maxRuntime.seconds))
             options.deadlineLabel = "--max-runtime \(maxRuntime)"
         }
+        // Without the policy, every delete is checked: skipping in-use entries is the default.
+        options.inUseRules = policy.map { InUseCheck.checkedRules($0.rules) } ?? Set(plan.actions.filter(\.isDelete).map(\.rule))
         if let trash = policy?.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
             options.trashLayout = trash.layout
         }

@@ -12,10 +12,17 @@ struct AuditCommand: Command {
     static let spec = CommandSpec(
         name: "audit",
         abstract: "Report where a tree drifts from a policy, in formats CI systems read.",
-        discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error, 65 for an invalid policy or baseline, 74 for an I/O error. Nothing under the root is changed.",
+        discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. With PATH arguments (or --changed-since) only those paths are audited: the walk lists the directories on the way to them (whose layout is still checked) and walks nothing else; quota rules, which need their whole scope, are not checked then. Without --root the root is the current directory; without --policy it is ROOT/.policyctl.yaml. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error, 65 for an invalid policy or baseline, 74 for an I/O error. Nothing under the root is changed.",
+        usage: ["[--policy <file>] [--root <dir>] [<options>] [--] [<path>...]",
+                "[--policy <file>] [--root <dir>] --changed-since <ref> [<options>]"],
+        arguments: [
+            ArgumentSpec(name: "path", help: "Audit only these paths (relative to the current directory); the layout of the directories on their way is checked too.",
+                         isOptional: true, isRepeating: true),
+        ],
         options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to audit against.", completion: .file),
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option("policy", short: "p", value: "file", help: "The policy to audit against (default: ROOT/.policyctl.yaml).", completion: .file),
+            .option("root", short: "r", value: "dir", help: "The directory the policy applies to (default: the current directory).", completion: .directory),
+            .option("changed-since", value: "ref", help: "Audit only what git says changed since this revision (git diff --name-only REF, deleted files left out) plus untracked files, inside the root."),
             .option("format", value: "format", help: "The report format.", default: "text",
                     values: ReportFormat.allCases.map(\.rawValue)),
             .option("output", value: "file", help: "Write the report to this file (the summary still goes to standard output).",
@@ -32,6 +39,8 @@ struct AuditCommand: Command {
 
     let policyPath: String
     let rootPath: String
+    /// The paths to audit; nil audits the whole tree.
+    let paths: [RelativePath]?
     let format: ReportFormat
     let outputPath: String?
     let failOn: Rule.Severity
@@ -39,15 +48,23 @@ struct AuditCommand: Command {
     let writeBaselinePath: String?
 
     init(_ arguments: ParsedArguments) throws {
-        func required(_ name: String) throws(UsageError) -> String {
-            guard let value = arguments.value(name) else {
-                throw UsageError(message: "Missing expected option '--\(name) <\(name == "root" ? "dir" : "file")>'", command: "policyctl audit")
-            }
-            return value
-        }
-        policyPath = try required("policy")
-        rootPath = try required("root")
+        rootPath = arguments.value("root") ?? "."
         try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
+        policyPath = try arguments.value("policy") ?? AuditPaths.conventionalPolicy(root: rootPath)
+        let changedSince = arguments.value("changed-since")
+        if changedSince != nil && !arguments.positionals.isEmpty {
+            throw UsageError(message: "--changed-since takes the paths from git; give no PATH with it", command: "policyctl audit")
+        }
+        if let changedSince {
+            paths = try AuditPaths.changed(since: changedSince, root: rootPath)
+        } else if !arguments.positionals.isEmpty {
+            paths = try AuditPaths.named(arguments.positionals, root: rootPath)
+        } else {
+            paths = nil
+        }
+        if paths != nil, arguments.value("write-baseline") != nil {
+            throw UsageError(message: "--write-baseline records the whole tree; run it without paths or --changed-since", command: "policyctl audit")
+        }
         // The parser has checked both against their allowed values.
         format = ReportFormat(rawValue: arguments.value("format") ?? "text")!
         failOn = Rule.Severity(rawValue: arguments.value("fail-on") ?? "warning")!
@@ -58,7 +75,12 @@ struct AuditCommand: Command {
 
     func run() throws -> ExitCode {
         // The baseline is read first: a broken one must not cost a walk of the tree.
-        let baseline = try baselinePath.map(AuditCommand.readBaseline)
+        var baseline = try baselinePath.map(AuditCommand.readBaseline)
+        let restriction = paths.map(PathRestriction.init)
+        if let restriction, let known = baseline {
+            // Entries for paths not audited are neither new nor fixed: left out of this run.
+            baseline = Baseline(policy: known.policy, entries: known.entries.filter { RelativePath($0.path).map(restriction.covers) ?? false })
+        }
         let loaded: LoadedPolicy
         do {
             loaded = try PolicyLoader.load(contentsOf: policyPath)
@@ -69,7 +91,7 @@ struct AuditCommand: Command {
         DiagnosticStyle.warn(loaded)
 
         let progress = ProgressLine()
-        let plan = try Planner(policy: loaded.policy, root: OutputFile.absolute(rootPath)).plan { count, directory in
+        let plan = try Planner(policy: loaded.policy, root: OutputFile.absolute(rootPath)).plan(only: restriction) { count, directory in
             progress.update("audit: \(count) entries, in \(directory.isRoot ? "." : directory.escaped)")
         }
         progress.finish()

@@ -93,6 +93,7 @@ struct JournalCommand: Command {
         case .open: outcome = Terminal.styled("open (running, or interrupted: run 'policyctl recover')", .red)
         }
         var lines = ["\(Terminal.styled(t.id, .bold))  \(t.time)  \(t.kind)  policy \(t.policy.isEmpty ? "-" : t.policy)  \(outcome)"]
+        if let reversed = t.reverses { lines.append("  undo of \(reversed)") }
         if let plan = t.plan { lines.append("  plan file \(plan)") }
         if let path = t.policyPath { lines.append("  policy file \(path)") }
         lines.append("  root \(t.root)")

@@ -25,6 +25,7 @@ enum PolicyManPage {
             type: file | directory | symlink | any
             mode: enforce | audit
             severity: error | warning | note
+            inUse: skip | ignore
             \fIkind\fR: \fIsettings\fR
         .fi
         .SH DESCRIPTION
@@ -66,6 +67,12 @@ enum PolicyManPage {
         .B forbid: [GLOB, ...]
         Entries that must not exist. In audit mode they are reported; in enforce mode they are moved into
         the policy's trash folder (the first trash rule's path), never deleted.
+        .SH ENTRIES IN USE
+        Expire, quota and trash rules never delete an entry that is open in some process (read from
+        \fI/proc/*/fd\fR once per run) or holds a BSD \fBflock\fR (probed as systemd\-tmpfiles does); a
+        directory is kept when anything inside it is open. Such entries are reported as skipped,
+        \fIin use by PID (command)\fR, at plan and again just before each delete at apply. Root sees every
+        process, other users only their own. \fBinUse: ignore\fR on the rule turns this off.
         .SH GLOBS
         \fB*\fR matches any run of characters but \fB/\fR; \fB?\fR one character; \fB**\fR any number of
         path components, including none; \fB[abc]\fR, \fB[a\-z]\fR and \fB[!abc]\fR a set;

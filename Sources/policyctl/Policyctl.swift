@@ -31,6 +31,7 @@ enum Policyctl {
         RecoverCommand.self,
         JournalCommand.self,
         TrashCommand.self,
+        UndoCommand.self,
         ScheduleCommand.self,
     ]
 

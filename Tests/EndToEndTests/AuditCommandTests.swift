@@ -9,9 +9,11 @@ import Testing
     func usage() throws {
         let tree = try AuditTree()
         let policy = try tree.policy(AuditSupport.policy)
-        let missing = try PolicyctlBinary.run(["audit", "--policy", policy])
+        // No --policy and no ROOT/.policyctl.yaml (the root defaults to the current directory).
+        let missing = try PolicyctlBinary.run(["audit", "--root", tree.root])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("Error: Missing expected option '--root <dir>'\nUsage: policyctl audit --policy <file> --root <dir>"))
+        #expect(missing.stderr.hasPrefix("Error: No --policy given and there is no \(tree.root)/.policyctl.yaml (No such file or directory (ENOENT)); pass --policy <file> or create it\n"))
+        #expect(missing.stderr.contains("\nUsage: policyctl audit [--policy <file>] [--root <dir>]"))
         let format = try PolicyctlBinary.run(["audit", "--policy", policy, "--root", tree.root, "--format", "xml"])
         #expect(format.status == 64)
         #expect(format.stderr.contains("The value 'xml' is invalid for '--format <format>' (values: text, json, sarif, junit, github)"))

@@ -27,6 +27,9 @@ public struct ApplyOptions: Sendable {
     /// Strict mode (`--all-or-nothing`): an error on one entry (EACCES, EPERM, ENAMETOOLONG...) rolls the whole
     /// transaction back instead of skipping that entry. Entries that changed or vanished are skipped either way.
     public var allOrNothing: Bool
+    /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
+    /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
+    public var inUseRules: Set<String> = []
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?

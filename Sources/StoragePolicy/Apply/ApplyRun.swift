@@ -284,7 +284,9 @@ final class ApplyRun {
             planned.insert(path)
             return .changes([(.mkdir(path: path), nil)], destination: nil)
 
-        case .setxattr(let name, let value):
+        case .setxattr(let name, let setValue):
+            // An undo puts an attribute back to absent: the step's verb says so (see Undo.swift).
+            let value: [UInt8]? = step.verb == Applier.unsetVerb ? nil : setValue
             guard let status = try statusIfPresent(path) else {
                 guard planned.contains(path) else { return .skip("vanished since the plan") }
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
@@ -568,7 +570,8 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             return status.type == .directory ? nil : "no longer a directory"
         case .delete:
-            return try verifyDelete(action)
+            if let reason = try verifyDelete(action) { return reason }
+            return try inUseReason(action)
         case .rename, .trash:
             guard let parent = try directories.directoryIfPresent(path.parent) else {
                 return "vanished: its folder is gone or is no longer a directory"
@@ -628,6 +631,16 @@ final class ApplyRun {
             return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
         }
         return nil
+    }
+
+    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck).
+    private lazy var inUse = InUseCheck.now()
+
+    /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
+    private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
+        guard options.inUseRules.contains(action.rule), let identity = action.identity, let name = action.path.lastComponent,
+              let parent = try directories.directoryIfPresent(action.path.parent) else { return nil }
+        return inUse.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
     }
 
     /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was

@@ -61,6 +61,8 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public var kept: [String]
     /// True when recovery, not the run itself, closed it.
     public var recovered: Bool
+    /// For an undo (`kind` `undo`): the transaction it reversed.
+    public var reverses: String? = nil
 }
 
 /// Reads a root's journal back as transactions.
@@ -106,6 +108,7 @@ public enum JournalHistory {
                 t.root = b.root ?? ""
                 t.pid = b.pid
                 t.actions = b.actions ?? 0
+                t.reverses = b.reverses
             case .skip:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 t.skipped.append(TransactionSummary.SkippedItem(action: b.verb ?? "", path: path.string,

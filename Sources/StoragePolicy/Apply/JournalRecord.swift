@@ -104,6 +104,7 @@ struct RecordBody: Decodable, Sendable {
     var actions: Int?
     var tool: String?
     var pid: Int?
+    var reverses: String?
     // intent, skip, kept
     var op: Int?
     var action: Int?

@@ -18,6 +18,8 @@ final class Transaction {
         var planFile: String?
         var rootPath: String
         var actions: Int
+        /// For an undo: the transaction it reverses.
+        var reverses: String? = nil
     }
 
     let id: String
@@ -63,6 +65,7 @@ final class Transaction {
         w.int("rootIno", lock.state.rootStatus.inode)
         w.string("staging", lock.state.stagingPath(for: id))
         w.int("actions", metadata.actions)
+        if let reverses = metadata.reverses { w.string("reverses", reverses) }
         w.string("tool", StoragePolicyVersion.tool)
         w.int("pid", Int(getpid()))
         journal.append(w)

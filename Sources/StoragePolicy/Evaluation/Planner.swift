@@ -41,6 +41,11 @@ public struct Planner: Sendable {
     /// threads (one call at a time), with the entries seen so far and the directory being read.
     /// Throws FileSystemError when the root itself cannot be opened or read.
     public func plan(progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
+        try plan(only: nil, progress: progress)
+    }
+
+    /// The plan for `restriction`'s paths only (nil: the whole tree): see PathRestriction.
+    public func plan(only restriction: PathRestriction?, progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
         let now = options.now ?? Planner.currentTimeNs()
         let rootHandle = try DirectoryHandle.open(root: root)
         let rootStatus = try rootHandle.status()
@@ -92,7 +97,8 @@ public struct Planner: Sendable {
         var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
         walkOptions.willStat = options.willStat
         let walker = Walker(root: root, options: walkOptions)
-        let (walkedRoot, workers) = try walker.walk(evaluator)
+        let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
+            ?? walker.walk(evaluator)
         guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
             throw FileSystemError("open", path: .root, errno: .busy)
         }
@@ -100,13 +106,17 @@ public struct Planner: Sendable {
         let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
+        var skipped = workers.flatMap(\.skipped)
+        var notes = preflight.notes + outcome.notes
+        restriction?.restrict(&outcome.actions, &outcome.violations, &skipped, &notes, rules: policy.rules)
         // Handed over, not shared: sorting the plan's actions must not copy a million of them.
         var actions = outcome.actions
         outcome.actions = []
         ByteOrder.sortActions(&actions)
+        InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle)
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
-                        skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,
+                        skipped: skipped, notes: notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
         plan.sort()

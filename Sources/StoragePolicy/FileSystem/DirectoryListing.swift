@@ -142,6 +142,8 @@ public final class DirectoryListing {
 
     /// Asks the walker to walk into subdirectory `i` after this visit.
     public func enter(_ i: Int) { entered.append(i) }
+    /// Drops the subdirectories entered so far that `keep` refuses (a walk restricted to some paths).
+    func keepEntered(where keep: (Int) -> Bool) { entered.removeAll { !keep($0) } }
 
     /// An extended attribute of entry `i` (nil: of this directory itself); nil when it is not set.
     /// Never follows a symlink.

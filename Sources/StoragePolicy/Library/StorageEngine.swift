@@ -185,6 +185,7 @@ public struct StorageEngine: Sendable {
             var options = ApplyOptions(rootPath: rootPath,
                                        policyPath: policy.source.map { StorageEngine.absolute($0.file) },
                                        policySHA256: plan.fingerprint?.policySHA256)
+            options.inUseRules = InUseCheck.checkedRules(policy.rules)
             if let maxDelete {
                 options.maxDelete = maxDelete
                 options.maxDeleteLabel = "maxDelete \(maxDelete)"

@@ -9,7 +9,7 @@ struct PolicyDecoder {
 
     static let topLevelKeys = ["version", "name", "description", "max-delete", "layout", "rules"]
     static let ruleKeys = ["name", "description", "path", "match", "exclude", "type", "mode", "severity",
-                           "expire", "trash", "quota", "naming", "backup", "forbid"]
+                           "inUse", "expire", "trash", "quota", "naming", "backup", "forbid"]
     static let kindKeys = ["expire", "trash", "quota", "naming", "backup", "forbid"]
     static let layoutKeys = ["path", "backup", "cacheTag"]
 
@@ -157,6 +157,11 @@ struct PolicyDecoder {
                 if let m = enumValue(value, Rule.Mode.self, context: "\(label): 'mode'") { rule.mode = m }
             case "severity":
                 if let s = enumValue(value, Rule.Severity.self, context: "\(label): 'severity'") { rule.severity = s }
+            case "inUse":
+                if let u = enumValue(value, InUseHandling.self, context: "\(label): 'inUse'") { rule.inUse = u }
+                if !pairs.contains(where: { ["expire", "quota", "trash"].contains($0.key.scalar ?? "") }) {
+                    error(value, "\(label): 'inUse' applies to expire, quota and trash rules only")
+                }
             default:
                 kinds.append((k, value))
             }

@@ -21,6 +21,8 @@ public struct Rule: Sendable, Hashable {
     public var kind: Kind
     /// Where the rule is written in the policy file, when it came from one.
     public var location: PolicyLocation?
+    /// `inUse:` whether expire, quota and trash deletes skip entries open in a process or flocked.
+    public var inUse: InUseHandling = .skip
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],
@@ -88,6 +90,14 @@ public struct Rule: Sendable, Hashable {
         if exclude.contains(where: { $0.matches(relative) }) { return false }
         return match.isEmpty || match.contains { $0.matches(relative) }
     }
+}
+
+/// `inUse:` on an expire, quota or trash rule.
+public enum InUseHandling: String, Sendable, Hashable, CaseIterable {
+    /// Keep (and report) an entry open in some process or holding a BSD flock: the default.
+    case skip
+    /// Delete it all the same.
+    case ignore
 }
 
 /// `type:` on a rule.

@@ -1,0 +1,146 @@
+// Keeps what a process is using: a delete of an expire, quota or trash rule (unless `inUse: ignore`) is dropped
+// when its target is open in some process (/proc/*/fd, read once per run) or holds a BSD flock, and a directory
+// delete when anything inside it is open or any directory in it is flocked. Only ever removes deletes from a
+// plan: what cannot be checked (an unreadable /proc, a flock that cannot be probed) is kept too.
+
+/// Whether one entry is in use, against one reading of /proc.
+public struct InUseCheck: Sendable {
+    /// Open files when the run started.
+    public let table: OpenFileTable
+
+    public init(table: OpenFileTable) { self.table = table }
+
+    /// Reads /proc now.
+    public static func now() -> InUseCheck { InUseCheck(table: .read()) }
+
+    /// The note a run prints once when /proc could not be read: nothing a rule checks is deleted then.
+    public var unreadableNote: String? {
+        table.unreadable.map { "in-use check: /proc could not be read (\($0)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)" }
+    }
+
+    /// Why the entry `name` in `parent` (at `path`, planned as `identity`) must be kept, or nil when nothing uses it.
+    /// A target that vanished or was swapped for a symlink is not in use: apply's identity check refuses it.
+    public func reason(parent: DirectoryHandle, name: FileName, path: RelativePath, type: FileType?,
+                       identity: EntryIdentity) -> String? {
+        if let error = table.unreadable { return "in use unknown: /proc could not be read (\(error)); kept" }
+        if type == .symlink { return nil }
+        if let pid = table.holder(device: identity.device, inode: identity.inode) {
+            return "in use by \(OpenFileTable.describe(pid: pid))"
+        }
+        if let reason = flockReason(parent, name, path: path, identity: identity) { return reason }
+        guard type == .directory else { return nil }
+        return insideReason(parent: parent, name: name, path: path)
+    }
+
+    private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: RelativePath,
+                             identity: EntryIdentity?) -> String? {
+        do {
+            guard try directory.holdsFlock(name, expected: identity) else { return nil }
+        } catch {
+            if error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks { return nil }
+            return "in use unknown: cannot probe \(path.escaped) for a BSD flock (\(error)); kept"
+        }
+        let status = try? (name.map { try directory.status(of: $0) } ?? directory.status())
+        if let status, let pid = OpenFileTable.flockHolder(device: status.device, inode: status.inode) {
+            // /proc/locks names the process that took the lock; a child may hold it after that one exited.
+            if let command = OpenFileTable.command(of: pid) { return "in use by \(pid) (\(command)): holds a BSD flock" }
+            return "in use: holds a BSD flock (taken by PID \(pid), which has exited)"
+        }
+        return "in use: holds a BSD flock"
+    }
+
+    /// Anything open inside the directory, or a flocked directory in it: the whole directory stays.
+    private func insideReason(parent: DirectoryHandle, name: FileName, path: RelativePath) -> String? {
+        let top: DirectoryHandle
+        do { top = try parent.openDirectoryLeavingAtime(name) } catch {
+            return error.errno == .noSuchFile ? nil : "in use unknown: cannot look inside (\(error)); kept"
+        }
+        var pending: [(DirectoryHandle, RelativePath)] = [(top, path)]
+        while let (directory, at) = pending.popLast() {
+            let entries: [DirectoryEntry]
+            do { entries = try directory.entries() } catch {
+                return "in use unknown: cannot look inside (\(error)); kept"
+            }
+            for entry in entries {
+                let inner = at.appending(entry.name)
+                let found: FileStatus?
+                do { found = try directory.statusIfPresent(of: entry.name) } catch {
+                    return "in use unknown: cannot stat \(inner.escaped) (\(error)); kept"
+                }
+                // Gone meanwhile: nothing there to be in use.
+                guard let status = found else { continue }
+                if let pid = table.holder(device: status.device, inode: status.inode) {
+                    return "holds \(inner.escaped), in use by \(OpenFileTable.describe(pid: pid)); kept"
+                }
+                guard status.type == .directory else { continue }
+                if let reason = flockReason(directory, entry.name, path: inner, identity: status.identity) {
+                    return "holds \(inner.escaped), \(reason); kept"
+                }
+                // A mount point inside is never crossed (apply refuses such a tree); nothing to look at there.
+                guard let child = try? directory.openDirectoryLeavingAtime(entry.name) else { continue }
+                pending.append((child, inner))
+            }
+        }
+        return nil
+    }
+
+    /// The plan's deletes with the ones in use removed (and reported as skipped), with every directory delete
+    /// above a kept entry and the `.trashinfo` of a kept trash item. Reads nothing when no rule asks.
+    static func filter(_ actions: inout [Action], skipped: inout [SkippedEntry], notes: inout [String],
+                       rules: [Rule], root: DirectoryHandle, check: () -> InUseCheck = InUseCheck.now) {
+        let checked = checkedRules(rules)
+        guard actions.contains(where: { $0.isDelete && checked.contains($0.rule) }) else { return }
+        let inUse = check()
+        if let note = inUse.unreadableNote { notes.append(note) }
+        var cache: (path: RelativePath, handle: DirectoryHandle?)? = nil
+        var kept: [RelativePath] = []
+        var keptTrash: [(rule: String, path: RelativePath)] = []
+        var drop = Set<Int>()
+        for (i, action) in actions.enumerated() where action.isDelete && checked.contains(action.rule) {
+            guard let identity = action.identity, let name = action.path.lastComponent else { continue }
+            let parentPath = action.path.parent
+            if cache?.path != parentPath {
+                cache = (parentPath, try? root.openDirectory(at: parentPath))
+            }
+            // A folder that cannot be opened now: apply finds the target gone and skips it anyway.
+            guard let parent = cache?.handle else { continue }
+            guard let reason = inUse.reason(parent: parent, name: name, path: action.path, type: action.type,
+                                             identity: identity) else { continue }
+            drop.insert(i)
+            kept.append(action.path)
+            keptTrash.append((action.rule, action.path))
+            skipped.append(SkippedEntry(path: action.path, reason: reason))
+        }
+        guard !kept.isEmpty else { return }
+        for (i, action) in actions.enumerated() where action.isDelete && !drop.contains(i) {
+            if let inner = kept.first(where: { $0 != action.path && $0.hasPrefix(action.path) }) {
+                drop.insert(i)
+                skipped.append(SkippedEntry(path: action.path, reason: "holds \(inner.escaped), which is in use; kept"))
+            } else if action.path.lastComponent?.bytes.suffix(10).elementsEqual(".trashinfo".utf8) == true,
+                      let item = keptTrash.first(where: { Self.isTrashInfo(action.path, of: $0.path) && $0.rule == action.rule }) {
+                drop.insert(i)
+                skipped.append(SkippedEntry(path: action.path, reason: "the .trashinfo of \(item.path.escaped), which is in use; kept"))
+            }
+        }
+        actions = actions.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    }
+
+    /// The names of the rules whose deletes are checked: expire, quota and trash rules without `inUse: ignore`.
+    public static func checkedRules(_ rules: [Rule]) -> Set<String> {
+        Set(rules.filter { rule in
+            guard rule.inUse == .skip else { return false }
+            switch rule.kind {
+            case .expire, .quota, .trash: return true
+            default: return false
+            }
+        }.map(\.name))
+    }
+
+    /// `info` is `NAME.trashinfo` beside the item's folder (FreeDesktop `info/`) or inside it (app index).
+    static func isTrashInfo(_ info: RelativePath, of item: RelativePath) -> Bool {
+        guard let name = item.lastComponent, let infoName = info.lastComponent,
+              infoName.bytes.elementsEqual(name.bytes + Array(".trashinfo".utf8)) else { return false }
+        let infoFolder = info.parent.parent
+        return infoFolder == item.parent.parent || infoFolder == item.parent
+    }
+}

@@ -1,0 +1,137 @@
+// Which files processes hold open, read once from /proc/*/fd, and whether an entry holds a BSD flock (probed the
+// way systemd-tmpfiles does: a non-blocking exclusive flock that fails while anyone else holds one).
+// Only ever keeps entries: a process or fd that cannot be read is simply not known, never a reason to delete.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CPosix
+
+/// The (device, inode) of every file some process had open when the table was read.
+/// Root sees every process; another user sees only their own (the kernel hides other users' /proc/PID/fd).
+public struct OpenFileTable: Sendable {
+    struct Key: Hashable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private var holders: [Key: Int32] = [:]
+    /// Why /proc could not be listed at all; nil when it was read.
+    public private(set) var unreadable: FileSystemError?
+    /// Processes whose descriptors could not be listed (another user's, without root): not known, not checked.
+    public private(set) var hiddenProcesses = 0
+
+    /// An empty table that knows nothing (tests, and rules that opt out).
+    public init() {}
+
+    /// Reads /proc/*/fd once. A process that exits meanwhile, or an fd closed meanwhile, is skipped.
+    public static func read(proc: String = "/proc") -> OpenFileTable {
+        var table = OpenFileTable()
+        let processes: [DirectoryEntry]
+        do {
+            processes = try DirectoryHandle.open(root: proc).entries()
+        } catch {
+            table.unreadable = error
+            return table
+        }
+        let own = getpid()
+        for process in processes {
+            guard let pid = Int32(String(decoding: process.name.bytes, as: UTF8.self)), pid > 0, pid != own else { continue }
+            let fdPath = "\(proc)/\(pid)/fd"
+            let fds: [DirectoryEntry]
+            do { fds = try DirectoryHandle.open(root: fdPath).entries() } catch {
+                if error.errno != .noSuchFile { table.hiddenProcesses += 1 }
+                continue
+            }
+            for fd in fds {
+                var s = stat()
+                // Following the magic link is the point: it names the open file itself, wherever it is.
+                let r = "\(fdPath)/\(String(decoding: fd.name.bytes, as: UTF8.self))".withCString { stat($0, &s) }
+                guard r == 0 else { continue }
+                let key = Key(device: UInt64(s.st_dev), inode: UInt64(s.st_ino))
+                if table.holders[key] == nil { table.holders[key] = pid }
+            }
+        }
+        return table
+    }
+
+    /// A process holding the file open, or nil when none is known to.
+    public func holder(device: UInt64, inode: UInt64) -> Int32? {
+        holders[Key(device: device, inode: inode)]
+    }
+
+    /// How many distinct files are open.
+    public var count: Int { holders.count }
+
+    /// `PID (command)`, the command from /proc/PID/comm (escaped; `?` when it cannot be read).
+    public static func describe(pid: Int32, proc: String = "/proc") -> String {
+        "\(pid) (\(command(of: pid, proc: proc) ?? "?"))"
+    }
+
+    /// The command of a running process, escaped; nil when it has exited (or /proc hides it).
+    public static func command(of pid: Int32, proc: String = "/proc") -> String? {
+        guard let comm = try? DirectoryHandle.open(root: "\(proc)/\(pid)").readFile(FileName("comm")!, limit: 64) else { return nil }
+        return PathEscaping.escape(comm.last == 0x0A ? Array(comm.dropLast()) : comm)
+    }
+
+    /// The process /proc/locks names as holding a FLOCK on (device, inode), or nil.
+    public static func flockHolder(device: UInt64, inode: UInt64, proc: String = "/proc") -> Int32? {
+        guard let bytes = try? DirectoryHandle.open(root: proc).readFile(FileName("locks")!, limit: 16 << 20) else { return nil }
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
+        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (major and minor in hex).
+        for line in bytes.split(separator: 0x0A) {
+            let fields = line.split(separator: 0x20)
+            guard fields.count >= 6, fields[1].elementsEqual("FLOCK".utf8) else { continue }
+            let id = fields[5].split(separator: 0x3A)
+            guard id.count == 3,
+                  UInt64(String(decoding: id[0], as: UTF8.self), radix: 16) == major,
+                  UInt64(String(decoding: id[1], as: UTF8.self), radix: 16) == minor,
+                  UInt64(String(decoding: id[2], as: UTF8.self)) == inode else { continue }
+            return Int32(String(decoding: fields[4], as: UTF8.self))
+        }
+        return nil
+    }
+}
+
+extension DirectoryHandle {
+    /// Opens the directory `name` with O_NOATIME where permitted, so listing it leaves its atime alone (a plan
+    /// changes nothing); a symlink is refused and so is a mount point (EXDEV).
+    func openDirectoryLeavingAtime(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
+        let target = path.appending(name)
+        let handle = DirectoryHandle(descriptor: try WalkDirectory.openDescriptor(name, in: descriptor, path: target), path: target)
+        if try !handle.status().isOnSameMount(as: status()) { throw FileSystemError("openat", path: target, errno: .crossDevice) }
+        return handle
+    }
+
+    /// True when `name` (self when nil) holds a BSD flock someone else took: a non-blocking exclusive flock fails.
+    /// Opened O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY (O_NOATIME where permitted), so a symlink is never
+    /// followed and a FIFO swapped in cannot block; only regular files and directories are probed.
+    /// Our own probe lock goes with the descriptor at once.
+    public func holdsFlock(_ name: FileName?, expected: EntryIdentity? = nil) throws(FileSystemError) -> Bool {
+        let target = name.map(path.appending) ?? path
+        let base = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+        func open(_ flags: Int32) -> Result<Int32, Errno> {
+            let n = name.map { $0 } ?? FileName(unchecked: Array(".".utf8))
+            return n.withCString { n in systemCall(.open) { openat(descriptor, n, flags) } }
+        }
+        var r = open(base | cposix_o_noatime())
+        if case .failure(let e) = r, e == .notPermitted { r = open(base) }
+        let fd: Int32
+        switch r {
+        case .success(let value): fd = value
+        case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
+        }
+        defer { _ = close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0 else { throw FileSystemError("fstat", path: target, errno: Errno.current) }
+        let type = FileType(mode: UInt32(s.st_mode))
+        guard type == .regular || type == .directory else { return false }
+        if let expected, UInt64(s.st_dev) != expected.device || UInt64(s.st_ino) != expected.inode { return false }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return false }
+        let e = Errno.current
+        if e == .wouldBlock { return true }
+        throw FileSystemError("flock", path: target, errno: e)
+    }
+}

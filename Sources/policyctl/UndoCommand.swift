@@ -1,0 +1,94 @@
+// `policyctl undo TRANSACTION`: reverses a committed transaction as a new journaled one (kind `undo`).
+// Renames go back, trashed items are restored, markers and cache tags return to what the journal recorded,
+// directories it created go once empty; deletes are named as not undoable. --dry-run changes nothing.
+import StoragePolicy
+
+struct UndoCommand: Command {
+    static let spec = CommandSpec(
+        name: "undo",
+        abstract: "Reverse a committed transaction, as a new journaled one.",
+        discussion: """
+            Reads the transaction's changes from the journal and reverses them: renames are renamed back, items \
+            moved to the trash are restored, markers and cache tags are put back to what the journal recorded, \
+            and directories it created are removed if they are empty. Deletes cannot be undone: they are listed. \
+            A piece whose target changed since (another entry, other contents) is skipped and reported. The undo \
+            runs as a new transaction of kind 'undo' that 'policyctl journal' shows with the transaction it \
+            reversed, and that recovery finishes or rolls back like any other. A journal compacted since keeps \
+            only summaries: such a transaction cannot be undone. Exit codes: 0 undone, 1 some pieces could not \
+            be undone (deletes, changed targets; each named), 3 refused or rolled back (nothing changed), \
+            64 usage, 74 I/O error.
+            """,
+        usage: ["--root <dir> [--dry-run] [--yes] <transaction>"],
+        arguments: [
+            ArgumentSpec(name: "transaction", help: "The transaction id, as 'policyctl journal' shows it.", completion: .none),
+        ],
+        options: [
+            .option("root", short: "r", value: "dir", help: "(required) The root the transaction changed.", completion: .directory),
+            .flag("dry-run", short: "n", help: "Print what undo would do and change nothing."),
+            .flag("yes", short: "y", help: "Undo without asking. Required without a TTY."),
+            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            RootSession.stateDirOption,
+            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ]
+    )
+
+    let root: String
+    let transaction: String
+    let dryRun: Bool
+    let yes: Bool
+    let noWait: Bool
+    let stateDir: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let root = arguments.value("root") else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl undo")
+        }
+        try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl undo")
+        self.root = root
+        transaction = arguments.positionals[0]
+        dryRun = arguments.flag("dry-run")
+        yes = arguments.flag("yes")
+        noWait = arguments.flag("no-wait")
+        stateDir = arguments.value("state-dir")
+    }
+
+    func run() throws -> ExitCode {
+        let log = ApplyLog(format: .human, perAction: true)
+        guard let session = try RootSession.open(root, create: false, stateDirectory: stateDir) else { return .ioError }
+        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
+        try session.recover(holding: lock, log: log)
+        let applier = Applier(holding: lock)
+        let plan: UndoPlan
+        do { plan = try applier.undoPlan(transaction) } catch let error as UndoError {
+            Terminal.err("undo refused: \(error.message)")
+            return .rolledBack
+        }
+        for line in plan.changes { Terminal.out("\(dryRun ? "would " : "")\(line)") }
+        for line in plan.notUndoable { Terminal.out("cannot undo \(line)") }
+        for line in plan.skipped { Terminal.out("skipped \(line)") }
+        let partial = !plan.notUndoable.isEmpty || !plan.skipped.isEmpty
+        if dryRun {
+            Terminal.out("dry run: \(plan.changes.count) change\(plan.changes.count == 1 ? "" : "s") would undo \(transaction); nothing was changed")
+            return partial ? .findings : .success
+        }
+        if plan.changes.isEmpty {
+            Terminal.out("nothing to undo in \(transaction)")
+            return partial ? .findings : .success
+        }
+        if !yes {
+            guard Terminal.confirm("Undo these \(plan.changes.count) changes of \(transaction)?") else {
+                Terminal.err("Undo cancelled; nothing was changed.")
+                return .usage
+            }
+        }
+        let started = ContinuousClock.now
+        let result = Result { () throws(ApplyError) -> ApplyReport in
+            try applier.undo(plan, options: ApplyOptions(rootPath: session.rootPath))
+        }
+        let d = ContinuousClock.now - started
+        let code = log.finish(result, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        if code == .success, partial { return .findings }
+        if code == .success, case .success(let report) = result, !report.skipped.isEmpty { return .findings }
+        return code
+    }
+}
