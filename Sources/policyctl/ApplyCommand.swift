@@ -194,6 +194,8 @@ struct ApplyCommand: Command {
         var options = ApplyOptions(rootPath: session.rootPath, policyPath: policyPath.map(RootSession.absolute),
                                    policySHA256: policySHA, planFile: planFile.map(RootSession.absolute),
                                    allOrNothing: allOrNothing)
+        // Benchmarks only: the older design, every delete staged, to measure it beside roll-forward deletes.
+        options.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
         if let maxDelete {
             options.maxDelete = maxDelete
             options.maxDeleteLabel = "--max-delete \(maxDeleteText!)"
@@ -374,7 +376,8 @@ struct ApplyLog {
         for entry in report.entries {
             switch entry.resolution {
             case .rolledBack:
-                line("recover", "rolled back interrupted transaction \(entry.transaction) (\(entry.undone) change\(entry.undone == 1 ? "" : "s") undone)")
+                let finished = entry.finished > 0 ? ", \(entry.finished) roll-forward delete\(entry.finished == 1 ? "" : "s") finished" : ""
+                line("recover", "rolled back interrupted transaction \(entry.transaction) (\(entry.undone) change\(entry.undone == 1 ? "" : "s") undone\(finished))")
             case .purgeFinished:
                 line("recover", "finished the purge of committed transaction \(entry.transaction)")
             }

@@ -27,6 +27,9 @@ public struct ApplyOptions: Sendable {
     /// Strict mode (`--all-or-nothing`): an error on one entry (EACCES, EPERM, ENAMETOOLONG...) rolls the whole
     /// transaction back instead of skipping that entry. Entries that changed or vanished are skipped either way.
     public var allOrNothing: Bool
+    /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
+    /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
+    public var stagesEveryDelete = false
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?
