@@ -43,9 +43,12 @@ enum Ages {
     static func human(nanoseconds: Int64) -> String { human(seconds: nanoseconds / 1_000_000_000, units: 2) }
 
     /// The `units` adjacent units from the largest non-zero one, zeros left out: `1d1h`, `2h`, `1m30s`.
+    /// Made once: a reason is written for every action, and a table per call was a tenth of a flat plan's work.
+    private static let unitTable: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+
     static func human(seconds: Int64, units: Int) -> String {
         if seconds <= 0 { return "0s" }
-        let table: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+        let table = Ages.unitTable
         guard let first = table.firstIndex(where: { seconds >= $0.1 }) else { return "0s" }
         var rest = seconds
         var out = ""
