@@ -112,7 +112,7 @@ struct Intent: Sendable, Equatable {
             // Only a non-directory entry whose full identity was recorded is ever finished: recovery unlinks
             // nothing else, so a forged record cannot name a directory, the root, or an entry it does not know.
             if path.isRoot { return "unlink of the root" }
-            if type == .directory || type == .unknown { return "unlink of a \(type.rawValue) at \(path.escaped)" }
+            if type == .directory || type == .unknown { return "unlink of \(path.escaped), a \(type.rawValue)" }
             if identity == nil { return "unlink of \(path.escaped) without the identity of what it deletes" }
         }
         return nil
