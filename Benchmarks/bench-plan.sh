@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Times `policyctl plan` (every rule kind) side by side with `find -xdev -printf %s` and a name-only `find` on
-# one generated tree, prints the ratios, then measures peak RSS at a million entries. Writes only under $WORK.
+# Times `policyctl plan` (every rule kind) side by side with `find -xdev -printf %s`, fd-find (a stat per
+# entry, in parallel) and a name-only `find` on one generated tree, then a flat tree (one 200,000-file folder
+# and one 60,000-name folder, half to lowercase), prints the ratios, then measures peak RSS at a million
+# entries. Installs hyperfine and fd-find with apt-get when missing. Writes only under $WORK.
 #
 # Usage: Benchmarks/bench-plan.sh            (SIZE=200000 BIG=1000000 RUNS=10 WORK=/tmp/policyctl-bench)
 #        SCRATCH=/tmp/build-x Benchmarks/bench-plan.sh   to build in another scratch folder
@@ -23,6 +25,7 @@ need() {  # need COMMAND PACKAGE: install PACKAGE with apt-get when COMMAND is m
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
 }
 need hyperfine hyperfine
+need fdfind fd-find
 [ -x /usr/bin/time ] || need time time
 
 echo "== building policyctl (release)"
@@ -45,6 +48,7 @@ echo "== $SIZE-entry tree: $TREE ($(find "$TREE" -xdev | wc -l) entries)"
 hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-$SIZE.json" \
     -n "policyctl plan" "$BIN plan --policy $POLICY --root $TREE --format json > /dev/null" \
     -n "find -printf %s" "find $TREE -xdev -printf '%s\n' > /dev/null" \
+    -n "fd (stat per entry)" "fdfind -u --one-file-system --changed-before 24h . $TREE > /dev/null" \
     -n "find (names)" "find $TREE -xdev > /dev/null"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -60,7 +64,50 @@ for n, x in (("policyctl plan", plan), ("find -printf %s", stat), ("find (names)
 print(f"plan / find -printf : {plan['mean']/stat['mean']:.2f}x mean, {plan['median']/stat['median']:.2f}x median, "
       f"{plan['min']/stat['min']:.2f}x best  (target <= 1.0x, goal 0.6x)")
 print(f"plan / find (names) : {plan['mean']/names['mean']:.2f}x mean")
+fd = r["fd (stat per entry)"]
+print(f"fd / find -printf   : {fd['mean']/stat['mean']:.2f}x mean")
 print(f"cpu time plan / find -printf: {(plan['user']+plan['system'])/(stat['user']+stat['system']):.2f}x")
+EOF
+
+# The flat case: one folder of 200,000 files (half expired) and one of 60,000 names (half with uppercase
+# letters, some colliding on case). Every rule must stay linear in a folder's size.
+FLAT="$WORK/flat"
+if [ ! -d "$FLAT" ]; then
+    python3 - "$FLAT" <<'EOF'
+import os, sys, time
+root = sys.argv[1]; now = time.time()
+os.makedirs(root + "/tmp"); os.makedirs(root + "/docs")
+for i in range(200_000):
+    p = f"{root}/tmp/f{i:06d}"
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT, 0o644))
+    age = 48 * 3600 if i % 2 == 0 else 3600
+    os.utime(p, (now - age, now - age))
+for i in range(60_000):
+    name = f"Note-{i:06d}.txt" if i % 2 == 0 else f"note-{i:06d}.txt"
+    if i % 1000 == 1: name = f"note-{i - 1:06d}.txt"   # collides with Note-(i-1) on case
+    open(f"{root}/docs/{name}", "w").close()
+EOF
+fi
+cat > "$WORK/flat-policy.yaml" <<'EOF'
+version: 1
+name: flat
+rules:
+  - name: tmp-expiry
+    path: tmp
+    expire: { after: 24h }
+  - name: lower
+    path: docs
+    naming: { case: lower }
+EOF
+echo "== flat tree: $FLAT ($(find "$FLAT" -xdev | wc -l) entries); load $(cut -d' ' -f1-3 /proc/loadavg)"
+hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-flat.json" \
+    -n "policyctl plan (flat)" "$BIN plan --policy $WORK/flat-policy.yaml --root $FLAT --format json > /dev/null" \
+    -n "find -printf %s (flat)" "find $FLAT -xdev -printf '%s\n' > /dev/null"
+python3 - "$WORK/results-flat.json" <<'EOF'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+p, f = r["policyctl plan (flat)"], r["find -printf %s (flat)"]
+print(f"flat: plan / find -printf : {p['mean']/f['mean']:.2f}x mean, {p['min']/f['min']:.2f}x best  (target <= 1.0x)")
 EOF
 
 peak() {  # peak NAME TREE: one plan under /usr/bin/time -v

@@ -17,8 +17,9 @@ struct ApplyCommand: Command {
             under ROOT/.policyctl: every change is journaled before it is made, targets that changed since the plan \
             are skipped and reported. An error on one entry (EACCES, EPERM, ENAMETOOLONG, EBUSY, ELOOP, EROFS, \
             ENOTEMPTY, EXDEV) skips that entry and what depends on it, named with its errno, and the rest commits; \
-            an error about the run (I/O, ENOSPC, the journal) rolls everything back, and so does any error with \
-            --all-or-nothing. An interrupted apply is finished or \
+            an error about the run (I/O, ENOSPC, the journal) rolls everything back except the file deletes already \
+            made (they roll forward), and any error with --all-or-nothing rolls everything back (every delete is then \
+            staged). An interrupted apply is finished or \
             rolled back by 'policyctl recover', which also runs at the start of every apply. \
             Without a TTY apply never prompts: timers, cron jobs and scripts must pass --yes. \
             Exit codes: 0 applied (items that changed or vanished since the plan are reported, not failures), or \
@@ -42,7 +43,7 @@ struct ApplyCommand: Command {
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
             .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
-            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done and exit 3."),
+            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done (file deletes already made stay made) and exit 3."),
             .flag("all-or-nothing", help: "An error on any one entry rolls everything back (exit 3) instead of skipping that entry (exit 1)."),
             .flag("verbose", short: "v", help: "One line per action."),
             .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
@@ -194,6 +195,8 @@ struct ApplyCommand: Command {
         var options = ApplyOptions(rootPath: session.rootPath, policyPath: policyPath.map(RootSession.absolute),
                                    policySHA256: policySHA, planFile: planFile.map(RootSession.absolute),
                                    allOrNothing: allOrNothing)
+        // Benchmarks only: the older design, every delete staged, to measure it beside roll-forward deletes.
+        options.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
         if let maxDelete {
             options.maxDelete = maxDelete
             options.maxDeleteLabel = "--max-delete \(maxDeleteText!)"
@@ -376,7 +379,8 @@ struct ApplyLog {
         for entry in report.entries {
             switch entry.resolution {
             case .rolledBack:
-                line("recover", "rolled back interrupted transaction \(entry.transaction) (\(entry.undone) change\(entry.undone == 1 ? "" : "s") undone)")
+                let finished = entry.finished > 0 ? ", \(entry.finished) roll-forward delete\(entry.finished == 1 ? "" : "s") finished" : ""
+                line("recover", "rolled back interrupted transaction \(entry.transaction) (\(entry.undone) change\(entry.undone == 1 ? "" : "s") undone\(finished))")
             case .purgeFinished:
                 line("recover", "finished the purge of committed transaction \(entry.transaction)")
             }

@@ -108,21 +108,21 @@ struct ApplyIsolationTests {
         let t = try UserTree(nodes, locked: ["tmp/locked"], actions: actions)
         let run = try asUser(["apply", t.planFile, "--yes"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [renameat2]"), "\(run)")
+        #expect(run.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [unlinkat]"), "\(run)")
         #expect(run.stdout.contains("applied: 3 delete, 1 skipped (1 for an error)"), "\(run)")
-        #expect(run.stderr.contains("tmp/locked/a.dat: skipped: Permission denied (EACCES) [renameat2]"), "\(run)")
+        #expect(run.stderr.contains("tmp/locked/a.dat: skipped: Permission denied (EACCES) [unlinkat]"), "\(run)")
         #expect(try manifest(of: t.root) == [
             "tmp directory", "tmp/locked directory", "tmp/locked/a.dat file size=10 mtime=\(manifestTime(ageHours: 48))",
             "tmp/open directory",
         ])
         let journal = try asUser(["journal", "--root", t.root])
         #expect(journal.stdout.contains("3 delete of 4 planned"), "\(journal)")
-        #expect(journal.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [renameat2]"), "\(journal)")
+        #expect(journal.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [unlinkat]"), "\(journal)")
         let skip = try journalLines(t.root).first { $0.contains(#""type":"skip""#) } ?? ""
         let history = try asUser(["journal", "--root", t.root, "--format", "json"])
         let summaries = try JSONDecoder().decode([TransactionSummary].self, from: Data(history.stdout.utf8))
-        #expect(summaries.last?.skipped.map { [$0.path, $0.errno ?? "-", $0.call ?? "-"] } == [["tmp/locked/a.dat", "EACCES", "renameat2"]])
-        #expect(skip.contains(#""errno":"EACCES""#) && skip.contains(#""call":"renameat2""#), "\(skip)")
+        #expect(summaries.last?.skipped.map { [$0.path, $0.errno ?? "-", $0.call ?? "-"] } == [["tmp/locked/a.dat", "EACCES", "unlinkat"]])
+        #expect(skip.contains(#""errno":"EACCES""#) && skip.contains(#""call":"unlinkat""#), "\(skip)")
         #expect(try asUser(["recover", "--root", t.root]).stdout.contains("Nothing to recover"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: t.root + "/.policyctl/staging")) ?? []).isEmpty)
 
@@ -137,7 +137,7 @@ struct ApplyIsolationTests {
         #expect(skipped.count == 1)
         #expect(skipped.first?["path"] as? String == "tmp/locked/a.dat")
         #expect(skipped.first?["errno"] as? String == "EACCES")
-        #expect(skipped.first?["call"] as? String == "renameat2")
+        #expect(skipped.first?["call"] as? String == "unlinkat")
         #expect(objects.last?["failed"] as? Int == 1)
         #expect(objects.last?["outcome"] as? String == "committed")
     }
@@ -152,7 +152,7 @@ struct ApplyIsolationTests {
                              actions: [.delete("tmp/d/locked/a.dat"), .delete("tmp/d/b.dat"), .delete("tmp/d")])
         let run = try asUser(["apply", t.planFile, "--yes"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.stdout.contains("skipped delete tmp/d/locked/a.dat: Permission denied (EACCES) [renameat2]"), "\(run)")
+        #expect(run.stdout.contains("skipped delete tmp/d/locked/a.dat: Permission denied (EACCES) [unlinkat]"), "\(run)")
         #expect(run.stdout.contains("skipped delete tmp/d: holds tmp/d/locked/a.dat, which could not be removed; kept"), "\(run)")
         #expect(try manifest(of: t.root) == [
             "tmp directory", "tmp/d directory", "tmp/d/locked directory",

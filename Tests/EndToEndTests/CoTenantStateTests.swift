@@ -312,9 +312,11 @@ struct CoTenantStateTests {
         #expect(refused.stderr.contains(".policyctl/journal.jsonl:1: it began on another directory"), "\(refused)")
         #expect(refused.stderr.contains("move .policyctl aside"), "\(refused)")
         #expect(try manifest(of: copy) == before)
-        // The original still recovers.
+        #expect(FileManager.default.fileExists(atPath: copy + "/tmp/old.dat"), "the copy's entry is never deleted")
+        // The original still recovers: its durable roll-forward delete is finished there, and only there.
         let recover = try policyctl(["recover", "--root", w.root])
         #expect(recover.status == 0, "\(recover)")
-        #expect(w.content("tmp/old.dat") != nil)
+        #expect(recover.stdout.contains("1 roll-forward delete finished"), "\(recover)")
+        #expect(w.content("tmp/old.dat") == nil)
     }
 }

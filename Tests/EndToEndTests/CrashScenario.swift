@@ -100,3 +100,61 @@ struct CrashReference {
         return CrashReference(before: before, after: after, records: lines.count, commitRecord: commit)
     }
 }
+
+// MARK: The exact state after a rollback
+
+/// The roll-forward deletes a rolled-back transaction still finishes: every `unlink` intent in the journal,
+/// except those of an action with a `skip` record (it was not carried out) and those a `kept` record names (the
+/// finishing unlink failed on that entry). Read from the journal after the rollback or recovery.
+func rolledForwardDeletes(_ root: String) throws -> Set<String> {
+    var unlinks: [String: (action: Int, path: String)] = [:]
+    var skipped: Set<String> = []
+    var kept: Set<String> = []
+    // No journal: nothing was ever begun, so nothing was deleted.
+    guard FileManager.default.fileExists(atPath: root + "/.policyctl/journal.jsonl") else { return [] }
+    for line in try journalLines(root) {
+        guard let frame = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let record = frame["rec"] as? [String: Any], let tx = record["tx"] as? String,
+              let type = record["type"] as? String else { continue }
+        switch type {
+        case "intent" where record["change"] as? String == "unlink":
+            // As the manifest prints it: the exact bytes (base64 when not UTF-8), escaped, then the type.
+            let bytes = (record["pathBase64"] as? String).flatMap { Data(base64Encoded: $0) }.map { Array($0) }
+                ?? Array(((record["path"] as? String) ?? "").utf8)
+            if let op = record["op"] as? Int, let action = record["action"] as? Int, let path = RelativePath(bytes),
+               let type = record["entryType"] as? String {
+                unlinks["\(tx) \(op)"] = (action, path.escaped + " " + type)
+            }
+        case "skip":
+            if let action = record["action"] as? Int { skipped.insert("\(tx) \(action)") }
+        case "kept":
+            if let op = record["op"] as? Int { kept.insert("\(tx) \(op)") }
+        default:
+            break
+        }
+    }
+    return Set(unlinks.compactMap { key, value -> String? in
+        let tx = String(key.split(separator: " ")[0])
+        return skipped.contains("\(tx) \(value.action)") || kept.contains(key) ? nil : value.path
+    })
+}
+
+/// The rule after an uncommitted transaction is rolled back (by the run itself or by recovery): exactly the
+/// before-manifest, except that each roll-forward delete whose intent was durable is done (see Docs/journal.md):
+/// after a crash, every one not recorded as skipped; after a run that failed, those it made.
+func rolledBackManifest(before: [String], root: String) throws -> [String] {
+    let finished = try rolledForwardDeletes(root)
+    // A manifest line is `PATH TYPE ...`; a deleted entry is matched by its escaped path and its type.
+    return before.filter { line in !finished.contains { line == $0 || line.hasPrefix($0 + " ") } }
+}
+
+extension CrashScenario {
+    /// The non-directory entries the plan deletes: these are deleted roll-forward (directories are staged).
+    static let rollForwardDeletes: Set<String> = [
+        "tmp/old1 file", "tmp/old2 file", "tmp/old3 file", "tmp/sub/deep/x file", "tmp/sub/y file", "tmp/link symlink",
+        "tmp/hardlink file",
+    ]
+
+    /// The manifest a rollback of this scenario must leave, by the rule above.
+    func rolledBack(_ ref: CrashReference) throws -> [String] { try rolledBackManifest(before: ref.before, root: root) }
+}

@@ -1,5 +1,6 @@
 // Real crash tests: the built binary is SIGKILLed after every journal record, after every change and at
-// random times, then `policyctl recover` runs; the tree must equal the before- or after-manifest exactly.
+// random times, then `policyctl recover` runs; the tree must equal the after-manifest exactly, or (uncommitted)
+// the before-manifest with exactly the roll-forward deletes whose intents were durable done (Docs/journal.md).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,7 +33,7 @@ struct CrashTests {
         #expect(ref.after.contains("lib directory user.test=1 user.xdg.robots.backup=false"))
     }
 
-    @Test("SIGKILL after each journal record, then recover: before if uncommitted, after if committed")
+    @Test("SIGKILL after each journal record, then recover: uncommitted is before but for the durable roll-forward deletes, committed is after")
     func crashAfterEveryRecord() throws {
         let ref = try CrashReference.make()
         for n in 1...ref.records {
@@ -41,8 +42,11 @@ struct CrashTests {
             #expect(run.signal == SIGKILL, "record \(n): \(run)")
             let recover = try policyctl(["recover", "--root", s.root])
             #expect(recover.status == 0, "record \(n): \(recover)")
-            let expected = n < ref.commitRecord ? ref.before : ref.after
+            let expected = n < ref.commitRecord ? try s.rolledBack(ref) : ref.after
             #expect(try s.manifest() == expected, "crash after record \(n) of \(ref.records) (commit is \(ref.commitRecord))")
+            // The deletes go in one journal group: none of their intents is durable yet, or all of them are.
+            let finished = try rolledForwardDeletes(s.root)
+            #expect(finished.isEmpty || finished == CrashScenario.rollForwardDeletes, "record \(n): \(finished.sorted())")
             try s.expectStagingEmpty()
             try s.expectOutsideUntouched()
             // Recovery is idempotent: again changes nothing.
@@ -51,10 +55,11 @@ struct CrashTests {
         }
     }
 
-    @Test("SIGKILL after each change to the tree, then recover: always the before-manifest")
+    @Test("SIGKILL after each change to the tree, then recover: the before-manifest but for the durable roll-forward deletes, which are done")
     func crashAfterEveryChange() throws {
         let ref = try CrashReference.make()
         var n = 1
+        var rolledForward = 0
         while n < 200 {
             let s = try CrashScenario()
             let run = try policyctl(["apply", s.planFile, "--yes"], environment: ["POLICYCTL_CRASH_AFTER_CHANGES": "\(n)"])
@@ -67,15 +72,19 @@ struct CrashTests {
             let recover = try policyctl(["recover", "--root", s.root])
             #expect(recover.status == 0, "change \(n): \(recover)")
             #expect(recover.stdout.contains("rolled back interrupted transaction"), "change \(n): \(recover)")
-            #expect(try s.manifest() == ref.before, "crash after change \(n)")
+            #expect(try s.manifest() == s.rolledBack(ref), "crash after change \(n)")
+            let finished = try rolledForwardDeletes(s.root)
+            #expect(finished.isEmpty || finished == CrashScenario.rollForwardDeletes, "change \(n): \(finished.sorted())")
+            if !finished.isEmpty { rolledForward += 1 }
             try s.expectStagingEmpty()
             try s.expectOutsideUntouched()
             n += 1
         }
         #expect(n > 15, "the scenario makes more than 15 changes")
+        #expect(rolledForward >= 5, "crashes among the deletes finish the roll-forward ones")
     }
 
-    @Test("SIGKILL at arbitrary times, then recover: before or after, nothing in between")
+    @Test("SIGKILL at arbitrary times, then recover: after, or before but for the durable roll-forward deletes")
     func crashByTime() throws {
         let ref = try CrashReference.make()
         for delay in [0.005, 0.02, 0.04, 0.06, 0.08, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.4] {
@@ -84,7 +93,7 @@ struct CrashTests {
             let recover = try policyctl(["recover", "--root", s.root])
             #expect(recover.status == 0, "\(recover)")
             let m = try s.manifest()
-            #expect(m == ref.before || m == ref.after, "killed after \(delay)s: neither before nor after")
+            #expect(try m == s.rolledBack(ref) || m == ref.after, "killed after \(delay)s: neither rolled back nor after")
             try s.expectOutsideUntouched()
         }
     }
@@ -102,7 +111,7 @@ struct CrashTests {
                 _ = try policyctl(["recover", "--root", s.root], environment: ["POLICYCTL_CRASH_AFTER_\(counter)": "2"])
                 let final = try policyctl(["recover", "--root", s.root])
                 #expect(final.status == 0, "\(final)")
-                #expect(try s.manifest() == ref.before, "apply crashed after change \(applyCrash), recovery after \(counter.lowercased()) \(recoverCrash)")
+                #expect(try s.manifest() == s.rolledBack(ref), "apply crashed after change \(applyCrash), recovery after \(counter.lowercased()) \(recoverCrash)")
                 try s.expectStagingEmpty()
             }
         }
@@ -153,7 +162,7 @@ struct CrashTests {
         let recover = try policyctl(["recover", "--root", s.root])
         #expect(recover.status == 0, "\(recover)")
         #expect(recover.stdout.contains("torn line"))
-        #expect(try s.manifest() == ref.before)
+        #expect(try s.manifest() == s.rolledBack(ref))
         let text = try String(contentsOfFile: journal, encoding: .utf8)
         #expect(text.hasSuffix("}\n"))
         #expect(!text.contains(#""seq":99"#))

@@ -104,23 +104,24 @@ import TreeFixture
         #expect(ExampleBinary.contents(tree.root) == before)
     }
 
-    @Test("a custom rule's delete is rolled back through the journal when a later step fails") func customRuleRollback() throws {
+    @Test("a custom rule's deletes when a later one fails: the run rolls back through the journal; the deletes made stay made (roll-forward), the failed one is kept")
+    func customRuleRollback() throws {
         let tree = try Self.mediaTree()
         defer { tree.remove() }
         let before = ExampleBinary.contents(tree.root)
         // Deletes run deepest path first: tmp/old.dat, Documents/empty.log (the custom rule's), then the third fails.
-        let r = try ExampleBinary.run("CustomRuleExample", [tree.root, "--apply"], environment: ["POLICYCTL_FAULTS": "rename:3:EIO"])
+        let r = try ExampleBinary.run("CustomRuleExample", [tree.root, "--apply"], environment: ["POLICYCTL_FAULTS": "unlink:3:EIO"])
         #expect(r.status == 3)
         #expect(r.stdout.contains("apply failed and was rolled back (transaction "))
-        #expect(r.stdout.contains("2 change(s) undone, 0 kept"))
+        #expect(r.stdout.contains("0 change(s) undone, 0 kept"))
         #expect(r.stdout.contains("Documents/a/empty2.log: Input/output error (EIO)"))
-        #expect(ExampleBinary.contents(tree.root) == before)
+        #expect(ExampleBinary.contents(tree.root) == before.filter { !$0.hasPrefix("tmp/old.dat ") && $0 != "Documents/empty.log 0" })
         let journal = try StorageEngine(policy: Policy(name: "any"), root: tree.root).journal()
         #expect(journal.map(\.outcome) == [.rolledBack])
         #expect(journal.first?.policy == "custom-rule-example")
     }
 
-    @Test("a custom rule's delete interrupted by a crash is rolled back by recover") func customRuleCrash() throws {
+    @Test("a custom rule's deletes interrupted by a crash: recover finishes the roll-forward delete left") func customRuleCrash() throws {
         let tree = try Self.mediaTree()
         defer { tree.remove() }
         let before = ExampleBinary.contents(tree.root)
@@ -130,8 +131,9 @@ import TreeFixture
         let engine = StorageEngine(policy: Policy(name: "any"), root: tree.root)
         let recovery = try engine.recover()
         #expect(recovery.entries.count == 1)
-        #expect(recovery.entries.first?.undone == 2)
-        #expect(ExampleBinary.contents(tree.root) == before)
+        #expect(recovery.entries.first?.undone == 0)
+        #expect(recovery.entries.first?.finished == 1)
+        #expect(ExampleBinary.contents(tree.root) == before.filter { !["Documents/empty.log 0", "Documents/a/empty2.log 0"].contains($0) && !$0.hasPrefix("tmp/old.dat ") })
         #expect(try engine.recover().nothingToDo)
     }
 }

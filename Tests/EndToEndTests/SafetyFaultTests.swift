@@ -1,6 +1,7 @@
 // Fault injection through the built binary: the Nth call of every syscall kind fails with each errno, during
-// apply, recover and plan. Once recovery has run the tree is exactly before, or after except for the entries
-// reported as skipped (a per-entry errno, a vanished entry), which are exactly as before; errors name path and errno.
+// apply, recover and plan. Once recovery has run the tree is exactly rolled back (before, but for the roll-forward
+// deletes whose intents were durable, which are done), or after except for the entries reported as skipped (a
+// per-entry errno, a vanished entry), which are exactly as before; errors name path and errno.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,7 +40,7 @@ func namesPathAndErrno(_ text: String, errno: String) -> Bool {
 
 @Suite("Fault injection sweep (every syscall kind, every errno)")
 struct SafetyFaultTests {
-    @Test("apply with the Nth call of each kind failing: exit 0, 1, 3 or 74; after recover exactly before, or after except for the items reported as skipped, which are exactly as before",
+    @Test("apply with the Nth call of each kind failing: exit 0, 1, 3 or 74; after recover exactly rolled back (before but for the durable roll-forward deletes), or after except for the items reported as skipped, which are exactly as before",
           arguments: SystemCall.allCases)
     func applySweep(kind: SystemCall) throws {
         let ref = try CrashReference.make()
@@ -74,8 +75,10 @@ struct SafetyFaultTests {
                 let actual = m.filter { !optional.contains(manifestPath($0)) }
                 #expect(actual == expected, "\(label): expected after except the skipped items \(skipped.map(\.path)): \(Set(actual).symmetricDifference(expected).sorted())\n\(run)")
             } else {
-                // Rolled back, or failed before changing anything: exactly before.
-                #expect(m == ref.before, "\(label): a rolled-back apply must leave exactly before: \(Set(m).symmetricDifference(ref.before).sorted())\n\(run)")
+                // Rolled back, or failed before changing anything: exactly before, but for the roll-forward deletes.
+                let expected = try s.rolledBack(ref)
+                let finished = try rolledForwardDeletes(s.root).sorted()
+                #expect(m == expected, "\(label): a rolled-back apply must leave exactly before but for the roll-forward deletes \(finished): \(Set(m).symmetricDifference(expected).sorted())\n\(run)")
             }
             if m == ref.after && run.status == 0 { cleanAfter += 1 } else { cleanAfter = 0 }
             try s.expectStagingEmpty()
@@ -83,9 +86,9 @@ struct SafetyFaultTests {
             // Past the last call of this kind three runs in a row complete untouched: stop.
             if cleanAfter >= 3 { break }
         }
-        // unlink and removexattr only run in a purge after the commit (a failure there is finished by recover)
-        // and in rollbacks: a clean apply may never fail on them.
-        if kind != .unlink && kind != .removexattr {
+        // removexattr only runs in rollbacks: a clean apply may never fail on it. unlink runs in roll-forward
+        // deletes (a per-entry errno skips that file) and in the purge after the commit (finished by recover).
+        if kind != .removexattr {
             #expect(failed >= 1, "some injected \(kind.rawValue) failure must surface")
         }
         // EACCES and EXDEV on a call that renames, creates or opens an entry concern that entry alone.
@@ -94,7 +97,7 @@ struct SafetyFaultTests {
         }
     }
 
-    @Test("recover with the Nth call of each kind failing: recover again (no faults) converges to before",
+    @Test("recover with the Nth call of each kind failing: recover again (no faults) converges to rolled back (before but for the finished roll-forward deletes)",
           arguments: SystemCall.allCases)
     func recoverSweep(kind: SystemCall) throws {
         let ref = try CrashReference.make()
@@ -119,7 +122,8 @@ struct SafetyFaultTests {
             let again = try policyctl(["recover", "--root", s.root])
             #expect(again.status == 0, "\(label): \(again)")
             let m = try s.manifest()
-            #expect(m == ref.before, "\(label): recovery after a failed recovery must roll back exactly: \(Set(m).symmetricDifference(ref.before).sorted())\nfirst: \(faulty)\nagain: \(again)")
+            let expected = try s.rolledBack(ref)
+            #expect(m == expected, "\(label): recovery after a failed recovery must roll back exactly: \(Set(m).symmetricDifference(expected).sorted())\nfirst: \(faulty)\nagain: \(again)")
             try s.expectStagingEmpty()
             if cleanRuns >= 3 { break }
         }

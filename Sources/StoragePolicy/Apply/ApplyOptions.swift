@@ -30,6 +30,9 @@ public struct ApplyOptions: Sendable {
     /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
     /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
     public var inUseRules: Set<String> = []
+    /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
+    /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
+    public var stagesEveryDelete = false
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?

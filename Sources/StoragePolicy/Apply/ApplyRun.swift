@@ -264,6 +264,12 @@ final class ApplyRun {
         }
         switch action.kind {
         case .delete:
+            // A file, symlink, fifo... is deleted roll-forward: its intent is durable, its identity checked just
+            // before `unlinkat`, and recovery finishes it. Directories (whose contents may change meanwhile) and
+            // every delete under --all-or-nothing (which promises undo) are staged.
+            if let type = action.type, type != .directory, type != .unknown, !options.allOrNothing, !options.stagesEveryDelete {
+                return .changes([(.unlink(path: path, type: type), action.identity)], destination: nil)
+            }
             return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity)], destination: nil)
 
         case .rename(let destination):
@@ -478,6 +484,11 @@ final class ApplyRun {
         options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
+                if case .unlink = intent.change, failure.errno == .isDirectory {
+                    // Replaced by a directory between the check and the unlink: not deleted.
+                    skip(i, "replaced by a directory meanwhile; kept")
+                    return
+                }
                 let scope = FailureScope(failure)
                 guard scope.isItemLevel, !(options.allOrNothing && scope == .entry) else { throw failure }
                 // A step of several changes (a trash move, a restore) goes back to how it was before it is skipped.
@@ -701,7 +712,7 @@ final class ApplyRun {
     /// Marks every ancestor of the paths a change moved or created: their contents are no longer as planned.
     private func touch(_ change: Change) {
         switch change {
-        case .stage(let p, _), .mkdir(let p), .create(let p, _, _): touch(p)
+        case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
         case .setxattr: break
         }

@@ -13,6 +13,9 @@ enum Change: Sendable, Equatable {
     case setxattr(path: RelativePath, attribute: String, value: [UInt8]?, previous: [UInt8]?)
     /// Create a small file: write `temp` in the same directory, fsync, rename it to `path` (no-replace).
     case create(path: RelativePath, temp: FileName, contents: [UInt8])
+    /// Delete a non-directory entry of `type` by `unlinkat`, rolled forward: never undone. Recovery finishes it
+    /// when the entry at `path` still has the recorded identity and type (see Docs/journal.md, "Roll-forward").
+    case unlink(path: RelativePath, type: FileType)
 
     var name: String {
         switch self {
@@ -21,13 +24,14 @@ enum Change: Sendable, Equatable {
         case .mkdir: "mkdir"
         case .setxattr: "setxattr"
         case .create: "create"
+        case .unlink: "unlink"
         }
     }
 
     /// The path this change acts on (for a rename, its source).
     var path: RelativePath {
         switch self {
-        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _): p
+        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _): p
         }
     }
 }
@@ -63,6 +67,9 @@ struct Intent: Sendable, Equatable {
             w.path("path", path)
             w.path("temp", RelativePath([temp]))
             w.blob("contents", contents)
+        case .unlink(let path, let type):
+            w.path("path", path)
+            w.string("entryType", type.rawValue)
         }
         if let identity {
             w.int("dev", identity.device)
@@ -101,6 +108,12 @@ struct Intent: Sendable, Equatable {
                 return "create of \(path.escaped), not a file the engine writes"
             }
             if !Intent.isTemporaryName(temp) { return "temporary name \(temp.escaped) is not one the engine makes" }
+        case .unlink(let path, let type):
+            // Only a non-directory entry whose full identity was recorded is ever finished: recovery unlinks
+            // nothing else, so a forged record cannot name a directory, the root, or an entry it does not know.
+            if path.isRoot { return "unlink of the root" }
+            if type == .directory || type == .unknown { return "unlink of \(path.escaped), a \(type.rawValue)" }
+            if identity == nil { return "unlink of \(path.escaped) without the identity of what it deletes" }
         }
         return nil
     }
@@ -149,6 +162,9 @@ struct Intent: Sendable, Equatable {
             guard let temp = b.temp.flatMap({ FileName($0) }),
                   let contents = RecordBody.blob(b.contents, b.contentsBase64) else { return nil }
             change = .create(path: path, temp: temp, contents: contents)
+        case "unlink":
+            guard let type = b.entryType.flatMap({ FileType(rawValue: $0) }) else { return nil }
+            change = .unlink(path: path, type: type)
         default:
             return nil
         }

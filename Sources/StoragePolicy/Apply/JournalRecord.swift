@@ -114,6 +114,8 @@ struct RecordBody: Decodable, Sendable {
     var to: String?
     var toBase64: String?
     var stage: String?
+    /// `unlink`: the type of the entry it deletes (`file`, `symlink`...).
+    var entryType: String?
     var dev: UInt64?
     var ino: UInt64?
     var size: Int64?

@@ -19,6 +19,8 @@ public struct RecoveryReport: Sendable {
         public var resolution: Resolution
         /// Changes undone by this recovery (a resumed rollback counts only what was left).
         public var undone: Int
+        /// Roll-forward deletes this recovery finished (their intents were durable; the entry was unchanged).
+        public var finished = 0
         /// Items that could not be put back, with where they are kept.
         public var kept: [String]
     }
@@ -186,8 +188,10 @@ public enum Recovery {
         guard result.complete else {
             throw RecoveryError(transaction: id, failures: result.failures)
         }
-        return RecoveryReport.Entry(transaction: id, resolution: .rolledBack, undone: result.undone,
-                                    kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
+        var entry = RecoveryReport.Entry(transaction: id, resolution: .rolledBack, undone: result.undone,
+                                         kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
+        entry.finished = result.finished
+        return entry
     }
 
     /// Removes what a committed transaction left in staging (nothing, when it was already purged).

@@ -1,5 +1,7 @@
 // Undoes a transaction's changes in reverse order by looking at the tree, so running it twice (after a crash
-// mid-rollback) converges. Never deletes anything: what cannot go back stays in staging and is reported.
+// mid-rollback) converges. Never deletes anything: what cannot go back stays in staging and is reported. The
+// one change that goes forward instead is a roll-forward `unlink`: it is finished, only on an entry that still
+// has the identity, type and mount its intent recorded.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,6 +18,8 @@ struct Rollback {
     struct Result: Sendable {
         /// Changes undone by this run.
         var undone = 0
+        /// Roll-forward deletes this run finished (recovery after a crash): counted apart, they went forward.
+        var finished = 0
         var kept: [Kept] = []
         /// Undo steps that failed with an I/O error, or changes still found made after their undo: the rollback
         /// is incomplete (no end record), run recovery again.
@@ -100,7 +104,7 @@ struct Rollback {
                 // Not recorded as undone: the next recovery looks again (a check can misread the tree once).
                 break
             case .undone(let directories):
-                result.undone += 1
+                if case .unlink = intent.change { result.finished += 1 } else { result.undone += 1 }
                 touched.formUnion(directories)
                 CrashPoint.changeMade()
                 // Only an undo that acted is recorded, so a resumed recovery skips exactly what it did.
@@ -307,6 +311,25 @@ struct Rollback {
                 try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
             }
             return .undone([])
+
+        case .unlink(let path, let type):
+            // Rolled forward, never back: finished when the entry is still exactly what the intent recorded.
+            // Anything else at that name (a co-tenant's swap, a reused inode of another type) is left alone.
+            guard let identity = intent.identity, let name = path.lastComponent,
+                  let parent = try directories.directoryIfPresent(path.parent),
+                  let status = try parent.statusIfPresent(of: name),
+                  status.type == type, type != .directory, status.device == identity.device, status.inode == identity.inode,
+                  status.size == identity.size, status.modificationTimeNs == identity.modificationTimeNs,
+                  status.isOnSameMount(as: lock.state.rootStatus) else { return .nothing }
+            guard act else { return .undone([]) }
+            do {
+                try parent.removeFile(name)
+            } catch where DirectoryCache.meansAbsent(error.errno) || error.errno == .isDirectory {
+                return .nothing
+            } catch where FailureScope(error).isItemLevel {
+                return .kept(Kept(path: path, reason: "its delete could not be finished (\(error.errno)); left in place"))
+            }
+            return .undone([path.parent])
 
         case .create(let path, let temp, let contents):
             guard let parent = try directories.directoryIfPresent(path.parent) else { return .nothing }

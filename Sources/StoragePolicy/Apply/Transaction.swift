@@ -30,6 +30,11 @@ final class Transaction {
     private let stagingParent: DirectoryHandle
     /// Every intent journaled so far, in order: what an in-process rollback undoes.
     private(set) var intents: [Intent] = []
+    /// How many of `intents` are durable in the journal: only those may have been made, and only those are
+    /// finished or undone by a rollback (a roll-forward unlink is never finished without its durable intent).
+    private var durableIntents = 0
+    /// Ops of the changes made so far: a roll-forward unlink not among them when the run fails was never made.
+    private var made: Set<Int> = []
     /// Steps recorded as skipped (none of their changes were made): undo leaves them alone.
     private(set) var skippedActions: Set<Int> = []
     private var sequence = 0
@@ -143,7 +148,10 @@ final class Transaction {
     }
 
     /// Makes every journaled record durable (one fsync for the whole group).
-    func makeDurable() throws(FileSystemError) { try journal.flush() }
+    func makeDurable() throws(FileSystemError) {
+        try journal.flush()
+        durableIntents = intents.count
+    }
 
     /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it). For a
     /// step skipped because a call failed, `error` adds its errno and call, so the journal names them.
@@ -186,6 +194,7 @@ final class Transaction {
             guard journal.reserve.release() else { throw error }
             try make(intent.change)
         }
+        made.insert(intent.op)
         CrashPoint.changeMade()
     }
 
@@ -216,6 +225,10 @@ final class Transaction {
         case .create(let path, let temp, let contents):
             let parent = try directories.directory(path.parent)
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
+            dirty.insert(path.parent)
+        case .unlink(let path, _):
+            // The caller checked identity, type and mount just before; unlinkat never follows a symlink.
+            try directories.directory(path.parent).removeFile(path.lastComponent!)
             dirty.insert(path.parent)
         }
     }
@@ -298,8 +311,16 @@ final class Transaction {
 
     /// Undoes every change made so far, in reverse order, recording progress so a crash midway resumes.
     func rollback(reason: String) -> Rollback.Result {
+        // A roll-forward delete the run had not reached (or whose unlink failed) is not made now: the run
+        // stopped (an I/O error, --max-runtime), so it is recorded as skipped, durable with the rollback record.
+        // Only a crash leaves such intents to recovery, which finishes them.
+        for intent in intents.prefix(durableIntents) where !made.contains(intent.op) && !skippedActions.contains(intent.action) {
+            if case .unlink(let path, _) = intent.change {
+                skip(action: intent.action, path: path, verb: "delete", reason: "not reached before the run stopped")
+            }
+        }
         var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence,
-                                intents: intents.filter { !skippedActions.contains($0.action) }, undone: [])
+                                intents: intents.prefix(durableIntents).filter { !skippedActions.contains($0.action) }, undone: [])
         let result = rollback.run(reason: reason)
         sequence = rollback.sequence
         return result

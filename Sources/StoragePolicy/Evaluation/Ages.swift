@@ -35,7 +35,15 @@ enum Ages {
     static func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
         let age = Ages.age(of: then, now: now)
         if age < 0 { return "\(label) \(human(nanoseconds: age == .min ? .max : -age)) in the future" }
-        return label + " " + human(nanoseconds: age) + (age > limit.nanoseconds ? " ago > " : " ago <= ") + human(seconds: limit.seconds, units: 4)
+        // Built as bytes, one String at the end: a reason is written for every action a plan holds.
+        var out: [UInt8] = []
+        out.reserveCapacity(label.utf8.count + 32)
+        out.append(contentsOf: label.utf8)
+        out.append(0x20)
+        appendHuman(&out, seconds: age / 1_000_000_000, units: 2)
+        out.append(contentsOf: (age > limit.nanoseconds ? " ago > " : " ago <= ").utf8)
+        appendHuman(&out, seconds: limit.seconds, units: 4)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// An age for people: the two largest of d, h, m, s (`40d`, `1d1h`, `5m12s`). Days, not weeks:
@@ -44,17 +52,48 @@ enum Ages {
 
     /// The `units` adjacent units from the largest non-zero one, zeros left out: `1d1h`, `2h`, `1m30s`.
     static func human(seconds: Int64, units: Int) -> String {
-        if seconds <= 0 { return "0s" }
-        let table: [(String, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
-        guard let first = table.firstIndex(where: { seconds >= $0.1 }) else { return "0s" }
+        var out: [UInt8] = []
+        appendHuman(&out, seconds: seconds, units: units)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendHuman(_ out: inout [UInt8], seconds: Int64, units: Int) {
+        // d, h, m, s and their sizes: no table, no String per call.
+        let sizes: (Int64, Int64, Int64, Int64) = (86400, 3600, 60, 1)
+        let letters: (UInt8, UInt8, UInt8, UInt8) = (0x64, 0x68, 0x6D, 0x73)
+        if seconds <= 0 { out.append(0x30); out.append(0x73); return }
+        var first = 0
+        while first < 3 && seconds < size(sizes, first) { first += 1 }
         var rest = seconds
-        var out = ""
-        for (unit, size) in table[first..<min(table.count, first + units)] {
-            let n = rest / size
-            if n > 0 { out += String(n) + unit }
-            rest -= n * size
+        for u in first..<min(4, first + units) {
+            let n = rest / size(sizes, u)
+            if n > 0 {
+                appendDecimal(&out, n)
+                out.append(u == 0 ? letters.0 : u == 1 ? letters.1 : u == 2 ? letters.2 : letters.3)
+            }
+            rest -= n * size(sizes, u)
         }
-        return out
+    }
+
+    @inline(__always)
+    private static func size(_ sizes: (Int64, Int64, Int64, Int64), _ u: Int) -> Int64 {
+        u == 0 ? sizes.0 : u == 1 ? sizes.1 : u == 2 ? sizes.2 : sizes.3
+    }
+
+    private static func appendDecimal(_ out: inout [UInt8], _ n: Int64) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var value = n
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[19 - count] = 0x30 + UInt8(value % 10)
+                value /= 10
+                count += 1
+            } while value > 0
+            out.append(contentsOf: d[(20 - count)...])
+        }
     }
 }
 

@@ -406,8 +406,14 @@ final class Evaluator: WalkVisitor {
     /// Naming rules over one directory: lowercase renames with Finder-style free names, case collisions,
     /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
     private func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
-        // Directories hold tens of names: linear scans beat building hash sets for each of them.
+        // Most directories hold tens of names: a linear scan beats building a hash set for each of them. A
+        // large one gets a set of its names, built once (on first use), so its cost stays linear in its size.
+        var names: Set<[UInt8]>?
         func exists(_ name: [UInt8]) -> Bool {
+            if listing.count > 32 {
+                if names == nil { names = Set((0..<listing.count).map { Array(listing.nameBytes($0)) }) }
+                return names!.contains(name)
+            }
             for j in 0..<listing.count where listing.nameBytes(j).elementsEqual(name) { return true }
             return false
         }
@@ -422,10 +428,11 @@ final class Evaluator: WalkVisitor {
                entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
                 entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
             }
-            var planned: [[UInt8]] = []
+            var planned: Set<[UInt8]> = []
             // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
-            // case collision involves one of them.
+            // case collision involves one of them. In order of first appearance, found by hashing.
             var changed: [(lower: [UInt8], members: [Int])] = []
+            var changedIndex: [[UInt8]: Int] = [:]
             for i in entries {
                 let name = listing.nameBytes(i)
                 if naming.letterCase == .lower {
@@ -436,7 +443,12 @@ final class Evaluator: WalkVisitor {
                     case .unchanged:
                         break
                     case .changed(let lower):
-                        if let k = changed.firstIndex(where: { $0.lower == lower }) { changed[k].members.append(i) } else { changed.append((lower, [i])) }
+                        if let k = changedIndex[lower] {
+                            changed[k].members.append(i)
+                        } else {
+                            changedIndex[lower] = changed.count
+                            changed.append((lower, [i]))
+                        }
                         let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
                         let targetPath = listing.path.appending(FileName(unchecked: target))
                         if let overlong = NameRules.overlong(target) {
@@ -448,12 +460,12 @@ final class Evaluator: WalkVisitor {
                                 recordStatusFailure(listing, i, worker: worker)
                                 continue
                             }
-                            planned.append(target)
+                            planned.insert(target)
                             worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
                                                          rule: rule.name, reason: "name has uppercase letters",
                                                          identity: s.identity, type: listing.type(i)))
                         } else {
-                            planned.append(target)
+                            planned.insert(target)
                             report(ruleIndex, listing.path(of: i),
                                    "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
                         }
@@ -473,7 +485,9 @@ final class Evaluator: WalkVisitor {
             // A lowercase name joins the group of the uppercase names that lower to it.
             for i in entries {
                 let name = listing.nameBytes(i)
-                if let k = changed.firstIndex(where: { $0.lower.elementsEqual(name) }) { changed[k].members.append(i) }
+                // Only a name without uppercase letters can be another's lowercase form.
+                if name.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { continue }
+                if let k = changedIndex[Array(name)] { changed[k].members.append(i) }
             }
             for group in changed where group.members.count > 1 {
                 for i in group.members {

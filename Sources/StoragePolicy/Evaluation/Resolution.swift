@@ -282,10 +282,17 @@ struct Removals {
     /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
     mutating func settleDeletes(_ actions: inout [Action]) {
         var order = actions.indices.filter { actions[$0].isDelete }
-        order.sort { a, b in
-            let c = ByteOrder.compare(actions[a].path.bytes, actions[b].path.bytes)
-            if c != 0 { return c < 0 }
-            return (rank(actions[a]), a) < (rank(actions[b]), b)
+        // Keys pulled out once: comparing through `actions[i]` copied (retained) a whole action per look.
+        let paths = actions.map(\.path.bytes)
+        let ranks = actions.map { rank($0) }
+        paths.withUnsafeBufferPointer { p in
+            ranks.withUnsafeBufferPointer { r in
+                order.sort { a, b in
+                    let c = ByteOrder.compare(p[a], p[b])
+                    if c != 0 { return c < 0 }
+                    return (r[a], a) < (r[b], b)
+                }
+            }
         }
         var keep = [Bool](repeating: true, count: actions.count)
         var previous: RelativePath? = nil

@@ -122,15 +122,15 @@ struct ApplierTests {
         try f.makeImmutable("locked")
         defer { try? f.makeImmutable("locked", false) }
         let report = try f.apply(plan)
-        #expect(report.outcome("locked") == .skipped("Operation not permitted (EPERM) [renameat2]"))
+        #expect(report.outcome("locked") == .skipped("Operation not permitted (EPERM) [unlinkat]"))
         #expect(report.failed.map(\.action.path) == [RelativePath("locked")!])
-        #expect(report.failed.first?.error == FileSystemError("renameat2", path: RelativePath("locked")!, errno: .notPermitted))
+        #expect(report.failed.first?.error == FileSystemError("unlinkat", path: RelativePath("locked")!, errno: .notPermitted))
         #expect(report.counts == ["setxattr": 1, "mkdir": 1, "rename": 1, "delete": 2])
         #expect(f.exists("locked") && f.exists("made") && f.exists("B") && !f.exists("a") && !f.exists("t") && !f.exists("b"))
         #expect(try f.root.extendedAttribute("user.k", of: FileName("c")!) == Array("new".utf8))
         let history = try JournalHistory.read(f.lock.state)
         #expect(history.transactions.first?.outcome == .committed)
-        #expect(history.transactions.first?.skipped.map(\.reason) == ["Operation not permitted (EPERM) [renameat2]"])
+        #expect(history.transactions.first?.skipped.map(\.reason) == ["Operation not permitted (EPERM) [unlinkat]"])
         #expect(try Recovery.run(holding: f.lock).nothingToDo)
     }
 

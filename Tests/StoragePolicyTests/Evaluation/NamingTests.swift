@@ -55,6 +55,47 @@ import TreeFixture
         #expect(rename.reason == "name has uppercase letters")
     }
 
+    @Test("a large folder (names found by hashing, not scanning) gives exactly the renames, free names and collisions a small one does")
+    func lowercaseLargeFolder() throws {
+        let tree = try Tree {
+            Dir("Docs") {
+                File("Report.TXT")
+                File("report.txt")
+                File("Photo.JPG")
+                File("photo.jpg")
+                File("photo (2).jpg")
+                File("DATA.csv")
+                File("Data.csv")
+                File("ÉTÉ.txt")
+                File("été.txt")
+                for i in 0..<60 { File("fill-\(i).txt") }
+                File("Fill-7.txt")
+            }
+        }
+        defer { tree.remove() }
+        let p = try plan(tree, [rule("lowercase", "Docs", .naming(Self.lower))])
+        #expect(p.lines == [
+            "rename Docs/DATA.csv -> Docs/data.csv",
+            "rename Docs/Data.csv -> Docs/data (2).csv",
+            "rename Docs/Fill-7.txt -> Docs/fill-7 (2).txt",
+            "rename Docs/Photo.JPG -> Docs/photo (3).jpg",
+            "rename Docs/Report.TXT -> Docs/report (2).txt",
+            "rename Docs/ÉTÉ.txt -> Docs/été (2).txt",
+        ])
+        #expect(p.findings == [
+            "lowercase: Docs/DATA.csv: differs only by case from 'Data.csv': they collide on case-insensitive file systems",
+            "lowercase: Docs/Data.csv: differs only by case from 'DATA.csv': they collide on case-insensitive file systems",
+            "lowercase: Docs/Fill-7.txt: differs only by case from 'fill-7.txt': they collide on case-insensitive file systems",
+            "lowercase: Docs/Photo.JPG: differs only by case from 'photo.jpg': they collide on case-insensitive file systems",
+            "lowercase: Docs/Report.TXT: differs only by case from 'report.txt': they collide on case-insensitive file systems",
+            "lowercase: Docs/fill-7.txt: differs only by case from 'Fill-7.txt': they collide on case-insensitive file systems",
+            "lowercase: Docs/photo.jpg: differs only by case from 'Photo.JPG': they collide on case-insensitive file systems",
+            "lowercase: Docs/report.txt: differs only by case from 'Report.TXT': they collide on case-insensitive file systems",
+            "lowercase: Docs/ÉTÉ.txt: differs only by case from 'été.txt': they collide on case-insensitive file systems",
+            "lowercase: Docs/été.txt: differs only by case from 'ÉTÉ.txt': they collide on case-insensitive file systems",
+        ])
+    }
+
     @Test("match narrows renames to selected names; the scope itself is never renamed")
     func selection() throws {
         let tree = try Tree {

@@ -103,7 +103,7 @@ struct RaceTests {
         }
     }
 
-    @Test("a file replaced between its check and its deletion is kept, with its new contents")
+    @Test("--all-or-nothing (every delete staged): a file replaced between its check and its deletion is kept, with its new contents")
     func replacedInTheWindow() throws {
         let s = SafetyRoot()
         s.dir(s.root + "/tmp")
@@ -113,7 +113,7 @@ struct RaceTests {
         let plan = try s.plan(Self.expiry)
         #expect(plan.lines == ["delete tmp/a", "delete tmp/b"])
         let root = s.root
-        let report = try s.apply(plan) { p in
+        let report = try s.apply(plan, allOrNothing: true) { p in
             guard p == path("tmp/a") else { return }
             let fd = open(root + "/tmp/.new", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             _ = "NEW DATA".withCString { write(fd, $0, 8) }
@@ -127,6 +127,41 @@ struct RaceTests {
         } else {
             Issue.record("tmp/a must be reported skipped: \(String(describing: report.outcome("tmp/a")))")
         }
+    }
+
+    @Test("a roll-forward delete: a file replaced by a directory between its check and its unlink is kept and reported; replaced by a symlink to an outside file, only the symlink goes")
+    func replacedInTheRollForwardWindow() throws {
+        let s = SafetyRoot()
+        s.dir(s.root + "/tmp")
+        s.file(s.root + "/tmp/a")
+        s.file(s.root + "/tmp/b")
+        s.file(s.root + "/tmp/c")
+        s.file(s.outside + "/target", "SENTINEL")
+        s.age(s.root + "/tmp", hours: 1)
+        let plan = try s.plan(Self.expiry)
+        #expect(plan.lines == ["delete tmp/a", "delete tmp/b", "delete tmp/c"])
+        let root = s.root, outside = s.outside
+        let report = try s.apply(plan) { p in
+            if p == path("tmp/a") {
+                unlink(root + "/tmp/a")
+                mkdir(root + "/tmp/a", 0o755)
+                let fd = open(root + "/tmp/a/inside", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                _ = "NEW DATA".withCString { write(fd, $0, 8) }
+                close(fd)
+            } else if p == path("tmp/b") {
+                unlink(root + "/tmp/b")
+                symlink(outside + "/target", root + "/tmp/b")
+            }
+        }
+        // unlinkat without AT_REMOVEDIR never removes a directory: the step is skipped, its contents kept.
+        #expect(s.contents(s.root + "/tmp/a/inside") == "NEW DATA")
+        #expect(report.outcome("tmp/a") == .skipped("replaced by a directory meanwhile; kept"))
+        // unlinkat never follows a symlink: the link goes, what it points to stays.
+        var status = stat()
+        #expect(lstat(s.root + "/tmp/b", &status) != 0)
+        #expect(s.contents(s.outside + "/target") == "SENTINEL")
+        #expect(s.contents(s.root + "/tmp/c") == nil)
+        #expect(report.outcome("tmp/c") == .done)
     }
 
     @Test("a file created inside a directory between its check and its deletion keeps the directory")

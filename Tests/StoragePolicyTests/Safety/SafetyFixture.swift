@@ -69,11 +69,11 @@ final class SafetyRoot {
     }
 
     /// Recovers, then applies `plan` holding the lock; `willChange` runs between each check and its change.
-    func apply(_ plan: Plan, willChange: (@Sendable (RelativePath) -> Void)? = nil) throws -> ApplyReport {
+    func apply(_ plan: Plan, allOrNothing: Bool = false, willChange: (@Sendable (RelativePath) -> Void)? = nil) throws -> ApplyReport {
         let handle = try DirectoryHandle.open(root: root)
         let lock = try StateDirectory.open(root: handle, create: true)!.lock(wait: true)
         _ = try Recovery.run(holding: lock)
-        var options = ApplyOptions(rootPath: root)
+        var options = ApplyOptions(rootPath: root, allOrNothing: allOrNothing)
         options.willChange = willChange
         return try Applier(holding: lock).apply(plan, options: options)
     }
