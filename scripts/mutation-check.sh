@@ -27,16 +27,16 @@ MUTATIONS=$(cat <<'LIST'
 boundary-24h @@ Sources/StoragePolicy/Evaluation/Ages.swift @@ Expire @@ [("return !overflow && age > limit.nanoseconds", "return !overflow && age >= limit.nanoseconds")]
 trash-by-mtime @@ Sources/StoragePolicy/Evaluation/Evaluator.swift @@ Trash @@ [("trashedAt = status.changeTimeNs", "trashedAt = status.modificationTimeNs")]
 quota-order @@ Sources/StoragePolicy/Evaluation/Resolution.swift @@ Quota @@ [("a.time != b.time ? a.time < b.time", "a.time != b.time ? a.time > b.time")]
-stat-follows-symlinks @@ Sources/StoragePolicy/FileSystem/DirectoryListing.swift @@ CheckBeforeChange @@ Expire @@ Walker @@ [("fstatat(descriptor, n, &s, AT_SYMLINK_NOFOLLOW)", "fstatat(descriptor, n, &s, 0)")]
+stat-follows-symlinks @@ Sources/CPosix/CPosix.c @@ CheckBeforeChange @@ Expire @@ Walker @@ [("int flags = AT_SYMLINK_NOFOLLOW | (name ? 0 : AT_EMPTY_PATH);", "int flags = (name ? 0 : AT_EMPTY_PATH);")]
 no-identity-checks @@ Sources/StoragePolicy/Apply/ApplyRun.swift @@ Race @@ Applier @@ ApplyCommand @@ [("static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {", "static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {\n        if true { return nil }")]
 no-rename-rollback @@ Sources/StoragePolicy/Apply/Rollback.swift @@ Recovery @@ Crash @@ [("        case .rename(let from, let to):\n            guard let identity = intent.identity,", "        case .rename(let from, let to):\n            if true { return .nothing }\n            guard let identity = intent.identity,")]
 no-name-collision-check @@ Sources/StoragePolicy/Evaluation/Evaluator.swift @@ Naming @@ [("NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }", "NameRules.freeName(lower) { candidate in planned.contains(candidate) }")]
 zero-based-marks @@ Sources/StoragePolicy/YAML/Mark.swift @@ YAML @@ PolicyLoader @@ [("Int(mark.line) + 1, column: Int(mark.column) + 1", "Int(mark.line), column: Int(mark.column)")]
 sarif-no-ruleId @@ Sources/StoragePolicy/Reports/SARIFReport.swift @@ SARIF @@ [("                ruleId: f.rule,", "                ruleId: nil,"), ("        var ruleId: String\n", "        var ruleId: String?\n")]
-no-make-durable @@ Sources/StoragePolicy/Apply/Transaction.swift @@ Durability @@ Crash @@ [("func makeDurable() throws(FileSystemError) { try journal.flush() }", "func makeDurable() throws(FileSystemError) {}")]
+no-make-durable @@ Sources/StoragePolicy/Apply/Transaction.swift @@ Durability @@ Crash @@ [("        try journal.flush()\n        durableIntents = intents.count", "        durableIntents = intents.count")]
 walker-follows-swapped-symlink @@ Sources/StoragePolicy/FileSystem/WalkDirectory.swift @@ CheckBeforeChange @@ Race @@ Walker @@ [("var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags) } }", "var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags & ~O_NOFOLLOW) } }")]
 no-check-before-delete @@ Sources/StoragePolicy/Apply/ApplyRun.swift @@ CheckBeforeChange @@ Race @@ ApplyCommand @@ [("    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {", "    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {\n        if true { return nil }")]
-journal-never-fsynced @@ Sources/StoragePolicy/Apply/Journal.swift @@ Durability @@ Crash @@ [("            try file.write(buffer)\n            try file.sync()", "            try file.write(buffer)")]
+journal-never-fsynced @@ Sources/StoragePolicy/Apply/Journal.swift @@ Durability @@ Crash @@ [("            try file.write(buffer)\n            try file.sync()\n        } catch where error.errno == .noSpace {", "            try file.write(buffer)\n        } catch where error.errno == .noSpace {")]
 LIST
 )
 

@@ -86,7 +86,13 @@ extension Applier {
                 plan.skipped.append("a change of action \(action) is not one undo replays (\(refused))")
                 continue
             }
-            if let stage = group.first(where: { if case .stage = $0.change { true } else { false } }) {
+            // A delete either went through staging (directories, --all-or-nothing) or rolled forward (unlink).
+            if let stage = group.first(where: {
+                switch $0.change {
+                case .stage, .unlink: true
+                default: false
+                }
+            }) {
                 plan.notUndoable.append("\(stage.change.path.escaped): deleted; deletes cannot be undone")
                 continue
             }
