@@ -115,7 +115,7 @@ public struct Planner: Sendable {
 
     /// The policy's bytes (or, for a policy built in code, its description) and the root's identity.
     func fingerprint(_ rootStatus: FileStatus) -> Plan.Fingerprint {
-        let digest = policy.sourceBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
+        let digest = policy.fingerprintBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
         return Plan.Fingerprint(policySHA256: digest, policyPath: policy.source.map { Planner.absolute($0.file) },
                                 rootDevice: rootStatus.device, rootInode: rootStatus.inode)
     }
