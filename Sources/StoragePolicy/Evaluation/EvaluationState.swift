@@ -18,6 +18,8 @@ final class EvaluatedDirectory: Sendable {
     /// Set when this directory is an item in a trash folder: its totals are filled in when it finishes.
     let trashItem: TrashItem?
     let aggregate: Mutex<Aggregate>
+    /// Entries of this directory that expire `keep: N` protects (its subdirectories look here).
+    let kept: KeptEntries
 
     /// What the finished subtree adds up to, and the deletions held back in case this directory is
     /// deleted as a whole.
@@ -32,7 +34,9 @@ final class EvaluatedDirectory: Sendable {
     }
 
     init(parent: EvaluatedDirectory?, path: RelativePath, trie: ScopeTrie?, active: [Int], status: FileStatus,
-         deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate) {
+         deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate,
+         kept: KeptEntries = .none) {
+        self.kept = kept
         self.parent = parent; self.path = path; self.trie = trie; self.active = active; self.status = status
         self.deletion = deletion; self.auditDeletions = auditDeletions; self.trashItem = trashItem
         self.aggregate = Mutex(aggregate)

@@ -47,7 +47,7 @@ final class Evaluator: WalkVisitor {
             // Its times cannot be judged: kept and reported; its entries are still judged one by one.
             worker.skipped.append(SkippedEntry(path: listing.path, reason: Evaluator.timeOutOfRange))
         } else if let parent, !parent.active.isEmpty {
-            judgeItself(listing, parentActive: parent.active, structural: node != nil, worker: worker,
+            judgeItself(listing, parentActive: parent.active, structural: node != nil, kept: parent.kept, worker: worker,
                         deletion: &deletion, auditDeletions: &auditDeletions, trashItem: &trashItem)
         }
 
@@ -56,8 +56,9 @@ final class Evaluator: WalkVisitor {
         aggregate.remaining = listing.count
         aggregate.remainingAny = listing.count
         let holds = deletion != nil
+        var kept = KeptEntries.none
         if !active.isEmpty {
-            judgeEntries(listing, active: active, node: node, holds: holds, aggregate: &aggregate, worker: worker)
+            judgeEntries(listing, active: active, node: node, holds: holds, aggregate: &aggregate, kept: &kept, worker: worker)
         } else if let node, !node.children.isEmpty {
             for i in 0..<listing.count where listing.type(i) == .directory && node.child(listing.nameBytes(i)) != nil {
                 listing.enter(i)
@@ -68,12 +69,12 @@ final class Evaluator: WalkVisitor {
         }
         return EvaluatedDirectory(parent: parent, path: listing.path, trie: node, active: active,
                                   status: listing.directoryStatus, deletion: deletion,
-                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate)
+                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate, kept: kept)
     }
 
     /// The rules of the parent's scopes judge this directory as one of their entries: whether it is
     /// expired (and may go once empty), whether it is a trash item, whether it needs a backup marker.
-    private func judgeItself(_ listing: DirectoryListing, parentActive: [Int], structural: Bool,
+    private func judgeItself(_ listing: DirectoryListing, parentActive: [Int], structural: Bool, kept: KeptEntries,
                              worker: EvaluationResults, deletion: inout Verdict?, auditDeletions: inout [Verdict],
                              trashItem: inout TrashItem?) {
         let components = listing.components
@@ -85,7 +86,8 @@ final class Evaluator: WalkVisitor {
             switch rule.rule.kind {
             case .expire(let expire):
                 // Scopes, layout directories and the way to them are structure: never expired.
-                guard !structural, rule.admits(.directory), rule.selects(directory, name) else { continue }
+                guard !structural, rule.admits(.directory), rule.selects(directory, name),
+                      !kept.protects(index, name) else { continue }
                 let (label, time) = Ages.timestamp(status, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
                 let verdict = Verdict(rule: index, reason: Ages.describe(label, time, limit: expire.after, now: now))
@@ -127,7 +129,8 @@ final class Evaluator: WalkVisitor {
     }
 
     private func judgeEntries(_ listing: DirectoryListing, active: [Int], node: ScopeTrie?, holds: Bool,
-                              aggregate: inout EvaluatedDirectory.Aggregate, worker: EvaluationResults) {
+                              aggregate: inout EvaluatedDirectory.Aggregate, kept: inout KeptEntries,
+                              worker: EvaluationResults) {
         let components = listing.components
         var namingCandidates: [(rule: Int, entry: Int)] = []
         var quotaDirectory: UInt32? = nil
@@ -149,6 +152,11 @@ final class Evaluator: WalkVisitor {
             }
             let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
             if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
+        }
+        if expiring.contains(where: { if case .expire(let e) = $0.rule.rule.kind { e.keep > 0 } else { false } }) {
+            kept = KeptEntries.newest(listing, rules: expiring.map { ($0.index, $0.rule, $0.directory) }) { i in
+                listing.type(i) == .directory && node?.child(listing.nameBytes(i)) != nil
+            }
         }
 
         for i in 0..<listing.count {
@@ -191,7 +199,8 @@ final class Evaluator: WalkVisitor {
                     continue
                 }
                 if rule.enforces && deleteVerdict != nil { continue }
-                guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
+                guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
+                      let s = status() else { continue }
                 let (label, time) = Ages.timestamp(s, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
                 let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: now)))
