@@ -55,7 +55,11 @@ final class Evaluator: WalkVisitor {
         aggregate.entries = listing.count
         aggregate.remaining = listing.count
         aggregate.remainingAny = listing.count
-        let holds = deletion != nil
+        let unit = parent.flatMap { DirectoryUnits.unit(of: listing, parentActive: $0.active, rules: rules, structural: node != nil) }
+        let unitBy = unit?.expire.by ?? parent?.unitBy
+        if let unitBy { DirectoryUnits.date(listing, by: unitBy, into: &aggregate) }
+        // Inside a unit everything is held: the unit may go whole.
+        let holds = deletion != nil || unitBy != nil
         var kept = KeptEntries.none
         if !active.isEmpty {
             judgeEntries(listing, active: active, node: node, holds: holds, aggregate: &aggregate, kept: &kept, worker: worker)
@@ -69,7 +73,8 @@ final class Evaluator: WalkVisitor {
         }
         return EvaluatedDirectory(parent: parent, path: listing.path, trie: node, active: active,
                                   status: listing.directoryStatus, deletion: deletion,
-                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate, kept: kept)
+                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate, kept: kept,
+                                  unit: unit, unitBy: unitBy)
     }
 
     /// The rules of the parent's scopes judge this directory as one of their entries: whether it is
@@ -86,7 +91,7 @@ final class Evaluator: WalkVisitor {
             switch rule.rule.kind {
             case .expire(let expire):
                 // Scopes, layout directories and the way to them are structure: never expired.
-                guard !structural, rule.admits(.directory), rule.selects(directory, name),
+                guard !structural, !expire.judgesUnits, rule.admits(.directory), rule.selects(directory, name),
                       !kept.protects(index, name) else { continue }
                 let (label, time) = Ages.timestamp(status, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
@@ -198,6 +203,8 @@ final class Evaluator: WalkVisitor {
                     if !enter && rule.needsBelow(view.directory, name) { enter = true }
                     continue
                 }
+                // A unit rule judges files directly in its scope; what is inside a unit goes with the unit.
+                if expire.judgesUnits && !view.directory.isEmpty { continue }
                 if rule.enforces && deleteVerdict != nil { continue }
                 guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
                       let s = status() else { continue }
@@ -500,6 +507,7 @@ final class Evaluator: WalkVisitor {
     func couldNotEnter(_ path: RelativePath, because reason: WalkSkipReason, parent: EvaluatedDirectory,
                        worker: EvaluationResults) {
         worker.skipped.append(SkippedEntry(path: path, reason: reason.description))
+        if parent.unitBy != nil { parent.aggregate.withLock { $0.undatable = true } }
     }
 
     /// Bottom-up: a directory that was expired and ended up with every entry deleted becomes one delete
@@ -518,7 +526,23 @@ final class Evaluator: WalkVisitor {
         }
         var action: Action? = nil
         var wouldGo = false
-        if let deletion = directory.deletion, aggregate.remaining == 0 {
+        let newest = DirectoryUnits.newest(directory, aggregate)
+        if let unit = directory.unit, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
+            let reason = DirectoryUnits.reason(unit, newest: newest, now: now)
+            if unit.enforces {
+                action = Action(kind: .delete, path: directory.path, rule: rules[unit.rule].name, reason: reason,
+                                bytes: total, identity: directory.status.identity, type: .directory, entries: entries)
+            } else {
+                worker.actions.append(contentsOf: aggregate.held)
+                report(unit.rule, directory.path, "\(reason): would be deleted with its \(entries - 1) entries", worker)
+            }
+            wouldGo = true
+        } else if directory.unit == nil, directory.unitBy != nil, directory.parent?.holdsDeletions == true {
+            // Inside a unit: what this folder held is the enclosing unit's to delete or release.
+            directory.parent!.aggregate.withLock { $0.held += aggregate.held }
+        } else if directory.unit != nil, directory.deletion == nil {
+            worker.actions.append(contentsOf: aggregate.held)
+        } else if let deletion = directory.deletion, aggregate.remaining == 0 {
             let what = aggregate.entries == 0 ? "empty" : "everything in it is deleted"
             action = Action(kind: .delete, path: directory.path, rule: rules[deletion.rule].name,
                             reason: "\(deletion.reason); \(what)", bytes: total,
@@ -537,6 +561,9 @@ final class Evaluator: WalkVisitor {
         let emitted = parent.aggregate.withLock { p -> Bool in
             p.bytes += total
             p.entries += aggregate.entries
+            if parent.unitBy != nil {
+                if let newest { p.newest = max(p.newest, newest) } else { p.undatable = true }
+            }
             if action != nil { p.remaining -= 1 }
             if wouldGo { p.remainingAny -= 1 }
             if let action, parent.holdsDeletions {

@@ -4,7 +4,7 @@
 
 enum RetentionChecks {
     /// Keys parsed but not carried out by this build: refusing them keeps a policy from meaning less than it says.
-    static let unsupported: Set<String> = ["expire.unit", "quota.unit", "quota.minAge", "quota.keep", "trash.maxSize"]
+    static let unsupported: Set<String> = ["quota.unit", "quota.minAge", "quota.keep", "trash.maxSize"]
 
     static func check(_ rule: Rule) -> [Diagnostic] {
         var found: [Diagnostic] = []
@@ -16,7 +16,10 @@ enum RetentionChecks {
         switch rule.kind {
         case .expire(let e):
             if e.keep > 0 { refuse("expire.keep") }
-            if e.unit != .entry { refuse("expire.unit") }
+            if e.unit != .entry && e.keep > 0 {
+                found.append(Diagnostic(severity: .error, location: rule.location, message:
+                    "rule '\(rule.name)': 'keep' with 'unit: directory' is not supported yet; use one or the other"))
+            }
         case .quota(let q):
             if q.unit != .entry { refuse("quota.unit") }
             if q.minAge != nil { refuse("quota.minAge") }
