@@ -198,6 +198,7 @@ struct Resolution {
                 notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
             }
             candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
+            let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: now)
             var remaining = used
             var evicted = 0
             for c in candidates where remaining > target {
@@ -227,6 +228,9 @@ struct Resolution {
                 gone.addDeletes(evictions.map(\.path))
             } else {
                 report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
+            }
+            if remaining > target && protected > 0 {
+                report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
             }
             if remaining > target {
                 notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
