@@ -52,6 +52,7 @@ struct Resolution {
         let infos = Dictionary(trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
         var listed: [Int: Set<FileName>] = [:]
         for l in trashListings { listed[l.rule, default: []].formUnion(l.names) }
+        var sizeCap = TrashSizeCap()
         for item in trashItems.sorted(by: { $0.path < $1.path }) {
             let rule = rules[item.rule]
             guard case .trash(let retention) = rule.rule.kind else { continue }
@@ -76,13 +77,18 @@ struct Resolution {
             }
             guard let trashedAt else {
                 report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
+                sizeCap.hold(item)
                 continue
             }
             guard !now.subtractingReportingOverflow(trashedAt).overflow else {
                 report(item.rule, item.path, "cannot tell when it was trashed: its date (\(source)) is out of range; kept")
+                sizeCap.hold(item)
                 continue
             }
-            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else { continue }
+            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else {
+                sizeCap.keep(item, trashedAt: trashedAt, info: info, source: source)
+                continue
+            }
             let reason = Ages.describe("trashed (\(source))", trashedAt, limit: retention.retain, now: now)
             if rule.enforces {
                 actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
@@ -96,6 +102,7 @@ struct Resolution {
                 report(item.rule, item.path, "\(reason): would be deleted")
             }
         }
+        actions += sizeCap.evictions(rules, now: now, report: report)
         // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
         // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
         // was listed whole: an unreadable files/ makes nothing an orphan.

@@ -4,7 +4,7 @@
 
 enum RetentionChecks {
     /// Keys parsed but not carried out by this build: refusing them keeps a policy from meaning less than it says.
-    static let unsupported: Set<String> = ["quota.unit", "trash.maxSize"]
+    static let unsupported: Set<String> = ["quota.unit"]
 
     static func check(_ rule: Rule) -> [Diagnostic] {
         var found: [Diagnostic] = []

@@ -365,7 +365,7 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         }
         let keys = PolicyDecoder.topLevelKeys + PolicyDecoder.ruleKeys + PolicyDecoder.layoutKeys
             + ["after", "by", "retain", "layout", "max", "target", "evict", "case", "pattern", "exclude", "cacheTag",
-               "percent", "atLeast", "keep", "unit", "minAge"]
+               "percent", "atLeast", "keep", "unit", "minAge", "maxSize"]
         let undocumented = keys.filter { !text.contains("| `\($0)` |") && !text.contains("\n### \($0)\n") }
         #expect(undocumented == [], "keys with neither a table row nor a section")
     }
