@@ -186,6 +186,55 @@ public enum BundledPolicies {
                 forbid: ["**/*.sqlite", "**/*.sqlite-wal", "**/*.sqlite-shm"]
                 mode: audit
             """#),
+        Template(name: "ios-photo-app", description: #"ios-app-sandbox with per-folder exports, whole build folders, a capped trash and a gentler cache quota."#, text: #"""
+            # yaml-language-server: $schema=../Docs/policy.schema.json
+            #
+            # A photo app's container: the bundled ios-app-sandbox policy, with retention tuned for it.
+            # It shows how a policy builds on another (see "extends" in Docs/policy-reference.md):
+            #   policyctl validate --effective Policies/ios-photo-app.yaml   # the merged policy, rule by rule
+            #   policyctl plan --policy Policies/ios-photo-app.yaml --root path/to/container
+            version: 1
+            name: ios-photo-app
+            description: ios-app-sandbox with per-folder exports, whole build folders, a capped trash and a gentler cache quota.
+            extends: [ios-app-sandbox]
+
+            # A percentage with a floor: a small container can always be cleaned.
+            max-delete: { percent: 25%, atLeast: 100 }
+
+            layout:
+              - path: tmp/builds
+
+            rules:
+              # Same name as the inherited rule: replaces it whole. Photo imports take longer than a day.
+              - name: tmp-expiry
+                path: tmp
+                exclude: ["builds", "builds/**"]
+                expire: { after: 48h }
+
+              # The inherited 7-day export staging is replaced by "exports" below.
+              - name: export-staging
+                enabled: false
+
+              # Exports expire after a day, but in each folder the 3 newest stay for a re-share.
+              - name: exports
+                path: Documents/ExportTemp
+                expire: { after: 1d, keep: 3 }
+
+              # Each render job writes one folder: it goes whole once nothing inside changed for a week.
+              - name: build-dirs
+                path: tmp/builds
+                expire: { after: 7d, unit: directory }
+
+              # Thumbnails: never evict one made in the last hour, and always keep the 10 newest.
+              - name: thumbnail-quota
+                path: Library/Caches/Thumbnails
+                quota: { max: 512MiB, target: 90%, evict: oldest, minAge: 1h, keep: 10 }
+
+              # Trashed photos stay 30 days, or less while the trash is over 1 GiB (oldest-trashed first).
+              - name: trash-retention
+                path: Documents/UserFiles/.Trash
+                trash: { retain: 30d, maxSize: 1GiB }
+            """#),
         Template(name: "linux-user-cache", description: #"~/.cache quota, FreeDesktop trash retention and tmp-like expiry under the home directory."#, text: #"""
             # yaml-language-server: $schema=../Docs/policy.schema.json
             #

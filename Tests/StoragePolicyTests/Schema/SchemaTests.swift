@@ -145,8 +145,8 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
 
     // MARK: Reference policies
 
-    @Test("Policies/ holds the four reference policies, each pointing editors at the schema") func referencePolicies() throws {
-        #expect(F.policyFiles == ["ci-layout-audit.yaml", "download-manager.yaml", "ios-app-sandbox.yaml", "linux-user-cache.yaml"])
+    @Test("Policies/ holds the five reference policies, each pointing editors at the schema") func referencePolicies() throws {
+        #expect(F.policyFiles == ["ci-layout-audit.yaml", "download-manager.yaml", "ios-app-sandbox.yaml", "ios-photo-app.yaml", "linux-user-cache.yaml"])
         for file in F.policyFiles {
             let firstLine = try F.read(F.policiesDirectory + "/" + file).split(separator: "\n").first.map(String.init)
             #expect(firstLine == "# yaml-language-server: $schema=../Docs/policy.schema.json", "\(file)")
