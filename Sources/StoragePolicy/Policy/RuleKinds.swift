@@ -20,7 +20,8 @@ public struct Expire: Sendable, Hashable {
     /// Which timestamp an entry's age is measured from.
     public enum Timestamp: String, Sendable, Hashable, CaseIterable {
         case mtime, atime, ctime
-        /// The newest of atime, mtime and (for files) ctime: the systemd-tmpfiles default, the safest.
+        /// The newest of atime, mtime and (for files) ctime: the safest. Unlike systemd-tmpfiles' default
+        /// (`abcmABM`) it leaves out the birth time, which policyctl does not read.
         case newest
     }
 }
