@@ -76,3 +76,23 @@ struct PolicyLanguageTests {
         #expect(!FileManager.default.fileExists(atPath: root + "/tmp/old"))
     }
 }
+
+@Suite("policy language 1.1: explain (end to end)")
+struct PolicyLanguageExplainTests {
+    @Test("explain names the file an inherited rule came from, and why keep kept an expired entry")
+    func explainOriginAndKeep() throws {
+        let scratch = ScratchDirectory("lang")
+        let root = scratch.sub("tree")
+        try buildTree(at: root, [.dir("exports", ageHours: 1), .file("exports/a", ageHours: 48), .file("exports/b", ageHours: 72)])
+        try writePolicy(scratch.path + "/base.yaml", "version: 1\nname: base\nrules:\n  - name: exports\n    path: exports\n    expire: { after: 1d, keep: 1 }\n")
+        let policy = scratch.path + "/p.yaml"
+        try writePolicy(policy, "version: 1\nname: p\nextends: [./base.yaml]\n")
+        let kept = try policyctl(["explain", "--policy", policy, "--root", root, "exports/a"])
+        #expect(kept.status == 0, "\(kept)")
+        #expect(kept.stdout.contains("defined at \(scratch.path)/./base.yaml:4:5"), "\(kept.stdout)")
+        #expect(kept.stdout.contains("kept: one of the 1 newest in its directory (keep: 1)"), "\(kept.stdout)")
+        let gone = try policyctl(["explain", "--policy", policy, "--root", root, "exports/b"])
+        #expect(!gone.stdout.contains("kept: one of"), "\(gone.stdout)")
+        #expect(gone.stdout.contains("delete    exports/b"), "\(gone.stdout)")
+    }
+}
