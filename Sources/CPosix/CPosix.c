@@ -184,6 +184,17 @@ long long cposix_fs_type(int fd) {
 #endif
 }
 
+int cposix_mount_atime_mode(int fd) {
+#if defined(__linux__)
+    struct statvfs s;
+    if (fstatvfs(fd, &s) != 0) return -1;
+    if (s.f_flag & ST_NOATIME) return 2;
+    return (s.f_flag & ST_RELATIME) ? 1 : 0;
+#else
+    (void)fd; return 0;
+#endif
+}
+
 int cposix_mount_atime_flags(int fd) {
 #if defined(__linux__)
     struct statvfs s;

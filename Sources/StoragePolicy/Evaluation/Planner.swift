@@ -79,6 +79,10 @@ public struct Planner: Sendable {
                 }
             }
         }
+        let atimeNotes = AccessTimeNotes.notes(rules) { path in
+            if case .directory(let handle, _) = preflight.presence(of: path) { return handle.atimeMode }
+            return 0  // a missing scope: nothing is judged there
+        }
         var relaxed = Set<Int>()
         for rule in rules {
             if case .quota(let quota) = rule.rule.kind, quota.evict == .lru, preflight.atimeIsRelaxed(at: rule.rule.path) {
@@ -106,7 +110,7 @@ public struct Planner: Sendable {
         ByteOrder.sortActions(&actions)
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
-                        skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes,
+                        skipped: workers.flatMap(\.skipped), notes: preflight.notes + outcome.notes + atimeNotes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
         plan.sort()
