@@ -65,6 +65,10 @@ typedef struct {
     unsigned int mode, uid;
     long long atime_sec, mtime_sec, ctime_sec;
     unsigned int atime_nsec, mtime_nsec, ctime_nsec;
+    /// Birth time (statx STATX_BTIME); has_btime is 0 where the file system does not record one.
+    long long btime_sec;
+    unsigned int btime_nsec;
+    int has_btime;
 } cposix_stat;
 
 /// Status of `name` inside `dirfd` without following a symlink; NULL `name` means `dirfd` itself.

@@ -2,6 +2,18 @@
 // keep access times current: plan and audit say so once per rule, so an age that looks wrong is explained.
 
 enum AccessTimeNotes {
+    /// Expire rules by birth time on a file system that records none: said once per rule; entries are kept.
+    static func birthNotes(_ rules: [CompiledRule], scopeStatus: (RelativePath) -> FileStatus?) -> [String] {
+        var notes: [String] = []
+        for rule in rules {
+            guard case .expire(let expire) = rule.rule.kind, expire.by == .birth,
+                  let status = scopeStatus(rule.rule.path), status.birthTimeNs == nil else { continue }
+            let scope = rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped
+            notes.append("warning: rule '\(rule.name)' judges by birth time, but the file system of \(scope) records none: its entries are skipped (kept)")
+        }
+        return notes
+    }
+
     static func notes(_ rules: [CompiledRule], mode: (RelativePath) -> Int) -> [String] {
         var notes: [String] = []
         for rule in rules {

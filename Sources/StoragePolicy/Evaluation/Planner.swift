@@ -82,6 +82,9 @@ public struct Planner: Sendable {
         let atimeNotes = AccessTimeNotes.notes(rules) { path in
             if case .directory(let handle, _) = preflight.presence(of: path) { return handle.atimeMode }
             return 0  // a missing scope: nothing is judged there
+        } + AccessTimeNotes.birthNotes(rules) { path in
+            if case .directory(_, let status) = preflight.presence(of: path) { return status }
+            return nil
         }
         var relaxed = Set<Int>()
         for rule in rules {

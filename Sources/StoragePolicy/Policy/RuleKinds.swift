@@ -21,8 +21,10 @@ public struct Expire: Sendable, Hashable {
     public enum Timestamp: String, Sendable, Hashable, CaseIterable {
         case mtime, atime, ctime
         /// The newest of atime, mtime and (for files) ctime: the safest. Unlike systemd-tmpfiles' default
-        /// (`abcmABM`) it leaves out the birth time, which policyctl does not read.
+        /// (`abcmABM`) it leaves out the birth time.
         case newest
+        /// The birth time (statx btime). Where the file system records none, entries are skipped (kept).
+        case birth
     }
 }
 

@@ -14,6 +14,16 @@ import Testing
         #expect(Ages.timestamp(Self.status(.regular, atime: 1, mtime: 2, ctime: 3), by: .newest) == ("newest (ctime)", 3))
         #expect(Ages.timestamp(Self.status(.regular, atime: 5, mtime: 2, ctime: 3), by: .newest) == ("newest (atime)", 5))
         #expect(Ages.timestamp(Self.status(.directory, atime: 1, mtime: 2, ctime: 9), by: .newest) == ("newest (mtime)", 2))
-        #expect(Expire.Timestamp.allCases.map(\.rawValue) == ["mtime", "atime", "ctime", "newest"])
+        #expect(Expire.Timestamp.allCases.map(\.rawValue) == ["mtime", "atime", "ctime", "newest", "birth"])
+    }
+
+    @Test("birth judges by btime; with none recorded the entry is never older (kept), and newest never uses it")
+    func birth() {
+        var s = Self.status(.regular, atime: 1, mtime: 2, ctime: 3)
+        #expect(Ages.timestamp(s, by: .birth) == ("btime", .max))
+        #expect(!Ages.isOlder(Ages.timestamp(s, by: .birth).ns, than: .seconds(0), now: 100))
+        s.birthTimeNs = 50
+        #expect(Ages.timestamp(s, by: .birth) == ("btime", 50))
+        #expect(Ages.timestamp(s, by: .newest) == ("newest (ctime)", 3))
     }
 }
