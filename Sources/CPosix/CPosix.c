@@ -184,6 +184,17 @@ long long cposix_fs_type(int fd) {
 #endif
 }
 
+int cposix_mount_atime_mode(int fd) {
+#if defined(__linux__)
+    struct statvfs s;
+    if (fstatvfs(fd, &s) != 0) return -1;
+    if (s.f_flag & ST_NOATIME) return 2;
+    return (s.f_flag & ST_RELATIME) ? 1 : 0;
+#else
+    (void)fd; return 0;
+#endif
+}
+
 int cposix_mount_atime_flags(int fd) {
 #if defined(__linux__)
     struct statvfs s;
@@ -212,6 +223,7 @@ static void from_stat(const struct stat *s, cposix_stat *out) {
     out->dev = (unsigned long long)s->st_dev; out->ino = (unsigned long long)s->st_ino;
     out->nlink = (unsigned long long)s->st_nlink; out->blocks = (unsigned long long)s->st_blocks;
     out->size = (long long)s->st_size; out->mode = (unsigned int)s->st_mode; out->uid = (unsigned int)s->st_uid;
+    out->has_btime = 0; out->btime_sec = 0; out->btime_nsec = 0;  // stat has no birth time here
 #if defined(__APPLE__)
     out->atime_sec = s->st_atimespec.tv_sec; out->atime_nsec = (unsigned int)s->st_atimespec.tv_nsec;
     out->mtime_sec = s->st_mtimespec.tv_sec; out->mtime_nsec = (unsigned int)s->st_mtimespec.tv_nsec;
@@ -230,13 +242,16 @@ int cposix_stat_at(int dirfd, const char *name, cposix_stat *out) {
     static int no_statx = 0;
     if (!__atomic_load_n(&no_statx, __ATOMIC_RELAXED)) {
         struct statx x;
-        if (statx(dirfd, path, flags | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_MNT_ID, &x) == 0) {
+        if (statx(dirfd, path, flags | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID, &x) == 0) {
             out->dev = (unsigned long long)makedev(x.stx_dev_major, x.stx_dev_minor);
             out->ino = x.stx_ino; out->nlink = x.stx_nlink; out->blocks = x.stx_blocks;
             out->size = (long long)x.stx_size; out->mode = x.stx_mode; out->uid = x.stx_uid;
             out->atime_sec = x.stx_atime.tv_sec; out->atime_nsec = x.stx_atime.tv_nsec;
             out->mtime_sec = x.stx_mtime.tv_sec; out->mtime_nsec = x.stx_mtime.tv_nsec;
             out->ctime_sec = x.stx_ctime.tv_sec; out->ctime_nsec = x.stx_ctime.tv_nsec;
+            out->has_btime = (x.stx_mask & STATX_BTIME) ? 1 : 0;
+            out->btime_sec = out->has_btime ? x.stx_btime.tv_sec : 0;
+            out->btime_nsec = out->has_btime ? x.stx_btime.tv_nsec : 0;
             out->mnt_id = (x.stx_mask & STATX_MNT_ID) ? x.stx_mnt_id : cposix_mount_id_fallback(dirfd, name);
             return 0;
         }

@@ -170,7 +170,7 @@ struct ApplyCommand: Command {
         if let policyPath {
             let loaded = try RootSession.loadPolicy(policyPath)
             policy = loaded
-            policySHA = loaded.sourceBytes.map { SHA256.hex($0) }
+            policySHA = loaded.fingerprintBytes.map { SHA256.hex($0) }
             let progress = ProgressLine(enabled: Terminal.stderrIsTTY && log.format == .human)
             do {
                 plan = try Planner(policy: loaded, root: session.rootPath).plan { count, path in

@@ -77,6 +77,7 @@ struct ExplainCommand: Command {
         for r in e.rules {
             let mode = r.mode == .audit ? ", audit" : ""
             out += "\n" + (r.inScope ? bold(r.rule) : dim(r.rule)) + " (\(r.kind)\(mode))\n"
+            if let origin = r.origin { out += "  " + dim("defined at \(origin)") + "\n" }
             for f in r.findings { out += "  \(f)\n" }
         }
         let renderer = PlanRenderer(color: color)

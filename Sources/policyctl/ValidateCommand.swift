@@ -11,6 +11,7 @@ struct ValidateCommand: Command {
         options: [
             .flag("strict", help: "Treat warnings as errors."),
             .flag("quiet", short: "q", help: "Print only problems, not the 'valid' lines."),
+            .flag("effective", help: "Print each valid policy as YAML after extends is merged, each rule commented with the file it came from."),
             .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
         ]
     )
@@ -19,8 +20,10 @@ struct ValidateCommand: Command {
     var strict: Bool
     var quiet: Bool
     var json: Bool
+    var effective: Bool
 
     init(_ arguments: ParsedArguments) {
+        effective = arguments.flag("effective")
         files = arguments.positionals
         strict = arguments.flag("strict")
         quiet = arguments.flag("quiet")
@@ -38,6 +41,7 @@ struct ValidateCommand: Command {
                 let loaded = try PolicyLoader.load(contentsOf: file)
                 diagnostics = loaded.warnings
                 source = loaded.source
+                if effective && !json { Terminal.out(EffectivePolicyWriter.yaml(loaded.policy), terminator: "") }
                 if strict && !diagnostics.isEmpty { ok = false; worst = max(worst, .invalidPolicy) }
             } catch {
                 diagnostics = error.diagnostics
@@ -52,7 +56,7 @@ struct ValidateCommand: Command {
             for d in diagnostics {
                 Terminal.err(DiagnosticStyle.render(d, source: source))
             }
-            if ok && !quiet { Terminal.out("\(file): valid" + (diagnostics.isEmpty ? "" : " (\(diagnostics.count) warning\(diagnostics.count == 1 ? "" : "s"))")) }
+            if ok && !quiet && !effective { Terminal.out("\(file): valid" + (diagnostics.isEmpty ? "" : " (\(diagnostics.count) warning\(diagnostics.count == 1 ? "" : "s"))")) }
         }
         if json { Terminal.out(DiagnosticJSON.encode(report)) }
         if !json, worst != .success, files.count > 1 {

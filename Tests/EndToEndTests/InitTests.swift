@@ -4,7 +4,7 @@ import Testing
 
 @Suite("policyctl init") struct InitTests {
     static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
-    static let templates = ["ci-layout-audit", "download-manager", "ios-app-sandbox", "linux-user-cache"]
+    static let templates = ["ci-layout-audit", "download-manager", "ios-app-sandbox", "ios-photo-app", "linux-user-cache"]
 
     @Test("every embedded template is byte-for-byte the file in Policies/ (run scripts/embed-policies.py)", arguments: templates)
     func embeddedMatchesSource(name: String) throws {

@@ -54,6 +54,8 @@ int cposix_closedir(void *dir);
 long long cposix_fs_type(int fd);
 /// 1 when the mount holding `fd` has noatime or relatime (ST_NOATIME/ST_RELATIME), 0 otherwise, -1 on error.
 int cposix_mount_atime_flags(int fd);
+/// How the mount holding fd updates access times: 0 strictly, 1 relatime (at most daily), 2 noatime; -1 on error.
+int cposix_mount_atime_mode(int fd);
 
 /// One entry's status as statx reports it, plus the id of the mount holding it (0 when unknown).
 /// Times are kept as seconds and nanoseconds, exactly as the file system has them (no overflow here).
@@ -63,6 +65,10 @@ typedef struct {
     unsigned int mode, uid;
     long long atime_sec, mtime_sec, ctime_sec;
     unsigned int atime_nsec, mtime_nsec, ctime_nsec;
+    /// Birth time (statx STATX_BTIME); has_btime is 0 where the file system does not record one.
+    long long btime_sec;
+    unsigned int btime_nsec;
+    int has_btime;
 } cposix_stat;
 
 /// Status of `name` inside `dirfd` without following a symlink; NULL `name` means `dirfd` itself.

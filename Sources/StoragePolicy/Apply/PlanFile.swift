@@ -83,7 +83,8 @@ public enum PlanFile {
         guard let policyBytes else {
             return "plan is stale: policy file \(fingerprint.policyPath ?? "(unknown)") cannot be read"
         }
-        if SHA256.hex(policyBytes) != fingerprint.policySHA256 {
+        let chain = PolicyLoader.fingerprintBytes(policyBytes, file: fingerprint.policyPath ?? "<policy>")
+        if SHA256.hex(chain) != fingerprint.policySHA256 {
             return "plan is stale: policy changed since the plan was made; plan again"
         }
         return nil

@@ -10,6 +10,8 @@ enum Ages {
         case .mtime: return ("mtime", s.modificationTimeNs)
         case .atime: return ("atime", s.accessTimeNs)
         case .ctime: return ("ctime", s.changeTimeNs)
+        // No birth time: the farthest future, so the entry is never older than anything (kept, not judged).
+        case .birth: return ("btime", s.birthTimeNs ?? .max)
         case .newest:
             var best = ("mtime", s.modificationTimeNs)
             if s.accessTimeNs > best.1 { best = ("atime", s.accessTimeNs) }

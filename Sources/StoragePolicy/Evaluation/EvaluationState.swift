@@ -18,6 +18,12 @@ final class EvaluatedDirectory: Sendable {
     /// Set when this directory is an item in a trash folder: its totals are filled in when it finishes.
     let trashItem: TrashItem?
     let aggregate: Mutex<Aggregate>
+    /// Entries of this directory that expire `keep: N` protects (its subdirectories look here).
+    let kept: KeptEntries
+    /// Set when this directory is a unit of an expire rule with `unit: directory` (deleted whole or kept whole).
+    let unit: DirectoryUnit?
+    /// The timestamp the enclosing unit (or this one) is dated by; nil outside units.
+    let unitBy: Expire.Timestamp?
 
     /// What the finished subtree adds up to, and the deletions held back in case this directory is
     /// deleted as a whole.
@@ -29,17 +35,22 @@ final class EvaluatedDirectory: Sendable {
         /// Entries neither deleted nor reported as would-be-deleted by an audit rule.
         var remainingAny = 0
         var held: [Action] = []
+        /// Inside a unit: the newest timestamp of the subtree's entries, and whether one could not be dated.
+        var newest: Int64 = .min
+        var undatable = false
     }
 
     init(parent: EvaluatedDirectory?, path: RelativePath, trie: ScopeTrie?, active: [Int], status: FileStatus,
-         deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate) {
+         deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate,
+         kept: KeptEntries = .none, unit: DirectoryUnit? = nil, unitBy: Expire.Timestamp? = nil) {
+        self.kept = kept; self.unit = unit; self.unitBy = unitBy
         self.parent = parent; self.path = path; self.trie = trie; self.active = active; self.status = status
         self.deletion = deletion; self.auditDeletions = auditDeletions; self.trashItem = trashItem
         self.aggregate = Mutex(aggregate)
     }
 
     /// True while deletions inside must be held: this directory may be deleted as a whole.
-    var holdsDeletions: Bool { deletion != nil }
+    var holdsDeletions: Bool { deletion != nil || unitBy != nil }
 }
 
 /// A rule's decision about one entry, with the words that explain it.

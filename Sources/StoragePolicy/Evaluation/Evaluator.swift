@@ -47,7 +47,7 @@ final class Evaluator: WalkVisitor {
             // Its times cannot be judged: kept and reported; its entries are still judged one by one.
             worker.skipped.append(SkippedEntry(path: listing.path, reason: Evaluator.timeOutOfRange))
         } else if let parent, !parent.active.isEmpty {
-            judgeItself(listing, parentActive: parent.active, structural: node != nil, worker: worker,
+            judgeItself(listing, parentActive: parent.active, structural: node != nil, kept: parent.kept, worker: worker,
                         deletion: &deletion, auditDeletions: &auditDeletions, trashItem: &trashItem)
         }
 
@@ -55,9 +55,14 @@ final class Evaluator: WalkVisitor {
         aggregate.entries = listing.count
         aggregate.remaining = listing.count
         aggregate.remainingAny = listing.count
-        let holds = deletion != nil
+        let unit = parent.flatMap { DirectoryUnits.unit(of: listing, parentActive: $0.active, rules: rules, structural: node != nil) }
+        let unitBy = unit?.expire.by ?? parent?.unitBy
+        if let unitBy { DirectoryUnits.date(listing, by: unitBy, into: &aggregate) }
+        // Inside a unit everything is held: the unit may go whole.
+        let holds = deletion != nil || unitBy != nil
+        var kept = KeptEntries.none
         if !active.isEmpty {
-            judgeEntries(listing, active: active, node: node, holds: holds, aggregate: &aggregate, worker: worker)
+            judgeEntries(listing, active: active, node: node, holds: holds, aggregate: &aggregate, kept: &kept, worker: worker)
         } else if let node, !node.children.isEmpty {
             for i in 0..<listing.count where listing.type(i) == .directory && node.child(listing.nameBytes(i)) != nil {
                 listing.enter(i)
@@ -68,12 +73,13 @@ final class Evaluator: WalkVisitor {
         }
         return EvaluatedDirectory(parent: parent, path: listing.path, trie: node, active: active,
                                   status: listing.directoryStatus, deletion: deletion,
-                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate)
+                                  auditDeletions: auditDeletions, trashItem: trashItem, aggregate: aggregate, kept: kept,
+                                  unit: unit, unitBy: unitBy)
     }
 
     /// The rules of the parent's scopes judge this directory as one of their entries: whether it is
     /// expired (and may go once empty), whether it is a trash item, whether it needs a backup marker.
-    private func judgeItself(_ listing: DirectoryListing, parentActive: [Int], structural: Bool,
+    private func judgeItself(_ listing: DirectoryListing, parentActive: [Int], structural: Bool, kept: KeptEntries,
                              worker: EvaluationResults, deletion: inout Verdict?, auditDeletions: inout [Verdict],
                              trashItem: inout TrashItem?) {
         let components = listing.components
@@ -85,7 +91,8 @@ final class Evaluator: WalkVisitor {
             switch rule.rule.kind {
             case .expire(let expire):
                 // Scopes, layout directories and the way to them are structure: never expired.
-                guard !structural, rule.admits(.directory), rule.selects(directory, name) else { continue }
+                guard !structural, !expire.judgesUnits, rule.admits(.directory), rule.selects(directory, name),
+                      !kept.protects(index, name) else { continue }
                 let (label, time) = Ages.timestamp(status, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
                 let verdict = Verdict(rule: index, reason: Ages.describe(label, time, limit: expire.after, now: now))
@@ -127,7 +134,8 @@ final class Evaluator: WalkVisitor {
     }
 
     private func judgeEntries(_ listing: DirectoryListing, active: [Int], node: ScopeTrie?, holds: Bool,
-                              aggregate: inout EvaluatedDirectory.Aggregate, worker: EvaluationResults) {
+                              aggregate: inout EvaluatedDirectory.Aggregate, kept: inout KeptEntries,
+                              worker: EvaluationResults) {
         let components = listing.components
         var namingCandidates: [(rule: Int, entry: Int)] = []
         var quotaDirectory: UInt32? = nil
@@ -149,6 +157,11 @@ final class Evaluator: WalkVisitor {
             }
             let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
             if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
+        }
+        if expiring.contains(where: { if case .expire(let e) = $0.rule.rule.kind { e.keep > 0 } else { false } }) {
+            kept = KeptEntries.newest(listing, rules: expiring.map { ($0.index, $0.rule, $0.directory) }) { i in
+                listing.type(i) == .directory && node?.child(listing.nameBytes(i)) != nil
+            }
         }
 
         for i in 0..<listing.count {
@@ -190,8 +203,11 @@ final class Evaluator: WalkVisitor {
                     if !enter && rule.needsBelow(view.directory, name) { enter = true }
                     continue
                 }
+                // A unit rule judges files directly in its scope; what is inside a unit goes with the unit.
+                if expire.judgesUnits && !view.directory.isEmpty { continue }
                 if rule.enforces && deleteVerdict != nil { continue }
-                guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
+                guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
+                      let s = status() else { continue }
                 let (label, time) = Ages.timestamp(s, by: expire.by)
                 guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
                 let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: now)))
@@ -505,6 +521,7 @@ final class Evaluator: WalkVisitor {
     func couldNotEnter(_ path: RelativePath, because reason: WalkSkipReason, parent: EvaluatedDirectory,
                        worker: EvaluationResults) {
         worker.skipped.append(SkippedEntry(path: path, reason: reason.description))
+        if parent.unitBy != nil { parent.aggregate.withLock { $0.undatable = true } }
     }
 
     /// Bottom-up: a directory that was expired and ended up with every entry deleted becomes one delete
@@ -523,7 +540,23 @@ final class Evaluator: WalkVisitor {
         }
         var action: Action? = nil
         var wouldGo = false
-        if let deletion = directory.deletion, aggregate.remaining == 0 {
+        let newest = DirectoryUnits.newest(directory, aggregate)
+        if let unit = directory.unit, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
+            let reason = DirectoryUnits.reason(unit, newest: newest, now: now)
+            if unit.enforces {
+                action = Action(kind: .delete, path: directory.path, rule: rules[unit.rule].name, reason: reason,
+                                bytes: total, identity: directory.status.identity, type: .directory, entries: entries)
+            } else {
+                worker.actions.append(contentsOf: aggregate.held)
+                report(unit.rule, directory.path, "\(reason): would be deleted with its \(entries - 1) entries", worker)
+            }
+            wouldGo = true
+        } else if directory.unit == nil, directory.unitBy != nil, directory.parent?.holdsDeletions == true {
+            // Inside a unit: what this folder held is the enclosing unit's to delete or release.
+            directory.parent!.aggregate.withLock { $0.held += aggregate.held }
+        } else if directory.unit != nil, directory.deletion == nil {
+            worker.actions.append(contentsOf: aggregate.held)
+        } else if let deletion = directory.deletion, aggregate.remaining == 0 {
             let what = aggregate.entries == 0 ? "empty" : "everything in it is deleted"
             action = Action(kind: .delete, path: directory.path, rule: rules[deletion.rule].name,
                             reason: "\(deletion.reason); \(what)", bytes: total,
@@ -542,6 +575,9 @@ final class Evaluator: WalkVisitor {
         let emitted = parent.aggregate.withLock { p -> Bool in
             p.bytes += total
             p.entries += aggregate.entries
+            if parent.unitBy != nil {
+                if let newest { p.newest = max(p.newest, newest) } else { p.undatable = true }
+            }
             if action != nil { p.remaining -= 1 }
             if wouldGo { p.remainingAny -= 1 }
             if let action, parent.holdsDeletions {

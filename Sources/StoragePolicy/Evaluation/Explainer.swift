@@ -24,6 +24,8 @@ public struct RuleExplanation: Sendable, Hashable {
     public var inScope: Bool
     /// One line each: scope, selection, verdict.
     public var findings: [String]
+    /// Where the rule is written (`file:line:col`; with `extends`, the file it came from), when known.
+    public var origin: String? = nil
 }
 
 public struct Explainer: Sendable {
@@ -41,6 +43,7 @@ public struct Explainer: Sendable {
         var planOptions = options
         planOptions.now = now
         let plan = try Planner(policy: policy, root: root, options: planOptions).plan()
+        let deletedBy = Set(plan.actions.filter { $0.path == path && $0.isDelete }.map(\.rule))
         let rootHandle = try DirectoryHandle.open(root: root)
         let preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
 
@@ -65,6 +68,10 @@ public struct Explainer: Sendable {
         for (index, rule) in policy.rules.enumerated() {
             let compiled = CompiledRule(index: index, rule: rule, trashLayout: preflight.trashLayout(of: rule))
             var explained = explain(compiled, path: path, status: status, now: now)
+            // With extends, say which file each rule came from.
+            if !policy.inherited.isEmpty { explained.origin = rule.location?.description }
+            explained.findings += RetentionExplanation.why(rule, path: path, status: status, now: now,
+                                                           deleted: deletedBy.contains(rule.name))
             // A scope the walk cannot enter: whatever the globs say, the rule judged nothing there.
             if path.hasPrefix(rule.path), !rule.path.isRoot, let (at, why) = preflight.oddity(of: rule.path) {
                 explained.findings.append("but \(at.escaped) is \(why): the rule judges nothing in its scope")

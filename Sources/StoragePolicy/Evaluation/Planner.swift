@@ -84,6 +84,13 @@ public struct Planner: Sendable {
                 }
             }
         }
+        let atimeNotes = AccessTimeNotes.notes(rules) { path in
+            if case .directory(let handle, _) = preflight.presence(of: path) { return handle.atimeMode }
+            return 0  // a missing scope: nothing is judged there
+        } + AccessTimeNotes.birthNotes(rules) { path in
+            if case .directory(_, let status) = preflight.presence(of: path) { return status }
+            return nil
+        }
         var relaxed = Set<Int>()
         for rule in rules {
             if case .quota(let quota) = rule.rule.kind, quota.evict == .lru, preflight.atimeIsRelaxed(at: rule.rule.path) {
@@ -107,7 +114,7 @@ public struct Planner: Sendable {
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
         var skipped = workers.flatMap(\.skipped)
-        var notes = preflight.notes + outcome.notes
+        var notes = preflight.notes + outcome.notes + atimeNotes
         restriction?.restrict(&outcome.actions, &outcome.violations, &skipped, &notes, rules: policy.rules)
         // Handed over, not shared: sorting the plan's actions must not copy a million of them.
         var actions = outcome.actions
@@ -125,7 +132,7 @@ public struct Planner: Sendable {
 
     /// The policy's bytes (or, for a policy built in code, its description) and the root's identity.
     func fingerprint(_ rootStatus: FileStatus) -> Plan.Fingerprint {
-        let digest = policy.sourceBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
+        let digest = policy.fingerprintBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
         return Plan.Fingerprint(policySHA256: digest, policyPath: policy.source.map { Planner.absolute($0.file) },
                                 rootDevice: rootStatus.device, rootInode: rootStatus.inode)
     }

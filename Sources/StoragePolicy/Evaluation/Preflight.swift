@@ -105,6 +105,9 @@ struct Preflight {
                 if entry.cacheDirectoryTag {
                     checkCacheTag(handle, path: entry.path, identity: status.identity, rule: "layout", enforce: true, severity: .error)
                 }
+                if entry.includeInBackup {
+                    violations += BackupInclusion.markers(handle, path: entry.path, attribute: backupMarker.name)
+                }
             case .missing(let existing):
                 planDirectories(entry.path, from: existing, rule: "layout", reason: "layout directory is missing")
                 if entry.excludeFromBackup {

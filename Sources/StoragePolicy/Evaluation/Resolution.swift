@@ -52,6 +52,7 @@ struct Resolution {
         let infos = Dictionary(trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
         var listed: [Int: Set<FileName>] = [:]
         for l in trashListings { listed[l.rule, default: []].formUnion(l.names) }
+        var sizeCap = TrashSizeCap()
         for item in trashItems.sorted(by: { $0.path < $1.path }) {
             let rule = rules[item.rule]
             guard case .trash(let retention) = rule.rule.kind else { continue }
@@ -76,13 +77,18 @@ struct Resolution {
             }
             guard let trashedAt else {
                 report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
+                sizeCap.hold(item)
                 continue
             }
             guard !now.subtractingReportingOverflow(trashedAt).overflow else {
                 report(item.rule, item.path, "cannot tell when it was trashed: its date (\(source)) is out of range; kept")
+                sizeCap.hold(item)
                 continue
             }
-            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else { continue }
+            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else {
+                sizeCap.keep(item, trashedAt: trashedAt, info: info, source: source)
+                continue
+            }
             let reason = Ages.describe("trashed (\(source))", trashedAt, limit: retention.retain, now: now)
             if rule.enforces {
                 actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
@@ -96,6 +102,7 @@ struct Resolution {
                 report(item.rule, item.path, "\(reason): would be deleted")
             }
         }
+        actions += sizeCap.evictions(rules, now: now, report: report)
         // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
         // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
         // was listed whole: an unreadable files/ makes nothing an orphan.
@@ -198,6 +205,7 @@ struct Resolution {
                 notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
             }
             candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
+            let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: now)
             var remaining = used
             var evicted = 0
             for c in candidates where remaining > target {
@@ -227,6 +235,9 @@ struct Resolution {
                 gone.addDeletes(evictions.map(\.path))
             } else {
                 report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
+            }
+            if remaining > target && protected > 0 {
+                report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
             }
             if remaining > target {
                 notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")

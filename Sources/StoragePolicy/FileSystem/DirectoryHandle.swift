@@ -249,6 +249,8 @@ public final class DirectoryHandle: Sendable {
 
     /// Filesystem flags that matter to `lru` eviction: true when atime is not kept precisely.
     public var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
+    /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime.
+    public var atimeMode: Int { Int(cposix_mount_atime_mode(descriptor)) }
 
     private func withEntryName<R>(_ name: FileName?, _ body: (UnsafePointer<CChar>) -> R) -> R {
         if let name { return name.withCString(body) }

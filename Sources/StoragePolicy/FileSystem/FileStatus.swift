@@ -60,10 +60,14 @@ public struct FileStatus: Sendable, Hashable {
     /// 1677-09-21 or after 2262-04-11): the times above are clamped to Int64.min/max, and the entry is not
     /// judged by them (the walk reports it as skipped; apply sees it as changed and keeps it).
     public var hasTimeOutOfRange: Bool
+    /// The birth time (statx btime) in ns since the epoch; nil where the file system records none.
+    public var birthTimeNs: Int64?
 
     public init(device: UInt64, inode: UInt64, type: FileType, permissions: UInt32 = 0o644, linkCount: UInt64 = 1,
                 userID: UInt32 = 0, size: Int64, allocatedSize: Int64, accessTimeNs: Int64,
-                modificationTimeNs: Int64, changeTimeNs: Int64, mountID: UInt64 = 0, hasTimeOutOfRange: Bool = false) {
+                modificationTimeNs: Int64, changeTimeNs: Int64, mountID: UInt64 = 0, hasTimeOutOfRange: Bool = false,
+                birthTimeNs: Int64? = nil) {
+        self.birthTimeNs = birthTimeNs
         self.device = device; self.inode = inode; self.type = type; self.permissions = permissions
         self.linkCount = linkCount; self.userID = userID; self.size = size; self.allocatedSize = allocatedSize
         self.accessTimeNs = accessTimeNs; self.modificationTimeNs = modificationTimeNs; self.changeTimeNs = changeTimeNs
@@ -96,7 +100,9 @@ public struct FileStatus: Sendable, Hashable {
             device: s.dev, inode: s.ino, type: FileType(mode: s.mode), permissions: s.mode & 0o7777,
             linkCount: s.nlink, userID: s.uid, size: s.size, allocatedSize: FileStatus.bytes(blocks: s.blocks),
             accessTimeNs: at.ns, modificationTimeNs: mt.ns, changeTimeNs: ct.ns, mountID: s.mnt_id,
-            hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped)
+            hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped,
+            // A birth time out of range is no birth time: rules by birth keep the entry.
+            birthTimeNs: s.has_btime != 0 ? FileStatus.birth(s.btime_sec, Int64(s.btime_nsec)) : nil)
     }
 
     /// `seconds` and `nanoseconds` as nanoseconds since the epoch, clamped to Int64's range when they do not fit:
@@ -106,6 +112,11 @@ public struct FileStatus: Sendable, Hashable {
         let (sum, o2) = scaled.addingReportingOverflow(nanoseconds)
         if o1 || o2 { return (seconds < 0 ? .min : .max, true) }
         return (sum, false)
+    }
+
+    static func birth(_ seconds: Int64, _ fraction: Int64) -> Int64? {
+        let (ns, clamped) = FileStatus.nanoseconds(seconds, fraction)
+        return clamped ? nil : ns
     }
 
     /// st_blocks in bytes (512-byte units), saturating rather than trapping.

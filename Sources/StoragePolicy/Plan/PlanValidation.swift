@@ -129,6 +129,10 @@ public struct PlanValidation: Sendable {
         switch (rule.rule.kind, action.kind) {
         case (.expire(let expire), .delete):
             if let why = selection(action, rule) { return why }
+            // `unit: directory` deletes only the scope's direct children (folders whole, files as units).
+            if expire.judgesUnits && path.components.count != rule.rule.path.components.count + 1 {
+                return "rule '\(rule.name)' has unit: directory: it deletes only direct children of its scope \(scopeText(rule))"
+            }
             // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
             // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
             // expire rule's to delete. Ages by atime or ctime alone are not recorded.

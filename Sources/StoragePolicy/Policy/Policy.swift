@@ -21,6 +21,8 @@ public struct Policy: Sendable, Hashable {
     public var source: PolicyLocation?
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
     public var sourceBytes: [UInt8]?
+    /// Every file `extends:` pulled in, in the order they were read (empty without `extends`).
+    public var inherited: [InheritedSource] = []
 
     /// A policy from its parts; the DSL and the loader validate, this initializer does not.
     public init(version: Int = 1, name: String, description: String? = nil, layout: [LayoutEntry] = [],
@@ -28,6 +30,18 @@ public struct Policy: Sendable, Hashable {
                 sourceBytes: [UInt8]? = nil) {
         self.version = version; self.name = name; self.description = description; self.layout = layout
         self.rules = rules; self.maxDelete = maxDelete; self.source = source; self.sourceBytes = sourceBytes
+    }
+
+    /// What a plan's fingerprint hashes: the policy's own bytes, then (with `extends`) each inherited file's
+    /// name and bytes, so changing any file in the chain makes a saved plan stale. Nil for a policy built in code.
+    public var fingerprintBytes: [UInt8]? {
+        guard var bytes = sourceBytes else { return nil }
+        for source in inherited {
+            // Lengths frame each part, so no two different chains hash the same bytes.
+            bytes += Array("\0extends \(source.name.utf8.count):\(source.name)\(source.bytes.count)\0".utf8)
+            bytes += source.bytes
+        }
+        return bytes
     }
 
     /// The folder soft-deleted items go to: the scope of the first `trash` rule, if the policy has one.
@@ -44,6 +58,8 @@ public struct LayoutEntry: Sendable, Hashable {
     public var excludeFromBackup: Bool
     /// Also write a CACHEDIR.TAG (for tar, borg, restic).
     public var cacheDirectoryTag: Bool
+    /// `backup: include`: markers this engine writes are removed where present (and audit reports them).
+    public var includeInBackup: Bool = false
     /// Where the entry is written in the policy file, when it came from one.
     public var location: PolicyLocation?
 
@@ -55,15 +71,20 @@ public struct LayoutEntry: Sendable, Hashable {
     }
 }
 
-/// `--max-delete N` or `N%` (of the entries scanned under the rules' scopes).
+/// `--max-delete N` or `N%` (of the entries scanned under the rules' scopes). A percentage has a floor,
+/// `atLeast`, so a cap still lets a small tree be cleaned: the policy's bare `25%` means `atLeast: 10`.
 public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
     case count(Int)
-    case percent(Double)
+    /// `percent` of the entries scanned, but never fewer than `atLeast`.
+    case percent(Double, atLeast: Int = 0)
 
-    /// Parses `N` or `N%`; nil for anything else.
+    /// The floor a policy's bare `max-delete: N%` gets (`{ percent: N%, atLeast: 10 }`).
+    public static let defaultFloor = 10
+
+    /// Parses `N` or `N%` (a percentage without a floor, as `--max-delete` takes it); nil for anything else.
     public init?(parsing text: String) {
         if text.hasSuffix("%") {
-            guard let p = Double(text.dropLast()), p >= 0, p <= 100 else { return nil }
+            guard let p = DeleteLimit.percentage(text) else { return nil }
             self = .percent(p)
         } else {
             guard let n = Int(text), n >= 0 else { return nil }
@@ -71,19 +92,37 @@ public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `N%` with 0 <= N <= 100, as a number.
+    static func percentage(_ text: String) -> Double? {
+        guard text.hasSuffix("%"), let p = Double(text.dropLast()), p >= 0, p <= 100 else { return nil }
+        return p
+    }
+
     /// The number of deletions allowed out of `total` candidates.
     public func allowed(outOf total: Int) -> Int {
         switch self {
         case .count(let n): return n
-        case .percent(let p): return Int((Double(total) * p / 100).rounded(.down))
+        case .percent(let p, let floor): return Swift.max(floor, Int((Double(total) * p / 100).rounded(.down)))
         }
     }
 
-    /// `N` or `N%`, as written.
+    /// `N`, `N%`, or `N% (at least M)`.
     public var description: String {
         switch self {
         case .count(let n): return "\(n)"
-        case .percent(let p): return p == p.rounded() ? "\(Int(p))%" : "\(p)%"
+        case .percent(let p, let floor):
+            let percent = p == p.rounded() ? "\(Int(p))%" : "\(p)%"
+            return floor > 0 ? "\(percent) (at least \(floor))" : percent
         }
     }
+}
+
+/// One file (or bundled policy) that `extends:` pulled into a policy.
+public struct InheritedSource: Sendable, Hashable {
+    /// A bundled policy's name (`bundled:NAME`), or the file's path as the extending policy resolved it.
+    public var name: String
+    /// The bytes it was read from.
+    public var bytes: [UInt8]
+    /// An inherited source.
+    public init(name: String, bytes: [UInt8]) { self.name = name; self.bytes = bytes }
 }

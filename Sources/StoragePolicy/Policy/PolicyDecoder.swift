@@ -4,11 +4,17 @@
 struct PolicyDecoder {
     let file: String
     private(set) var diagnostics: [Diagnostic] = []
+    /// `extends:` entries as written, with where each is written (resolved by PolicyInheritance).
+    private(set) var extends: [(reference: String, location: PolicyLocation)] = []
+    /// Rules written with `enabled: false`: they drop the inherited rule of that name.
+    private(set) var disabled: [(name: String, location: PolicyLocation, nameOnly: Bool)] = []
+    /// Top-level keys the file sets itself, so inherited values are overridden only by what is written.
+    private(set) var written: Set<String> = []
 
     init(file: String) { self.file = file }
 
-    static let topLevelKeys = ["version", "name", "description", "max-delete", "layout", "rules"]
-    static let ruleKeys = ["name", "description", "path", "match", "exclude", "type", "mode", "severity",
+    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules"]
+    static let ruleKeys = ["name", "description", "enabled", "path", "match", "exclude", "type", "mode", "severity",
                            "inUse", "expire", "trash", "quota", "naming", "backup", "forbid"]
     static let kindKeys = ["expire", "trash", "quota", "naming", "backup", "forbid"]
     static let layoutKeys = ["path", "backup", "cacheTag"]
@@ -40,6 +46,7 @@ struct PolicyDecoder {
         var seenName = false, seenVersion = false
         for (key, value) in pairs {
             guard let k = keyName(key, allowed: PolicyDecoder.topLevelKeys, context: "the policy") else { continue }
+            written.insert(k)
             switch k {
             case "version":
                 seenVersion = true
@@ -60,11 +67,13 @@ struct PolicyDecoder {
                 }
             case "description":
                 policy.description = scalar(value, "'description'")
-            case "max-delete":
-                if let text = scalar(value, "'max-delete'") {
-                    if let limit = DeleteLimit(parsing: text) { policy.maxDelete = limit }
-                    else { error(value, "invalid max-delete '\(text)': expected a count (500) or a percentage (10%)") }
+            case "extends":
+                let items = value.scalar != nil && !value.isNull ? [value] : (sequence(value, "'extends'") ?? [])
+                for item in items {
+                    if let reference = scalar(item, "'extends'") { extends.append((reference, location(item))) }
                 }
+            case "max-delete":
+                policy.maxDelete = deleteLimit(value)
             case "layout":
                 if let items = sequence(value, "'layout'") {
                     policy.layout = items.compactMap { layoutEntry($0) }
@@ -108,7 +117,7 @@ struct PolicyDecoder {
                 if let v = scalar(value, "'backup'") {
                     switch v {
                     case "exclude": entry.excludeFromBackup = true
-                    case "include": entry.excludeFromBackup = false
+                    case "include": entry.excludeFromBackup = false; entry.includeInBackup = true
                     default: error(value, "layout entry: invalid backup '\(v)' (expected exclude or include)")
                     }
                 }
@@ -136,9 +145,12 @@ struct PolicyDecoder {
         var rule = Rule(name: name ?? "", path: .root, kind: .forbid([]), location: location(node))
         var kinds: [(String, Node)] = []
         var hasPath = false
+        var enabled = true
         for (key, value) in pairs {
             guard let k = keyName(key, allowed: PolicyDecoder.ruleKeys, context: label) else { continue }
             switch k {
+            case "enabled":
+                if let b = bool(value, "\(label): 'enabled'") { enabled = b }
             case "name":
                 if let n = scalar(value, "\(label): 'name'"), !PolicyDecoder.isIdentifier(n) {
                     error(value, "rule name '\(n)' must be letters, digits, '-', '_' or '.'")
@@ -167,6 +179,12 @@ struct PolicyDecoder {
             }
         }
         if name == nil { error(node, "rule: missing 'name'") }
+        if !enabled, let name {
+            // `enabled: false` drops the inherited rule of this name (and this one, if it is written in full).
+            let nameOnly = kinds.isEmpty && !pairs.contains(where: { $0.key.scalar == "path" })
+            disabled.append((name, location(node), nameOnly))
+            if nameOnly { return nil }
+        }
         if !hasPath, !pairs.contains(where: { $0.key.scalar == "path" }) {
             error(node, "\(label): missing 'path' (the rule's scope, relative to --root; '.' for the root itself)")
         }
@@ -181,7 +199,7 @@ struct PolicyDecoder {
         let (kindKey, kindNode) = kinds[0]
         guard let kind = ruleKind(kindKey, kindNode, label: label) else { return nil }
         rule.kind = kind
-        return name == nil || !hasPath ? nil : rule
+        return name == nil || !hasPath || !enabled ? nil : rule
     }
 
     mutating func ruleKind(_ key: String, _ node: Node, label: String) -> Rule.Kind? {
@@ -193,17 +211,20 @@ struct PolicyDecoder {
             }
             guard let pairs = mapping(node, context) else { return nil }
             var after: PolicyDuration? = nil
-            var by = Expire.Timestamp.mtime
+            var expire = Expire(after: PolicyDuration(seconds: 0))
             for (k, v) in pairs {
-                guard let name = keyName(k, allowed: ["after", "by"], context: context) else { continue }
+                guard let name = keyName(k, allowed: ["after", "by", "keep", "unit"], context: context) else { continue }
                 if name == "after" { after = duration(v, context: "\(context): 'after'") }
-                if name == "by", let t = enumValue(v, Expire.Timestamp.self, context: "\(context): 'by'") { by = t }
+                if name == "by", let t = enumValue(v, Expire.Timestamp.self, context: "\(context): 'by'") { expire.by = t }
+                if name == "keep", let n = count(v, context: "\(context): 'keep'") { expire.keep = n }
+                if name == "unit", let u = enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { expire.unit = u }
             }
             guard let after else {
                 if !hasMisspelledKey(pairs, key: "after") { error(node, "\(context): missing 'after' (e.g. after: 24h)") }
                 return nil
             }
-            return .expire(Expire(after: after, by: by))
+            expire.after = after
+            return .expire(expire)
         case "trash":
             if node.scalar != nil, !node.isNull {
                 return duration(node, context: context).map { .trash(TrashRetention(retain: $0)) }
@@ -211,16 +232,18 @@ struct PolicyDecoder {
             guard let pairs = mapping(node, context) else { return nil }
             var retain: PolicyDuration? = nil
             var layout = TrashRetention.Layout.automatic
+            var maxSize: ByteSize? = nil
             for (k, v) in pairs {
-                guard let name = keyName(k, allowed: ["retain", "layout"], context: context) else { continue }
+                guard let name = keyName(k, allowed: ["retain", "layout", "maxSize"], context: context) else { continue }
                 if name == "retain" { retain = duration(v, context: "\(context): 'retain'") }
                 if name == "layout", let l = enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
+                if name == "maxSize" { maxSize = size(v, context: "\(context): 'maxSize'") }
             }
             guard let retain else {
                 if !hasMisspelledKey(pairs, key: "retain") { error(node, "\(context): missing 'retain' (e.g. retain: 30d)") }
                 return nil
             }
-            return .trash(TrashRetention(retain: retain, layout: layout))
+            return .trash(TrashRetention(retain: retain, layout: layout, maxSize: maxSize))
         case "quota":
             guard let pairs = mapping(node, context) else { return nil }
             var max: ByteSize? = nil
@@ -228,9 +251,18 @@ struct PolicyDecoder {
             var targetNode: Node? = nil
             var maxText = ""
             var evict = Quota.Eviction.oldest
+            var minAge: PolicyDuration? = nil
+            var keep = 0
+            var unit = RetentionUnit.entry
             for (k, v) in pairs {
-                guard let name = keyName(k, allowed: ["max", "target", "evict"], context: context) else { continue }
+                guard let name = keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit"], context: context) else { continue }
                 switch name {
+                case "minAge":
+                    minAge = duration(v, context: "\(context): 'minAge'")
+                case "keep":
+                    if let n = count(v, context: "\(context): 'keep'") { keep = n }
+                case "unit":
+                    if let u = enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { unit = u }
                 case "max":
                     max = size(v, context: "\(context): 'max'")
                     maxText = v.scalar ?? ""
@@ -257,7 +289,7 @@ struct PolicyDecoder {
             if case .size(let s) = target, s > max, let targetNode {
                 error(targetNode, "\(context): target \(targetNode.scalar ?? s.description) is above max \(maxText.isEmpty ? max.description : maxText); eviction stops at the target, so it must be at or below max")
             }
-            return .quota(Quota(max: max, target: target, evict: evict))
+            return .quota(Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit))
         case "naming":
             guard let pairs = mapping(node, context) else { return nil }
             var naming = Naming()
@@ -366,6 +398,44 @@ struct PolicyDecoder {
         if let d = PolicyDuration(parsing: s) { return d }
         error(node, "\(context): invalid duration '\(s)' (expected \(PolicyDuration.acceptedForms))")
         return nil
+    }
+
+    /// A whole number of entries, 0 or more (`keep: 3`).
+    mutating func count(_ node: Node, context: String) -> Int? {
+        guard let s = scalar(node, context) else { return nil }
+        if node.style == .plain, let n = Int(s), n >= 0, n <= 1_000_000_000 { return n }
+        error(node, "\(context): invalid count '\(s)' (expected a whole number such as 3)")
+        return nil
+    }
+
+    /// `max-delete: 500`, `max-delete: 25%` (at least 10), or `max-delete: { percent: 25%, atLeast: 100 }`.
+    mutating func deleteLimit(_ node: Node) -> DeleteLimit? {
+        if node.mapping == nil {
+            guard let text = scalar(node, "'max-delete'") else { return nil }
+            switch DeleteLimit(parsing: text) {
+            case .percent(let p, _)?: return .percent(p, atLeast: DeleteLimit.defaultFloor)
+            case let limit?: return limit
+            case nil:
+                error(node, "invalid max-delete '\(text)': expected a count (500), a percentage (10%), or { percent: 10%, atLeast: 100 }")
+                return nil
+            }
+        }
+        guard let pairs = mapping(node, "'max-delete'") else { return nil }
+        var percent: Double? = nil
+        var floor = DeleteLimit.defaultFloor
+        for (k, v) in pairs {
+            guard let name = keyName(k, allowed: ["percent", "atLeast"], context: "'max-delete'") else { continue }
+            if name == "percent", let text = scalar(v, "'max-delete': 'percent'") {
+                if let p = DeleteLimit.percentage(text) { percent = p }
+                else { error(v, "'max-delete': invalid percent '\(text)' (expected a percentage such as 25%)") }
+            }
+            if name == "atLeast", let n = count(v, context: "'max-delete': 'atLeast'") { floor = n }
+        }
+        guard let percent else {
+            if !hasMisspelledKey(pairs, key: "percent") { error(node, "'max-delete': missing 'percent' (e.g. percent: 25%)") }
+            return nil
+        }
+        return .percent(percent, atLeast: floor)
     }
 
     mutating func size(_ node: Node, context: String) -> ByteSize? {

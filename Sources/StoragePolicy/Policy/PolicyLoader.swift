@@ -32,6 +32,11 @@ public enum PolicyLoader {
 
     /// Loads and validates a policy from YAML bytes; `file` names it in diagnostics.
     public static func load(bytes: [UInt8], file: String = "<policy>") throws(PolicyLoadError) -> LoadedPolicy {
+        try load(bytes: bytes, file: file, chain: [PolicyInheritance.realPath(file) ?? file])
+    }
+
+    /// Loads one file of an `extends` chain; `chain` names the files already being loaded (cycle detection).
+    static func load(bytes: [UInt8], file: String, chain: [String]) throws(PolicyLoadError) -> LoadedPolicy {
         let node: Node?
         do {
             node = try YAML.load(bytes)
@@ -45,8 +50,22 @@ public enum PolicyLoader {
                 message: "invalid YAML: \(message)")], source: bytes)
         }
         var decoder = PolicyDecoder(file: file)
-        let decoded = decoder.decode(node)
+        var decoded = decoder.decode(node)
         var diagnostics = decoder.diagnostics
+        var errorSource = bytes
+        if let policy = decoded, !decoder.extends.isEmpty || !decoder.disabled.isEmpty,
+           !diagnostics.contains(where: { $0.severity == .error }) {
+            let declarations = PolicyInheritance.Declarations(extends: decoder.extends, disabled: decoder.disabled,
+                                                              written: decoder.written)
+            let merged = PolicyInheritance.merge(policy, declarations, file: file, chain: chain)
+            decoded = merged.policy
+            diagnostics += merged.diagnostics
+            // Errors inside an inherited file are shown against that file's lines.
+            if let inherited = merged.errorSource,
+               !merged.diagnostics.contains(where: { $0.severity == .error && $0.location?.file == file }) {
+                errorSource = inherited
+            }
+        }
         if var policy = decoded {
             var validator = PolicyValidator(file: file)
             validator.validate(policy)
@@ -58,7 +77,13 @@ public enum PolicyLoader {
             }
         }
         diagnostics.sort { ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0) }
-        throw PolicyLoadError(diagnostics: diagnostics, source: bytes)
+        throw PolicyLoadError(diagnostics: diagnostics, source: errorSource)
+    }
+
+    /// What a plan made from the policy file `file` (with these bytes) fingerprints: the bytes, and with
+    /// `extends` every inherited file's too. A policy that does not load is fingerprinted by its own bytes.
+    public static func fingerprintBytes(_ bytes: [UInt8], file: String) -> [UInt8] {
+        (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
     }
 
     /// The character at a 1-based line and column, for hints about what the parser tripped on.

@@ -22,6 +22,7 @@ struct PolicyValidator {
             }
             validateGlobs(rule)
             validateKind(rule, policy: policy)
+            diagnostics += RetentionChecks.check(rule)
         }
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
         for entry in policy.layout {

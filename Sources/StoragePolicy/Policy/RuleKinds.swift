@@ -7,18 +7,34 @@ public struct Expire: Sendable, Hashable {
     public var after: PolicyDuration
     /// The timestamp age is judged by.
     public var by: Timestamp
+    /// `keep: N`: in each directory, the N newest selected entries (or units) stay, expired or not.
+    public var keep: Int
+    /// What one deletion is: an entry, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
 
-    /// Expire after `after`, judged by `by`.
-    public init(after: PolicyDuration, by: Timestamp = .mtime) {
-        self.after = after; self.by = by
+    /// Expire after `after`, judged by `by`, keeping the `keep` newest per directory.
+    public init(after: PolicyDuration, by: Timestamp = .mtime, keep: Int = 0, unit: RetentionUnit = .entry) {
+        self.after = after; self.by = by; self.keep = keep; self.unit = unit
     }
 
     /// Which timestamp an entry's age is measured from.
     public enum Timestamp: String, Sendable, Hashable, CaseIterable {
         case mtime, atime, ctime
-        /// The newest of atime, mtime and (for files) ctime: the systemd-tmpfiles default, the safest.
+        /// The newest of atime, mtime and (for files) ctime: the safest. Unlike systemd-tmpfiles' default
+        /// (`abcmABM`) it leaves out the birth time.
         case newest
+        /// The birth time (statx btime). Where the file system records none, entries are skipped (kept).
+        case birth
     }
+}
+
+/// `unit:` of expire and quota: what is judged, and deleted, as one.
+public enum RetentionUnit: String, Sendable, Hashable, CaseIterable {
+    /// Every selected entry on its own (version 1.0 behaviour).
+    case entry
+    /// Each direct child folder of the scope, whole, dated by the newest entry inside it; files directly in
+    /// the scope are units of their own.
+    case directory
 }
 
 /// `trash: { retain: 30d }`
@@ -27,10 +43,12 @@ public struct TrashRetention: Sendable, Hashable {
     public var retain: PolicyDuration
     /// How the trash folder is organised.
     public var layout: Layout
+    /// After retention, the items trashed longest ago go until the trash holds at most this; nil: no cap.
+    public var maxSize: ByteSize?
 
-    /// Keep trashed items for `retain`.
-    public init(retain: PolicyDuration, layout: Layout = .automatic) {
-        self.retain = retain; self.layout = layout
+    /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
+    public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
+        self.retain = retain; self.layout = layout; self.maxSize = maxSize
     }
 
     /// The layout of a trash folder.
@@ -52,10 +70,18 @@ public struct Quota: Sendable, Hashable {
     public var target: Target
     /// Which files go first.
     public var evict: Eviction
+    /// No unit younger than this is evicted; nil: any age.
+    public var minAge: PolicyDuration?
+    /// The N newest units are never evicted.
+    public var keep: Int
+    /// What one eviction is: a file, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
 
     /// A quota of `max`, evicting down to `target`.
-    public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest) {
+    public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest,
+                minAge: PolicyDuration? = nil, keep: Int = 0, unit: RetentionUnit = .entry) {
         self.max = max; self.target = target; self.evict = evict
+        self.minAge = minAge; self.keep = keep; self.unit = unit
     }
 
     /// Where eviction stops: a size, or a percentage of `max`.

@@ -14,7 +14,7 @@ enum LibraryFixture {
     /// The same policy, stated in Swift.
     static func sandboxPolicyInSwift() throws -> Policy {
         try Policy("ios-app-sandbox", description: "Container layout, tmp expiry, download residue, trash retention, cache quota and naming.",
-                   maxDelete: .percent(25)) {
+                   maxDelete: .percent(25, atLeast: 10)) {
             Layout("Documents/UserFiles")
             Layout("Documents/UserFiles/Download")
             Layout("Documents/UserFiles/Import")

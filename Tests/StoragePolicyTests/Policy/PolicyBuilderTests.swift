@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test("a policy built in Swift equals the same policy loaded from YAML") func sameAsYAML() throws {
-        let built = try Policy("app-sandbox", maxDelete: .percent(25)) {
+        let built = try Policy("app-sandbox", maxDelete: .percent(25, atLeast: 10)) {
             Layout("Documents/UserFiles")
             Layout("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
             Rule.expire("tmp-expiry", in: "tmp", after: .hours(24), by: .newest)

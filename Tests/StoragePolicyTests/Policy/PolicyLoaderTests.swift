@@ -145,10 +145,27 @@ import Testing
                                          .backup(BackupExclusion()), .forbid([try Glob("*.db")])])
     }
 
-    @Test("max-delete takes a count or a percentage") func maxDelete() throws {
+    @Test("max-delete takes a count, a percentage (at least 10), or a percentage with its own floor") func maxDelete() throws {
         #expect(try PolicyLoader.load(yaml: Self.header + "max-delete: 500\n").policy.maxDelete == .count(500))
-        #expect(try PolicyLoader.load(yaml: Self.header + "max-delete: 10%\n").policy.maxDelete == .percent(10))
-        #expect(Self.errors(Self.header + "max-delete: lots\n") == ["3:13: invalid max-delete 'lots': expected a count (500) or a percentage (10%)"])
+        #expect(try PolicyLoader.load(yaml: Self.header + "max-delete: 10%\n").policy.maxDelete == .percent(10, atLeast: 10))
+        #expect(try PolicyLoader.load(yaml: Self.header + "max-delete: { percent: 25%, atLeast: 100 }\n").policy.maxDelete == .percent(25, atLeast: 100))
+        #expect(try PolicyLoader.load(yaml: Self.header + "max-delete: { percent: 25% }\n").policy.maxDelete == .percent(25, atLeast: 10))
+        #expect(Self.errors(Self.header + "max-delete: lots\n") == ["3:13: invalid max-delete 'lots': expected a count (500), a percentage (10%), or { percent: 10%, atLeast: 100 }"])
+        #expect(Self.errors(Self.header + "max-delete: { atLeast: 5 }\n") == ["3:13: 'max-delete': missing 'percent' (e.g. percent: 25%)"])
+        #expect(Self.errors(Self.header + "max-delete: { percent: 101%, atLeast: -1 }\n") == ["3:24: 'max-delete': invalid percent '101%' (expected a percentage such as 25%)", "3:39: 'max-delete': 'atLeast': invalid count '-1' (expected a whole number such as 3)"])
+    }
+
+    @Test("a percentage cap's floor: the larger of the two, at both ends") func deleteLimitFloor() {
+        // The case: one expired file among 2 entries is 50%, over 25%, but within the floor of 10.
+        #expect(DeleteLimit.percent(25, atLeast: 10).allowed(outOf: 2) == 10)
+        #expect(DeleteLimit.percent(25, atLeast: 100).allowed(outOf: 399) == 100)
+        #expect(DeleteLimit.percent(25, atLeast: 100).allowed(outOf: 400) == 100)
+        #expect(DeleteLimit.percent(25, atLeast: 100).allowed(outOf: 404) == 101)
+        #expect(DeleteLimit.percent(25, atLeast: 10).allowed(outOf: 1000) == 250)
+        // `--max-delete 10%` on the command line keeps no floor: the operator said exactly what they meant.
+        #expect(DeleteLimit(parsing: "10%") == .percent(10, atLeast: 0))
+        #expect(DeleteLimit.percent(10).allowed(outOf: 2) == 0)
+        #expect(DeleteLimit.percent(25, atLeast: 10).description == "25% (at least 10)")
     }
 
     @Test("hostile input never crashes the loader", arguments: [

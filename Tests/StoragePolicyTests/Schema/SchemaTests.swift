@@ -121,7 +121,8 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         #expect(keys(layoutObject) == Set(PolicyDecoder.layoutKeys))
         #expect(schema["required"] == .array([.string("version"), .string("name")]))
         let kinds = definitions?["rule"]?["oneOf"]?.array?.compactMap { $0["required"]?.array?.first?.string }
-        #expect(kinds == PolicyDecoder.kindKeys)
+        // The last alternative is a rule that only drops an inherited one (`enabled: false`, no kind).
+        #expect(kinds == PolicyDecoder.kindKeys + ["enabled"])
     }
 
     @Test("enumerates exactly the model's values") func enumsMatchModel() throws {
@@ -144,8 +145,8 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
 
     // MARK: Reference policies
 
-    @Test("Policies/ holds the four reference policies, each pointing editors at the schema") func referencePolicies() throws {
-        #expect(F.policyFiles == ["ci-layout-audit.yaml", "download-manager.yaml", "ios-app-sandbox.yaml", "linux-user-cache.yaml"])
+    @Test("Policies/ holds the five reference policies, each pointing editors at the schema") func referencePolicies() throws {
+        #expect(F.policyFiles == ["ci-layout-audit.yaml", "download-manager.yaml", "ios-app-sandbox.yaml", "ios-photo-app.yaml", "linux-user-cache.yaml"])
         for file in F.policyFiles {
             let firstLine = try F.read(F.policiesDirectory + "/" + file).split(separator: "\n").first.map(String.init)
             #expect(firstLine == "# yaml-language-server: $schema=../Docs/policy.schema.json", "\(file)")
@@ -363,7 +364,8 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
             #expect(F.loaderErrors(yaml).map(\.description) == [])
         }
         let keys = PolicyDecoder.topLevelKeys + PolicyDecoder.ruleKeys + PolicyDecoder.layoutKeys
-            + ["after", "by", "retain", "layout", "max", "target", "evict", "case", "pattern", "exclude", "cacheTag"]
+            + ["after", "by", "retain", "layout", "max", "target", "evict", "case", "pattern", "exclude", "cacheTag",
+               "percent", "atLeast", "keep", "unit", "minAge", "maxSize"]
         let undocumented = keys.filter { !text.contains("| `\($0)` |") && !text.contains("\n### \($0)\n") }
         #expect(undocumented == [], "keys with neither a table row nor a section")
     }

@@ -1,0 +1,29 @@
+// `by: newest` pinned: the newest of atime, mtime and, for non-directories, ctime. Not systemd-tmpfiles'
+// full default (abcmABM): policyctl reads no birth time, and Docs/policy-reference.md says so.
+import Testing
+@testable import StoragePolicy
+
+@Suite("by: newest") struct NewestTimestampTests {
+    static func status(_ type: FileType, atime: Int64, mtime: Int64, ctime: Int64) -> FileStatus {
+        FileStatus(device: 1, inode: 2, type: type, size: 0, allocatedSize: 0, accessTimeNs: atime,
+                   modificationTimeNs: mtime, changeTimeNs: ctime)
+    }
+
+    @Test("newest is max(atime, mtime, ctime) for files and max(atime, mtime) for directories; nothing else")
+    func pinned() {
+        #expect(Ages.timestamp(Self.status(.regular, atime: 1, mtime: 2, ctime: 3), by: .newest) == ("newest (ctime)", 3))
+        #expect(Ages.timestamp(Self.status(.regular, atime: 5, mtime: 2, ctime: 3), by: .newest) == ("newest (atime)", 5))
+        #expect(Ages.timestamp(Self.status(.directory, atime: 1, mtime: 2, ctime: 9), by: .newest) == ("newest (mtime)", 2))
+        #expect(Expire.Timestamp.allCases.map(\.rawValue) == ["mtime", "atime", "ctime", "newest", "birth"])
+    }
+
+    @Test("birth judges by btime; with none recorded the entry is never older (kept), and newest never uses it")
+    func birth() {
+        var s = Self.status(.regular, atime: 1, mtime: 2, ctime: 3)
+        #expect(Ages.timestamp(s, by: .birth) == ("btime", .max))
+        #expect(!Ages.isOlder(Ages.timestamp(s, by: .birth).ns, than: .seconds(0), now: 100))
+        s.birthTimeNs = 50
+        #expect(Ages.timestamp(s, by: .birth) == ("btime", 50))
+        #expect(Ages.timestamp(s, by: .newest) == ("newest (ctime)", 3))
+    }
+}
