@@ -6,7 +6,7 @@ import Testing
 import TreeFixture
 @testable import StoragePolicy
 
-@Suite("Journal fuzz regressions", .timeLimit(.minutes(2)))
+@Suite("Journal fuzz regressions", .timeLimit(.minutes(10)))
 struct JournalFuzzRegressionTests {
     static let seeds: [String] = {
         var files: [String] = []

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import StoragePolicy
 
-@Suite("Policy loader fuzz regressions", .timeLimit(.minutes(2)))
+@Suite("Policy loader fuzz regressions", .timeLimit(.minutes(10)))
 struct FuzzRegressionTests {
     /// The repository, found from this file's path (Tests/StoragePolicyTests/Policy/).
     static let repository: String = {

@@ -4,7 +4,7 @@ import Testing
 import TreeFixture
 @testable import StoragePolicy
 
-@Suite("YAML reader: hostile input", .timeLimit(.minutes(2)))
+@Suite("YAML reader: hostile input", .timeLimit(.minutes(10)))
 struct YAMLHostileInputTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
