@@ -19,7 +19,8 @@ do {
     if let file = arguments.dropFirst().first {
         engine = try StorageEngine(policyFile: file, root: root)
     } else {
-        engine = try StorageEngine(yaml: BundledPolicy.iosAppSandbox, file: "ios-app-sandbox.yaml", root: root)
+        // The library carries the reference policies (Policies/*.yaml) byte for byte.
+        engine = try StorageEngine(yaml: BundledPolicies.named("ios-app-sandbox")!.fileContents, file: "ios-app-sandbox.yaml", root: root)
     }
 } catch {
     FileHandleOutput.error(error.description)

@@ -312,14 +312,6 @@ struct RootSession {
         }
     }
 
-    static func readFile(_ path: String, what: String) throws -> [UInt8] {
-        do {
-            return try PlanFile.read(path: path)
-        } catch {
-            throw CommandFailure(code: .ioError, message: "\(path): cannot read the \(what): \(error.errno)")
-        }
-    }
-
     /// `path` made absolute against the working directory (without resolving anything).
     static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }

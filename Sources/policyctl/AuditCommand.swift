@@ -151,20 +151,6 @@ enum OutputFile {
         return path == "." ? base : base + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 
-    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot read", path) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw failure("cannot read", path) }
-            if n == 0 { return bytes }
-            bytes += chunk[0..<n]
-        }
-    }
-
     /// Writes `bytes` to `path`, creating missing parent directories when asked.
     static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,
                       permissions: mode_t = 0o644) throws(CommandFailure) {

@@ -42,7 +42,7 @@ struct DemoCommand: Command {
         let template = Templates.named("ios-app-sandbox")!
         let fd = open(policyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(policyPath)") }
-        let bytes = Array((template.text + "\n").utf8)
+        let bytes = Array(template.fileContents.utf8)
         _ = write(fd, bytes, bytes.count)
         close(fd)
 

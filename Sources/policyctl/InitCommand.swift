@@ -39,7 +39,7 @@ struct InitCommand: Command {
             return .success
         }
         guard let t = Templates.named(template) else { return .usage }
-        let text = t.text + "\n"
+        let text = t.fileContents
         if output == "-" {
             Terminal.out(text, terminator: "")
             return .success

@@ -9,8 +9,10 @@ public enum BundledPolicies {
         public var name: String
         /// The policy's `description:`.
         public var description: String
-        /// The policy's YAML, byte for byte the file in Policies/.
+        /// The policy's YAML: the file in Policies/ without its final newline.
         public var text: String
+        /// The file itself: `text` and the final newline the string literal leaves out.
+        public var fileContents: String { text + "\n" }
     }
 
     /// Every bundled policy, by name.
