@@ -22,11 +22,16 @@ import Glibc
 
     /// The same instant in UTC with a `Z`.
     static func utcDate(_ now: Int64, minus age: PolicyDuration) -> String {
-        var seconds = time_t((now - age.nanoseconds) / 1_000_000_000)
+        let at = now - age.nanoseconds
+        var seconds = time_t(at / 1_000_000_000)
         var t = tm()
         gmtime_r(&seconds, &t)
         func pad(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(t.tm_year + 1900)-\(pad(t.tm_mon + 1))-\(pad(t.tm_mday))T\(pad(t.tm_hour)):\(pad(t.tm_min)):\(pad(t.tm_sec)).250Z"
+        // The fraction is the instant's own milliseconds, truncated: a fixed ".250" made the date up to
+        // 250 ms later than `now - age`, so an item dated "5 days ago" was 4d23h old one run in four.
+        let millis = Int32(at % 1_000_000_000 / 1_000_000)
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(t.tm_year + 1900)-\(pad(t.tm_mon + 1))-\(pad(t.tm_mday))T\(pad(t.tm_hour)):\(pad(t.tm_min)):\(pad(t.tm_sec)).\(fraction)Z"
     }
 
     static func info(_ date: String) -> String { "[Trash Info]\nPath=/home/u/somewhere\nDeletionDate=\(date)\n" }
