@@ -111,197 +111,71 @@ struct ApplyCommand: Command {
         if !yes && !Terminal.stdinIsTTY {
             throw CommandFailure(code: .usage, message: "apply needs confirmation and there is no terminal to ask on; pass --yes (timers, cron jobs and scripts must)")
         }
-        var plan: Plan? = nil
-        var planBytes: [UInt8] = []
+        var request: ApplyRequest
         if let planFile {
-            do {
-                planBytes = try PlanFile.readRegular(path: planFile)
-            } catch {
-                // A device, FIFO or oversized file is not a plan (65); a file that cannot be read is I/O (74).
-                if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)") }
-                throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
-            }
-            do {
-                plan = try Plan.decode(json: Data(planBytes))
-            } catch {
-                throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
-            }
+            let plan = try ApplyCommand.readPlan(planFile)
+            // --root with a plan file names where to apply it: a plan of another directory is refused as stale.
+            request = ApplyRequest(root: rootArgument ?? plan.root, source: .savedPlan(plan, path: planFile))
+        } else {
+            request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
         }
-        let rootText = rootArgument ?? plan!.root
         // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
-        try RootSafety.check(rootText, force: forceRoot, command: "policyctl apply")
-        guard let session = try RootSession.open(rootText, stateDirectory: stateDir) else { return .ioError }
-
-        if let plan {
-            var policyBytes: [UInt8]? = nil
-            if let policyPath = plan.fingerprint?.policyPath {
-                do {
-                    policyBytes = try PlanFile.read(path: policyPath)
-                } catch where error.errno == .noSuchFile {
-                    throw CommandFailure(code: .rolledBack, message: "plan is stale: policy file \(policyPath) is gone: \(error.errno); nothing was changed")
-                } catch {
-                    // Not "stale": the policy could not be read at all; say why.
-                    throw CommandFailure(code: .ioError, message: "\(policyPath): cannot read the plan's policy: \(error.errno); nothing was changed")
-                }
-            }
-            if let problem = PlanFile.staleness(of: plan, rootStatus: session.rootStatus, policyBytes: policyBytes) {
-                throw CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
-            }
-            // The plan file may have been edited by whoever can write it: every action must be one the
-            // (hash-checked) policy makes, or none is carried out.
-            let invalid: InvalidPlanAction?
-            do {
-                invalid = try PlanFile.validate(plan, policyBytes: policyBytes!, policyPath: plan.fingerprint?.policyPath ?? "<policy>")
-            } catch {
-                for d in error.diagnostics { Terminal.err(d.description) }
-                throw CommandFailure(code: .invalidPolicy, message: "the plan's policy is not valid; nothing was changed")
-            }
-            if let invalid {
-                throw CommandFailure(code: .invalidPolicy, message: "\(planFile!): plan refused: \(invalid); nothing was changed")
-            }
-        }
-
-        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
-        try session.recover(holding: lock, log: log)
-        try? Recovery.compactIfLarge(holding: lock)
-
-        var policy: Policy? = nil
-        var policySHA: String? = nil
-        if let policyPath {
-            let loaded = try RootSession.loadPolicy(policyPath)
-            policy = loaded
-            policySHA = loaded.fingerprintBytes.map { SHA256.hex($0) }
-            let progress = ProgressLine(enabled: Terminal.stderrIsTTY && log.format == .human)
-            do {
-                plan = try Planner(policy: loaded, root: session.rootPath).plan { count, path in
-                    progress.update("planning: \(count) entries, \(path.escaped)")
-                }
-            } catch let error as FileSystemError {
-                progress.finish()
-                throw CommandFailure(code: .ioError, message: "planning failed: \(error)")
-            }
-            progress.finish()
-        } else if maxDelete == nil, let path = plan?.fingerprint?.policyPath {
-            // The policy's own cap still applies to a saved plan of it.
-            policy = try? PolicyLoader.load(contentsOf: path).policy
-        }
-        guard let plan else { return .success }
-
-        if plan.actions.isEmpty {
-            log.nothingToDo(root: session.rootPath)
-            return .success
-        }
-
-        var options = ApplyOptions(rootPath: session.rootPath, policyPath: policyPath.map(RootSession.absolute),
-                                   policySHA256: policySHA, planFile: planFile.map(RootSession.absolute),
-                                   allOrNothing: allOrNothing)
-        // Benchmarks only: the older design, every delete staged, to measure it beside roll-forward deletes.
-        options.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
-        if let maxDelete {
-            options.maxDelete = maxDelete
-            options.maxDeleteLabel = "--max-delete \(maxDeleteText!)"
-        } else if let limit = policy?.maxDelete {
-            options.maxDelete = limit
-            options.maxDeleteLabel = "the policy's max-delete \(limit)"
-        }
+        try RootSafety.check(request.root, force: forceRoot, command: "policyctl apply")
+        request.maxDelete = maxDelete
+        request.maxDeleteLabel = maxDeleteText.map { "--max-delete \($0)" }
         if let maxRuntime {
-            options.deadline = started.advanced(by: .seconds(maxRuntime.seconds))
-            options.deadlineLabel = "--max-runtime \(maxRuntime)"
+            request.deadline = started.advanced(by: .seconds(maxRuntime.seconds))
+            request.deadlineLabel = "--max-runtime \(maxRuntime)"
         }
-        // Without the policy, every delete is checked: skipping in-use entries is the default.
-        options.inUseRules = policy.map { InUseCheck.checkedRules($0.rules) } ?? Set(plan.actions.filter(\.isDelete).map(\.rule))
-        if let trash = policy?.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
-            options.trashLayout = trash.layout
-        }
-
+        request.allOrNothing = allOrNothing
+        request.waitForLock = !noWait
+        request.stateDirectory = stateDir
+        // Benchmarks only: the older design, every delete staged, to measure it beside roll-forward deletes.
+        request.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
         if !yes {
-            log.preview(plan, root: session.rootPath)
-            guard Terminal.confirm("Apply these \(plan.actions.count) changes to \(session.rootPath)?") else {
-                Terminal.err("Apply cancelled; nothing was changed.")
-                return .success
+            let log = self.log
+            request.confirm = { plan, rootPath in
+                log.preview(plan, root: rootPath)
+                return Terminal.confirm("Apply these \(plan.actions.count) changes to \(rootPath)?")
             }
         }
 
-        let progress = ProgressLine(enabled: Terminal.stderrIsTTY && log.format == .human)
-        let applier = Applier(holding: lock)
-        let result = Result { () throws(ApplyError) -> ApplyReport in
-            try applier.apply(plan, options: options) { done, total in progress.update("applying: \(done)/\(total)") }
+        let printer = ApplyEventPrinter(log: log, started: started)
+        do {
+            guard let result = try StorageEngine.apply(request, events: printer.render) else { return .success }
+            return result.failed.isEmpty ? .success : .findings
+        } catch {
+            printer.finishProgress()
+            throw try printer.failure(error, root: request.root, planFile: planFile)
         }
-        progress.finish()
-        return log.finish(result, seconds: elapsed)
     }
 
-    private var elapsed: Double {
-        let d = ContinuousClock.now - started
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    /// A plan file read whole (a regular file, capped) and decoded; exit 65 for what is no plan, 74 for I/O.
+    static func readPlan(_ planFile: String) throws -> Plan {
+        let planBytes: [UInt8]
+        do {
+            planBytes = try PlanFile.readRegular(path: planFile)
+        } catch {
+            // A device, FIFO or oversized file is not a plan (65); a file that cannot be read is I/O (74).
+            if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)") }
+            throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
+        }
+        do {
+            return try Plan.decode(json: Data(planBytes))
+        } catch {
+            throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
+        }
     }
 }
 
-/// What every command that changes a root shares: the root opened safely, the lock, recovery first.
-struct RootSession {
-    let root: DirectoryHandle
-    let rootStatus: FileStatus
-    /// Absolute and canonical, as the journal and `.trashinfo` files record it.
-    let rootPath: String
-    let state: StateDirectory
-
+/// What the commands that change a root share: the `--state-dir` option, the policy loaded with its
+/// diagnostics, and paths made absolute the one way. The lock and recovery are the engine's.
+enum RootSession {
     /// `--state-dir DIR`, shared by apply, recover, journal and trash.
     static let stateDirOption = OptionSpec.option(
         "state-dir", value: "dir",
         help: "Keep the lock and the journal in DIR (created 0700 if missing; e.g. /var/lib/policyctl/NAME) instead of ROOT/.policyctl, which is then reported and ignored. Staging stays on the root's filesystem, in a fresh ROOT/.policyctl-staging-<id> per transaction.",
         completion: .directory)
-
-    static func open(_ text: String, create: Bool = true, stateDirectory: String? = nil) throws -> RootSession? {
-        let root: DirectoryHandle
-        do {
-            root = try DirectoryHandle.open(root: text)
-        } catch {
-            throw CommandFailure(code: .ioError, message: "\(text): cannot open the root: \(error.errno)")
-        }
-        let path = canonical(text)
-        let state: StateDirectory?
-        do {
-            if let stateDirectory {
-                state = try StateDirectory.open(root: root, stateDirectory: stateDirectory)
-            } else {
-                state = try StateDirectory.open(root: root, create: create)
-            }
-        } catch let error as UntrustedState {
-            let where_ = error.path.hasPrefix("/") ? "" : (path.hasSuffix("/") ? path : path + "/")
-            throw CommandFailure(code: .ioError, message: "\(where_)\(error); nothing was changed")
-        } catch {
-            throw CommandFailure(code: .ioError, message: "\(path): cannot set up the state folder: \(error); nothing was changed")
-        }
-        guard let state else { return nil }
-        for notice in state.notices { Terminal.err("warning: \(notice)") }
-        return RootSession(root: root, rootStatus: try root.status(), rootPath: path, state: state)
-    }
-
-    /// Takes the lock; nil (after printing "skipped") when another run holds it and `wait` is false.
-    func lock(wait: Bool, log: ApplyLog) throws -> ApplyLock? {
-        do {
-            return try state.lock(wait: wait) { pid in
-                Terminal.err("waiting for another run on \(rootPath)\(pid.map { " (pid \($0))" } ?? "") to finish...")
-            }
-        } catch let held as LockHeld {
-            log.skippedRun(root: rootPath, pid: held.pid)
-            return nil
-        } catch let error as UntrustedState {
-            let where_ = error.path.hasPrefix("/") ? "" : (rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
-            throw CommandFailure(code: .ioError, message: "\(where_)\(error); nothing was changed")
-        }
-    }
-
-    /// Runs recovery and says what it did; an incomplete recovery stops the command (exit 74).
-    func recover(holding lock: ApplyLock, log: ApplyLog) throws {
-        let report: RecoveryReport
-        do {
-            report = try Recovery.run(holding: lock)
-        } catch let error as RecoveryError {
-            throw CommandFailure(code: .ioError, message: error.description)
-        }
-        log.recovery(report)
-    }
 
     static func loadPolicy(_ path: String) throws -> Policy {
         do {
@@ -312,21 +186,11 @@ struct RootSession {
         }
     }
 
-    /// `path` made absolute against the working directory (without resolving anything).
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
-    }
+    /// `path` made absolute against the working directory (see PathNormalization).
+    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 
     /// The canonical absolute path of the root (realpath), or the plain absolute path when that fails.
-    static func canonical(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return absolute(path) }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func canonical(_ path: String) -> String { PathNormalization.canonical(path) }
 }
 
 /// How apply, recover and trash talk: human lines (colour on a TTY), or plain/JSON log lines for journald.
@@ -397,41 +261,51 @@ struct ApplyLog {
     }
 
     func report(_ report: ApplyReport, seconds: Double) {
-        for item in report.items {
-            switch item.outcome {
-            case .done where perAction:
-                if format == .json {
-                    emit(actionFields(item) + [("outcome", "done")])
-                } else {
-                    Terminal.out(style(item.verb, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
-                }
-            case .unchanged(let why) where perAction:
-                if format == .json {
-                    emit(actionFields(item) + [("outcome", "unchanged"), ("reason", why)])
-                } else {
-                    Terminal.out(style("unchanged", .dim) + " \(item.action.path.escaped): \(why) (\(item.action.rule))")
-                }
-            case .skipped(let why):
-                if format == .json {
-                    var fields = actionFields(item) + [("outcome", "skipped"), ("reason", why)]
-                    if let error = item.error {
-                        fields += [("errno", error.errno.name), ("call", error.operation)]
-                        if error.path != item.action.path { fields.append(("errorPath", error.path.string)) }
-                    }
-                    emit(fields)
-                } else {
-                    Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
-                }
-                // An entry skipped for an error is a failure to look at: named on stderr too, path and errno.
-                if let error = item.error {
-                    Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation)]" : error.description))
-                }
-            default: break
+        for item in report.items { self.item(item) }
+        for w in report.warnings { warning(w) }
+        summary(report, seconds: seconds)
+    }
+
+    /// One step's line: done and unchanged with --verbose or a log format, skipped always.
+    func item(_ item: ApplyReport.Item) {
+        switch item.outcome {
+        case .done where perAction:
+            if format == .json {
+                emit(actionFields(item) + [("outcome", "done")])
+            } else {
+                Terminal.out(style(item.verb, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
             }
+        case .unchanged(let why) where perAction:
+            if format == .json {
+                emit(actionFields(item) + [("outcome", "unchanged"), ("reason", why)])
+            } else {
+                Terminal.out(style("unchanged", .dim) + " \(item.action.path.escaped): \(why) (\(item.action.rule))")
+            }
+        case .skipped(let why):
+            if format == .json {
+                var fields = actionFields(item) + [("outcome", "skipped"), ("reason", why)]
+                if let error = item.error {
+                    fields += [("errno", error.errno.name), ("call", error.operation)]
+                    if error.path != item.action.path { fields.append(("errorPath", error.path.string)) }
+                }
+                emit(fields)
+            } else {
+                Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
+            }
+            // An entry skipped for an error is a failure to look at: named on stderr too, path and errno.
+            if let error = item.error {
+                Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation)]" : error.description))
+            }
+        default: break
         }
-        for w in report.warnings {
-            if format == .json { emit([("event", "warning"), ("message", w)]) } else { Terminal.err("warning: \(w)") }
-        }
+    }
+
+    func warning(_ w: String) {
+        if format == .json { emit([("event", "warning"), ("message", w)]) } else { Terminal.err("warning: \(w)") }
+    }
+
+    /// The committed transaction's summary line.
+    func summary(_ report: ApplyReport, seconds: Double) {
         let skipped = report.skipped.count
         let failed = report.failed.count
         if format == .json {

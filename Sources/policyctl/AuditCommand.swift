@@ -91,12 +91,20 @@ struct AuditCommand: Command {
         DiagnosticStyle.warn(loaded)
 
         let progress = ProgressLine()
-        let plan = try Planner(policy: loaded.policy, root: OutputFile.absolute(rootPath)).plan(only: restriction) { count, directory in
-            progress.update("audit: \(count) entries, in \(directory.isRoot ? "." : directory.escaped)")
+        var report: AuditReport
+        do {
+            report = try StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath))
+                .audit(only: restriction, baseline: baseline, failOn: failOn) { step in
+                    progress.update("audit: \(step.entriesScanned) entries, in \(step.directory.isRoot ? "." : step.directory.escaped)")
+                }
+        } catch {
+            progress.finish()
+            // An unreadable root is said as the file-system error it is (74).
+            if case .fileSystem(let e) = error { throw e }
+            throw error
         }
         progress.finish()
 
-        var report = AuditReport(plan: plan, policy: loaded.policy, baseline: baseline, failOn: failOn)
         if let writeBaselinePath {
             let written = Baseline(policy: loaded.policy.name, findings: report.findings)
             try OutputFile.write(Array(try written.jsonData()), to: writeBaselinePath)
@@ -139,17 +147,10 @@ struct AuditCommand: Command {
 /// Files the commands write for the user (reports, baselines, units), outside any policy root: written
 /// whole or not at all (a temporary file beside the target, fsync, rename over it).
 enum OutputFile {
-    static var workingDirectory: String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        return getcwd(&buffer, buffer.count).map { String(cString: $0) }
-    }
+    static var workingDirectory: String? { PathNormalization.workingDirectory }
 
-    /// `path` made absolute against the working directory, without resolving symlinks.
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        let base = workingDirectory ?? "."
-        return path == "." ? base : base + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
-    }
+    /// `path` made absolute against the working directory, without resolving symlinks (the one normalisation).
+    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 
     /// Writes `bytes` to `path`, creating missing parent directories when asked.
     static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,

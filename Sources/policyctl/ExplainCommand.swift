@@ -56,8 +56,9 @@ struct ExplainCommand: Command {
         DiagnosticStyle.warn(loaded)
         let explanation: Explanation
         do {
-            explanation = try Explainer(policy: loaded.policy, root: root).explain(path)
-        } catch let error as FileSystemError {
+            explanation = try StorageEngine(policy: loaded.policy, root: root).explain(path)
+        } catch {
+            guard case .fileSystem(let error) = error else { throw error }
             throw CommandFailure(code: .ioError, message: "cannot explain: the root '\(root)': \(error.errno)")
         }
         Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor))

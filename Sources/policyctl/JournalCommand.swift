@@ -39,25 +39,29 @@ struct JournalCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let handle: DirectoryHandle
+        var rootPath: String? = nil
+        let reading: JournalHistory.Reading?
         do {
-            handle = try DirectoryHandle.open(root: root)
-        } catch {
-            throw CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(error.errno)")
-        }
-        var transactions: [TransactionSummary] = []
-        var reading: JournalHistory.Reading? = nil
-        do {
-            if let state = try openState(handle) {
-                for notice in state.notices { Terminal.err("warning: \(notice)") }
-                reading = try JournalHistory.read(state)
-                transactions = reading!.transactions
+            reading = try StorageEngine.journal(root: root, stateDirectory: stateDir) { event in
+                switch event {
+                case .opened(let path): rootPath = path
+                case .stateNotice(let notice): Terminal.err("warning: \(notice)")
+                default: break
+                }
             }
-        } catch let error as UntrustedState {
-            let rootPath = RootSession.canonical(root)
-            let where_ = error.path.hasPrefix("/") ? "" : (rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
-            throw CommandFailure(code: .ioError, message: "\(where_)\(error)")
+        } catch {
+            switch error {
+            case .fileSystem(let e) where rootPath == nil:
+                throw CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+            case .other(let untrusted as UntrustedState):
+                throw CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
+            case .fileSystem(let e), .stateFolder(let e):
+                throw CommandFailure(code: .ioError, message: "\(e)")
+            default:
+                throw CommandFailure(code: .ioError, message: "\(error)")
+            }
         }
+        var transactions = reading?.transactions ?? []
         if let last { transactions = Array(transactions.suffix(last)) }
         // On stderr in both formats: stdout stays clean JSON for tools.
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
@@ -76,13 +80,6 @@ struct JournalCommand: Command {
             Terminal.out(JournalCommand.render(t))
         }
         return .success
-    }
-
-    /// The state folder to read, never created: ROOT/.policyctl, or the --state-dir when it exists.
-    private func openState(_ handle: DirectoryHandle) throws -> StateDirectory? {
-        guard let stateDir else { return try StateDirectory.open(root: handle, create: false) }
-        do { _ = try DirectoryHandle.open(root: stateDir) } catch where error.errno == .noSuchFile { return nil }
-        return try StateDirectory.open(root: handle, stateDirectory: stateDir)
     }
 
     static func render(_ t: TransactionSummary) -> String {

@@ -72,11 +72,12 @@ struct PlanCommand: Command {
         let started = ProgressLine.now()
         defer { progress.finish() }
         do {
-            return try Planner(policy: policy, root: root).plan { seen, directory in
-                let rate = Double(seen) / max(ProgressLine.now() - started, 0.001)
-                progress.update("scanning: \(seen) entries (\(Int(rate))/s) \(directory.isEmpty ? "." : directory.escaped)")
+            return try StorageEngine(policy: policy, root: root).plan { step in
+                let rate = Double(step.entriesScanned) / max(ProgressLine.now() - started, 0.001)
+                progress.update("scanning: \(step.entriesScanned) entries (\(Int(rate))/s) \(step.directory.isEmpty ? "." : step.directory.escaped)")
             }
-        } catch let error as FileSystemError {
+        } catch {
+            guard case .fileSystem(let error) = error else { throw error }
             let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
             throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")
         }

@@ -43,23 +43,18 @@ struct RecoverCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        // A root that never had an apply has nothing to recover: its .policyctl is not created for that.
-        guard let session = try RootSession.open(root, create: false, stateDirectory: stateDir) else {
-            if log.format != .json { Terminal.out("Nothing to recover: no interrupted transaction under \(RootSession.canonical(root)).") }
-            return .success
-        }
-        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
-        let report: RecoveryReport
+        let printer = ApplyEventPrinter(log: log)
+        let report: RecoveryReport?
         do {
-            report = try Recovery.run(holding: lock)
-        } catch let error as RecoveryError {
-            throw CommandFailure(code: .ioError, message: error.description)
-        } catch let error as UntrustedState {
-            throw CommandFailure(code: .ioError, message: "\(session.rootPath): \(error); nothing was changed")
+            // A root that never had an apply has nothing to recover: its .policyctl is not created for that.
+            report = try StorageEngine.recover(root: root, stateDirectory: stateDir, waitForLock: !noWait, events: printer.render)
+        } catch .lockHeld {
+            return .success
+        } catch {
+            throw try printer.failure(error, root: root)
         }
-        log.recovery(report)
-        if report.nothingToDo && log.format != .json {
-            Terminal.out("Nothing to recover: no interrupted transaction under \(session.rootPath).")
+        if report?.nothingToDo ?? true, log.format != .json {
+            Terminal.out("Nothing to recover: no interrupted transaction under \(printer.rootPath ?? RootSession.canonical(root)).")
         }
         return .success
     }

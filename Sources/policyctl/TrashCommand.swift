@@ -94,13 +94,17 @@ struct TrashCommand: Command {
                 layout = t.layout
             }
         }
-        guard let session = try RootSession.open(root, stateDirectory: stateDir) else { return .ioError }
-        guard let folder = relativePath(folderText!, rootPath: session.rootPath) else {
+        let session = StorageEngine.Session(root: root, stateDirectory: stateDir, waitForLock: !noWait)
+        let printer = ApplyEventPrinter(log: log)
+        let rootPath = RootSession.canonical(root)
+        guard let folder = relativePath(folderText!, rootPath: rootPath) else {
             throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
         }
 
         if list {
-            let entries = try TrashListing.items(in: folder, root: session.root, rootPath: session.rootPath, layout: layout)
+            let entries: [TrashedItem]
+            do { entries = try StorageEngine.trashItems(in: folder, layout: layout, session: session, events: printer.render) }
+            catch { throw try failure(error, printer) }
             if entries.isEmpty { Terminal.out("The trash folder \(folder.escaped) is empty.") }
             for e in entries {
                 Terminal.out("\(e.name.escaped)\t\(e.trashedAt ?? "-")\t\(e.original?.escaped ?? "(origin unknown)")")
@@ -115,27 +119,30 @@ struct TrashCommand: Command {
                 guard let name = FileName(text) else { throw UsageError(message: "'\(text)' is not a name in the trash", command: "policyctl trash") }
                 names.append(name)
             } else {
-                guard let path = relativePath(text, rootPath: session.rootPath), !path.isRoot else {
-                    throw UsageError(message: "'\(text)' is not inside the root \(session.rootPath)", command: "policyctl trash")
+                guard let path = relativePath(text, rootPath: rootPath), !path.isRoot else {
+                    throw UsageError(message: "'\(text)' is not inside the root \(rootPath)", command: "policyctl trash")
                 }
                 paths.append(path)
             }
         }
 
-        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
-        try session.recover(holding: lock, log: log)
-        var options = ApplyOptions(rootPath: session.rootPath, trashLayout: layout, policyPath: policyPath.map(RootSession.absolute))
-        options.groupSize = 64
-        let applier = Applier(holding: lock)
-        let started = ContinuousClock.now
-        let result = Result { () throws(ApplyError) -> ApplyReport in
-            restore ? try applier.restore(names, from: folder, policy: policyName, options: options)
-                : try applier.trash(paths, into: folder, policy: policyName, options: options)
+        let report: ApplyReport
+        do {
+            report = restore
+                ? try StorageEngine.restore(names, from: folder, layout: layout, policy: policyName, policyPath: policyPath,
+                                            session: session, events: printer.render)
+                : try StorageEngine.trash(paths, into: folder, layout: layout, policy: policyName, policyPath: policyPath,
+                                          session: session, events: printer.render)
+        } catch {
+            throw try failure(error, printer)
         }
-        let d = ContinuousClock.now - started
-        let code = log.finish(result, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
-        if code == .success, case .success(let report) = result, !report.skipped.isEmpty { return .findings }
-        return code
+        return report.skipped.isEmpty ? .success : .findings
+    }
+
+    /// A file-system error once the root is open is said as is (not "planning failed").
+    private func failure(_ error: EngineError, _ printer: ApplyEventPrinter) throws -> CommandFailure {
+        if case .fileSystem(let e) = error, printer.rootPath != nil { return CommandFailure(code: .ioError, message: "\(e)") }
+        return try printer.failure(error, root: root)
     }
 
     /// A root-relative path from what the user typed: relative to the root, or absolute under it.

@@ -53,42 +53,45 @@ struct UndoCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let log = ApplyLog(format: .human, perAction: true)
-        guard let session = try RootSession.open(root, create: false, stateDirectory: stateDir) else { return .ioError }
-        guard let lock = try session.lock(wait: !noWait, log: log) else { return .success }
-        try session.recover(holding: lock, log: log)
-        let applier = Applier(holding: lock)
-        let plan: UndoPlan
-        do { plan = try applier.undoPlan(transaction) } catch let error as UndoError {
-            Terminal.err("undo refused: \(error.message)")
-            return .rolledBack
-        }
-        for line in plan.changes { Terminal.out("\(dryRun ? "would " : "")\(line)") }
-        for line in plan.notUndoable { Terminal.out("cannot undo \(line)") }
-        for line in plan.skipped { Terminal.out("skipped \(line)") }
-        let partial = !plan.notUndoable.isEmpty || !plan.skipped.isEmpty
-        if dryRun {
-            Terminal.out("dry run: \(plan.changes.count) change\(plan.changes.count == 1 ? "" : "s") would undo \(transaction); nothing was changed")
-            return partial ? .findings : .success
-        }
-        if plan.changes.isEmpty {
-            Terminal.out("nothing to undo in \(transaction)")
-            return partial ? .findings : .success
-        }
-        if !yes {
-            guard Terminal.confirm("Undo these \(plan.changes.count) changes of \(transaction)?") else {
-                Terminal.err("Undo cancelled; nothing was changed.")
-                return .usage
+        let printer = ApplyEventPrinter(log: ApplyLog(format: .human, perAction: true))
+        let session = StorageEngine.Session(root: root, stateDirectory: stateDir, waitForLock: !noWait)
+        var cancelled = false
+        let outcome: (plan: UndoPlan, report: ApplyReport?)?
+        do {
+            outcome = try StorageEngine.undo(transaction, session: session, events: printer.render) { plan in
+                for line in plan.changes { Terminal.out("\(dryRun ? "would " : "")\(line)") }
+                for line in plan.notUndoable { Terminal.out("cannot undo \(line)") }
+                for line in plan.skipped { Terminal.out("skipped \(line)") }
+                if dryRun {
+                    Terminal.out("dry run: \(plan.changes.count) change\(plan.changes.count == 1 ? "" : "s") would undo \(transaction); nothing was changed")
+                    return false
+                }
+                if plan.changes.isEmpty {
+                    Terminal.out("nothing to undo in \(transaction)")
+                    return false
+                }
+                if !yes {
+                    guard Terminal.confirm("Undo these \(plan.changes.count) changes of \(transaction)?") else {
+                        Terminal.err("Undo cancelled; nothing was changed.")
+                        cancelled = true
+                        return false
+                    }
+                }
+                return true
             }
+        } catch {
+            if case .other(let refused as UndoError) = error {
+                Terminal.err("undo refused: \(refused.message)")
+                return .rolledBack
+            }
+            if case .fileSystem(let e) = error, printer.rootPath != nil { throw CommandFailure(code: .ioError, message: "\(e)") }
+            throw try printer.failure(error, root: root)
         }
-        let started = ContinuousClock.now
-        let result = Result { () throws(ApplyError) -> ApplyReport in
-            try applier.undo(plan, options: ApplyOptions(rootPath: session.rootPath))
-        }
-        let d = ContinuousClock.now - started
-        let code = log.finish(result, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
-        if code == .success, partial { return .findings }
-        if code == .success, case .success(let report) = result, !report.skipped.isEmpty { return .findings }
-        return code
+        // No state folder: nothing was ever applied here.
+        guard let outcome else { return .ioError }
+        let partial = !outcome.plan.notUndoable.isEmpty || !outcome.plan.skipped.isEmpty
+        if cancelled { return .usage }
+        guard let report = outcome.report else { return partial ? .findings : .success }
+        return partial || !report.skipped.isEmpty ? .findings : .success
     }
 }

@@ -74,17 +74,27 @@ public enum PlanFile {
     /// Why `plan` must not be applied to the root with `rootStatus`, or nil when it is fresh. `policyBytes` is
     /// the current content of the plan's policy file (nil when it cannot be read).
     public static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> String? {
+        let current = policyBytes.map {
+            SHA256.hex(PolicyLoader.fingerprintBytes($0, file: plan.fingerprint?.policyPath ?? "<policy>"))
+        }
+        return staleness(of: plan, rootStatus: rootStatus, policyName: nil, policySHA256: current)
+    }
+
+    /// The one staleness check (a saved plan file, or a plan handed to ``StorageEngine/apply(_:maxDelete:)``):
+    /// the plan is stale when it has no fingerprint, was made for another directory (device and inode), or
+    /// by another policy than the one now at hand, whose fingerprint is `policySHA256` (nil: it cannot be
+    /// read) and, when known, whose name is `policyName`.
+    static func staleness(of plan: Plan, rootStatus: FileStatus, policyName: String?, policySHA256: String?) -> String? {
         guard let fingerprint = plan.fingerprint else {
-            return "plan has no fingerprint; make it with 'policyctl plan --out FILE'"
+            return "plan has no fingerprint; make it with 'policyctl plan --out FILE' (or StorageEngine.plan())"
         }
         if rootStatus.device != fingerprint.rootDevice || rootStatus.inode != fingerprint.rootInode {
             return "plan is stale: root changed (it was made for another directory at \(plan.root))"
         }
-        guard let policyBytes else {
+        guard let policySHA256 else {
             return "plan is stale: policy file \(fingerprint.policyPath ?? "(unknown)") cannot be read"
         }
-        let chain = PolicyLoader.fingerprintBytes(policyBytes, file: fingerprint.policyPath ?? "<policy>")
-        if SHA256.hex(chain) != fingerprint.policySHA256 {
+        if policySHA256 != fingerprint.policySHA256 || (policyName.map { $0 != plan.policy } ?? false) {
             return "plan is stale: policy changed since the plan was made; plan again"
         }
         return nil

@@ -154,18 +154,6 @@ public struct Planner: Sendable {
         return "\(t.tm_year + 1900)-\(two(t.tm_mon + 1))-\(two(t.tm_mday))T\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec))Z"
     }
 
-    /// `path` made absolute against the working directory, with `.` parts and repeated slashes removed
-    /// (`..` is kept: resolving it lexically could name a different directory through a symlink).
-    static func absolute(_ path: String) -> String {
-        var full = path
-        if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if getcwd(&buffer, buffer.count) != nil {
-                let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                full = cwd + "/" + path
-            }
-        }
-        let parts = full.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
-        return "/" + parts.joined(separator: "/")
-    }
+    /// `path` made absolute against the working directory (see ``PathNormalization/absolute(_:)``).
+    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 }

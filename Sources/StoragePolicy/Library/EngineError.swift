@@ -11,8 +11,15 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     /// Another apply, recover or trash holds the root's lock, and the engine was told not to wait.
     /// Nothing was changed.
     case lockHeld(pid: Int32?)
+    /// The state folder (ROOT/.policyctl or the `stateDirectory`) cannot be set up or locked. Nothing was changed.
+    case stateFolder(FileSystemError)
     /// A plan made for another root, or by another policy, was handed to `apply`. Nothing was changed.
     case stalePlan(String)
+    /// The plan holds an action its policy never makes (it was edited after it was made). Nothing was changed.
+    case planRefused(InvalidPlanAction)
+    /// The policy file a saved plan names cannot be read (other than being gone, which makes the plan stale).
+    /// Nothing was changed.
+    case planPolicyUnreadable(path: String, FileSystemError)
     /// Apply was refused, failed before changing anything, or failed and rolled back (see ``ApplyError``).
     case apply(ApplyError)
     /// Recovery of an interrupted apply could not finish; the journal still holds the transaction.
@@ -41,7 +48,10 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         case .invalidPolicy(let error): return error.description
         case .fileSystem(let error): return "\(error); nothing was changed"
         case .lockHeld(let pid): return LockHeld(pid: pid).description + "; nothing was changed"
+        case .stateFolder(let error): return "cannot set up the state folder: \(error); nothing was changed"
         case .stalePlan(let why): return "\(why); nothing was changed"
+        case .planRefused(let invalid): return "plan refused: \(invalid); nothing was changed"
+        case .planPolicyUnreadable(let path, let error): return "\(path): cannot read the plan's policy: \(error.errno); nothing was changed"
         case .apply(let error): return error.description
         case .recovery(let error): return error.description
         case .other(let error): return "\(error)"

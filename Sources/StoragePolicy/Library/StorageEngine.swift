@@ -59,13 +59,20 @@ public struct StorageEngine: Sendable {
     /// Blocks the calling thread. `progress` is called now and then from the walking threads, one call at a time.
     /// - Throws: ``EngineError/fileSystem(_:)`` when the root cannot be opened or read.
     public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) throws(EngineError) -> Plan {
+        try plan(only: nil, progress: progress)
+    }
+
+    /// ``plan(progress:)`` judging only the paths `restriction` names (and what is under them): what
+    /// `policyctl audit PATH...` and `--changed-since` look at. The rest of the tree is not walked.
+    public func plan(only restriction: PathRestriction?,
+                     progress: (@Sendable (PlanProgress) -> Void)? = nil) throws(EngineError) -> Plan {
         let planner = Planner(policy: policy, root: root, options: planOptions)
         var callback: (@Sendable (Int, RelativePath) -> Void)? = nil
         if let progress {
             callback = { seen, directory in progress(PlanProgress(entriesScanned: seen, directory: directory)) }
         }
         do {
-            return try planner.plan(progress: callback)
+            return try planner.plan(only: restriction, progress: callback)
         } catch {
             throw EngineError.wrap(error)
         }
@@ -93,26 +100,24 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/apply(_:)`` when apply was refused or rolled back (nothing changed), or failed
     ///   to roll back (``EngineError/needsRecovery``); ``EngineError/lockHeld(pid:)``; ``EngineError/fileSystem(_:)``.
     public func apply(maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try withLock { (session: Session) throws(EngineError) -> ApplyResult in
-            let recovery = try session.recover()
-            let plan = try self.plan()
-            let report = try session.apply(plan, policy: policy, maxDelete: maxDelete)
-            return ApplyResult(recovery: recovery, plan: plan, report: report)
-        }
+        try StorageEngine.apply(request(.policy(policy), maxDelete: maxDelete))!
     }
 
     /// Applies a plan made earlier by this engine's policy on this root, after recovering any interrupted
     /// apply. Targets that changed since the plan are skipped and reported, never touched.
-    /// - Throws: ``EngineError/stalePlan(_:)`` for a plan of another root or policy, and what ``apply(maxDelete:)`` throws.
+    /// - Throws: ``EngineError/stalePlan(_:)`` for a plan of another root or policy, ``EngineError/planRefused(_:)``
+    ///   for an action the policy never makes, and what ``apply(maxDelete:)`` throws.
     public func apply(_ plan: Plan, maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try withLock { (session: Session) throws(EngineError) -> ApplyResult in
-            if let problem = staleness(of: plan, rootStatus: session.state.rootStatus) { throw .stalePlan(problem) }
-            // An action this policy never makes (a plan edited after it was made) refuses the whole plan.
-            if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) { throw .stalePlan("plan refused: \(invalid)") }
-            let recovery = try session.recover()
-            let report = try session.apply(plan, policy: policy, maxDelete: maxDelete)
-            return ApplyResult(recovery: recovery, plan: plan, report: report)
-        }
+        try StorageEngine.apply(request(.plan(plan, policy: policy), maxDelete: maxDelete))!
+    }
+
+    private func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
+        var request = ApplyRequest(root: root, source: source)
+        request.maxDelete = maxDelete
+        request.waitForLock = waitForLock
+        request.stateDirectory = stateDirectory
+        request.planOptions = planOptions
+        return request
     }
 
     /// ``apply(maxDelete:)`` on a thread of its own.
@@ -124,9 +129,10 @@ public struct StorageEngine: Sendable {
 
     /// Plans and reports every change apply would make and every violation as findings with a severity,
     /// ready for the JSON, SARIF, JUnit and GitHub renderers. Changes nothing on disk.
-    public func audit(baseline: Baseline? = nil, failOn: Rule.Severity = .warning,
+    /// With `restriction`, only the paths it names are judged (see ``plan(only:progress:)``).
+    public func audit(only restriction: PathRestriction? = nil, baseline: Baseline? = nil, failOn: Rule.Severity = .warning,
                       progress: (@Sendable (PlanProgress) -> Void)? = nil) throws(EngineError) -> AuditReport {
-        AuditReport(plan: try plan(progress: progress), policy: policy, baseline: baseline, failOn: failOn)
+        AuditReport(plan: try plan(only: restriction, progress: progress), policy: policy, baseline: baseline, failOn: failOn)
     }
 
     /// Which rules hold `path` (root-relative), what each says about it and why, and what the plan does to it.
@@ -137,9 +143,21 @@ public struct StorageEngine: Sendable {
     }
 
     /// Finishes or rolls back whatever apply was interrupted on this root (a crash, a power cut).
-    /// Idempotent; `apply` runs it first anyway.
+    /// Idempotent; `apply` runs it first anyway. A root nothing was ever applied to has nothing to recover.
     public func recover() throws(EngineError) -> RecoveryReport {
-        try withLock { (session: Session) throws(EngineError) -> RecoveryReport in try session.recover() }
+        try StorageEngine.recover(root: root, stateDirectory: stateDirectory, waitForLock: waitForLock) ?? RecoveryReport()
+    }
+
+    /// Recovery on `root`, under its lock, sending each step to `events` (``ApplyEvent/opened(root:)``,
+    /// state notices, ``ApplyEvent/waitingForLock(pid:)`` or ``ApplyEvent/lockHeld(pid:)``, and
+    /// ``ApplyEvent/recovered(_:)`` when it did something). Never creates ROOT/.policyctl: nil when there is
+    /// none (nothing was ever applied there). A `stateDirectory` is set up like apply's.
+    public static func recover(root: String, stateDirectory: String? = nil, waitForLock: Bool = true,
+                               events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> RecoveryReport? {
+        guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
+                                                   events: events) else { return nil }
+        let lock = try session.lock(wait: waitForLock, events: events)
+        return try session.recover(holding: lock, events: events)
     }
 
     /// Every transaction the root's journal records, oldest first: when, by which policy, what it did.
@@ -147,88 +165,25 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/other(_:)`` holding an ``UntrustedState`` when the state folder was not made by
     ///   this user (another owner, group or other write, a symlink): it is never read.
     public func journal() throws(EngineError) -> [TransactionSummary] {
-        do {
-            let handle = try DirectoryHandle.open(root: root)
-            let state: StateDirectory
-            if let stateDirectory {
-                guard (try? DirectoryHandle.open(root: stateDirectory)) != nil else { return [] }
-                state = try StateDirectory.open(root: handle, stateDirectory: stateDirectory)
-            } else {
-                guard let opened = try StateDirectory.open(root: handle, create: false) else { return [] }
-                state = opened
-            }
-            return try JournalHistory.read(state).transactions
-        } catch {
-            throw EngineError.wrap(error)
-        }
+        try StorageEngine.journal(root: root, stateDirectory: stateDirectory)?.transactions ?? []
     }
 
-    // MARK: Internals
-
-    /// The root opened, its state folder set up and its lock held, for one call.
-    struct Session {
-        let state: StateDirectory
-        let lock: ApplyLock
-        let rootPath: String
-
-        func recover() throws(EngineError) -> RecoveryReport {
-            do {
-                let report = try Recovery.run(holding: lock)
-                try? Recovery.compactIfLarge(holding: lock)
-                return report
-            } catch {
-                throw EngineError.wrap(error)
-            }
+    /// The journal of `root` read whole (transactions and damaged records), or nil when there is no state
+    /// folder (ROOT/.policyctl, or `stateDirectory`, is never created for this). Sends
+    /// ``ApplyEvent/opened(root:)`` and any state notices. Reads only; takes no lock.
+    public static func journal(root: String, stateDirectory: String? = nil,
+                               events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> JournalHistory.Reading? {
+        // A state folder elsewhere that does not exist yet is not created to be read.
+        if let stateDirectory, case .failure(let error) = Result(catching: { () throws(FileSystemError) in
+            _ = try DirectoryHandle.open(root: stateDirectory)
+        }), error.errno == .noSuchFile {
+            do { _ = try DirectoryHandle.open(root: root) } catch { throw .fileSystem(error) }
+            events(.opened(root: PathNormalization.canonical(root)))
+            return nil
         }
-
-        func apply(_ plan: Plan, policy: Policy, maxDelete: DeleteLimit?) throws(EngineError) -> ApplyReport {
-            var options = ApplyOptions(rootPath: rootPath,
-                                       policyPath: policy.source.map { StorageEngine.absolute($0.file) },
-                                       policySHA256: plan.fingerprint?.policySHA256)
-            options.inUseRules = InUseCheck.checkedRules(policy.rules)
-            if let maxDelete {
-                options.maxDelete = maxDelete
-                options.maxDeleteLabel = "maxDelete \(maxDelete)"
-            } else if let limit = policy.maxDelete {
-                options.maxDelete = limit
-                options.maxDeleteLabel = "the policy's max-delete \(limit)"
-            }
-            do { return try Applier(holding: lock).apply(plan, options: options) } catch { throw .apply(error) }
-        }
-    }
-
-    private func withLock<R>(_ body: (Session) throws(EngineError) -> R) throws(EngineError) -> R {
-        let session: Session
-        do {
-            let handle = try DirectoryHandle.open(root: root)
-            let state: StateDirectory
-            if let stateDirectory {
-                state = try StateDirectory.open(root: handle, stateDirectory: stateDirectory)
-            } else {
-                guard let opened = try StateDirectory.open(root: handle, create: true) else {
-                    throw FileSystemError("mkdir", path: .root, errno: .noSuchFile)
-                }
-                state = opened
-            }
-            let lock = try state.lock(wait: waitForLock)
-            session = Session(state: state, lock: lock, rootPath: StorageEngine.canonical(root))
-        } catch {
-            throw EngineError.wrap(error)
-        }
-        return try body(session)
-    }
-
-    /// Why `plan` must not be applied here: another root, or another policy than this engine's.
-    func staleness(of plan: Plan, rootStatus: FileStatus) -> String? {
-        guard let fingerprint = plan.fingerprint else { return "the plan has no fingerprint; make it with StorageEngine.plan()" }
-        if rootStatus.device != fingerprint.rootDevice || rootStatus.inode != fingerprint.rootInode {
-            return "plan is stale: it was made for another directory (\(plan.root))"
-        }
-        let current = Planner(policy: policy, root: root).fingerprint(rootStatus)
-        if plan.policy != policy.name || current.policySHA256 != fingerprint.policySHA256 {
-            return "plan is stale: it was made by another policy than this engine's, or the policy changed"
-        }
-        return nil
+        guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
+                                                   events: events) else { return nil }
+        do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
     }
 
     /// Runs `work` on a new thread and suspends the caller until it is done.
@@ -246,11 +201,7 @@ public struct StorageEngine: Sendable {
     }
 
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
-    static func canonical(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return absolute(path) }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func canonical(_ path: String) -> String { PathNormalization.canonical(path) }
 
-    static func absolute(_ path: String) -> String { Planner.absolute(path) }
+    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 }

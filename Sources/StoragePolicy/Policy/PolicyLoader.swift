@@ -106,13 +106,8 @@ public enum PolicyLoader {
         return try file.readAll(limit: maximumFileSize)
     }
 
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return cwd + "/" + path
-    }
+    /// One normalisation for every path: the fingerprint and the journal record the same string.
+    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 }
 
 /// A policy with the warnings found while loading it.

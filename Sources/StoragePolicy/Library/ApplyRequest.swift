@@ -1,0 +1,47 @@
+// Everything one apply needs, as `policyctl apply` and the engine's own `apply` calls pass it: what to
+// apply (a policy to plan now, or a saved plan to check), where, and the limits. A value; no I/O here.
+
+/// What ``StorageEngine/apply(_:events:)`` carries out, and how.
+public struct ApplyRequest: Sendable {
+    /// What is applied.
+    public enum Source: Sendable {
+        /// The policy in this YAML file, read and planned under the lock (after recovery).
+        case policyFile(String)
+        /// This policy, planned under the lock (after recovery).
+        case policy(Policy)
+        /// A plan made earlier by `policy`: refused when stale (another root, or another policy).
+        case plan(Plan, policy: Policy)
+        /// A plan saved to `path` (`policyctl plan --out`): refused when stale against the policy file its
+        /// fingerprint names (read once, hash-checked, and every action checked against it).
+        case savedPlan(Plan, path: String)
+    }
+
+    /// The root as given; opened safely, recorded canonical (realpath).
+    public var root: String
+    public var source: Source
+    /// Refuse a plan deleting more than this (overrides the policy's `max-delete`).
+    public var maxDelete: DeleteLimit?
+    /// How `maxDelete` is named in the refusal (`--max-delete 5`); `maxDelete N` when nil.
+    public var maxDeleteLabel: String?
+    /// Past this instant, stop and roll back (file deletes already made stay made).
+    public var deadline: ContinuousClock.Instant?
+    /// How the deadline is named in the refusal (`--max-runtime 30m`).
+    public var deadlineLabel: String?
+    /// An error on any one entry rolls everything back instead of skipping that entry.
+    public var allOrNothing = false
+    /// Wait for another run holding the lock (true), or send ``ApplyEvent/lockHeld(pid:)`` and throw.
+    public var waitForLock = true
+    /// The lock and journal outside the root (see ``StorageEngine/stateDirectory``).
+    public var stateDirectory: String?
+    /// How the plan is made, for the policy sources.
+    public var planOptions = PlanOptions()
+    /// Every delete staged (the older design), for benchmarks only.
+    public var stagesEveryDelete = false
+    /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.
+    /// nil applies without asking.
+    public var confirm: (@Sendable (Plan, String) -> Bool)?
+
+    public init(root: String, source: Source) {
+        self.root = root; self.source = source
+    }
+}

@@ -1,0 +1,167 @@
+// The one apply sequence, for `policyctl apply` and the engine's own `apply` calls alike: open the root,
+// check a saved plan (staleness, then every action against its policy), lock, recover, plan, confirm,
+// apply. Each step is an ApplyEvent; nothing is printed. Nothing changes past a refused check.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension StorageEngine {
+    /// Carries out `request` as one journaled transaction, sending every step to `events` in order.
+    ///
+    /// A saved plan is checked first, before waiting for the lock: stale (another root, or its policy changed)
+    /// or holding an action its policy never makes, it is refused and nothing is done. Then, under the root's
+    /// lock, an interrupted apply is recovered, the policy is planned (for the policy sources), `confirm` is
+    /// asked, and the plan is applied.
+    /// - Returns: what was applied (an empty report, no transaction, when the plan changes nothing), or nil
+    ///   when `confirm` declined.
+    /// - Throws: ``EngineError/stalePlan(_:)``, ``EngineError/planRefused(_:)``, ``EngineError/lockHeld(pid:)``,
+    ///   ``EngineError/invalidPolicy(_:)``, ``EngineError/apply(_:)`` (refused, rolled back...), and the errors
+    ///   of opening the root (``EngineError/fileSystem(_:)`` before ``ApplyEvent/opened(root:)``, planning after it).
+    public static func apply(_ request: ApplyRequest,
+                             events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> ApplyResult? {
+        // The progress callbacks of the walk and of the applier are escaping types; they never outlive this call.
+        try withoutActuallyEscaping(events) { (events) throws(EngineError) -> ApplyResult? in
+            try run(request, events: events)
+        }
+    }
+
+    private static func run(_ request: ApplyRequest,
+                            events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> ApplyResult? {
+        guard let session = try EngineSession.open(root: request.root, stateDirectory: request.stateDirectory,
+                                                   create: true, events: events) else {
+            throw .stateFolder(FileSystemError("mkdir", path: .root, errno: .noSuchFile))
+        }
+        // A saved plan is refused before anything else: no waiting for the lock, no recovery.
+        var checked: Policy? = nil
+        switch request.source {
+        case .savedPlan(let plan, _):
+            checked = try checkSaved(plan, rootStatus: session.state.rootStatus, events: events)
+        case .plan(let plan, let policy):
+            let current = Planner(policy: policy, root: request.root).fingerprint(session.state.rootStatus).policySHA256
+            if let problem = PlanFile.staleness(of: plan, rootStatus: session.state.rootStatus,
+                                                policyName: policy.name, policySHA256: current) {
+                events(.stalePlan(problem))
+                throw .stalePlan(problem)
+            }
+            if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) {
+                events(.planRefused(invalid))
+                throw .planRefused(invalid)
+            }
+        case .policyFile, .policy:
+            break
+        }
+
+        let lock = try session.lock(wait: request.waitForLock, events: events)
+        let recovery = try session.recover(holding: lock, events: events)
+
+        let plan: Plan
+        let policy: Policy
+        var options = ApplyOptions(rootPath: session.rootPath, allOrNothing: request.allOrNothing)
+        switch request.source {
+        case .policyFile(let path):
+            do { policy = try PolicyLoader.load(contentsOf: path).policy } catch { throw .invalidPolicy(error) }
+            plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
+            options.policyPath = policy.source?.file
+            options.policySHA256 = plan.fingerprint?.policySHA256
+        case .policy(let given):
+            policy = given
+            plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
+            options.policyPath = policy.source?.file
+            options.policySHA256 = plan.fingerprint?.policySHA256
+        case .plan(let given, let planner):
+            (plan, policy) = (given, planner)
+            options.policyPath = policy.source?.file
+            options.policySHA256 = plan.fingerprint?.policySHA256
+        case .savedPlan(let given, let path):
+            (plan, policy) = (given, checked!)
+            options.planFile = PathNormalization.absolute(path)
+        }
+        events(.planned(plan))
+        if plan.actions.isEmpty {
+            events(.nothingToDo)
+            return ApplyResult(recovery: recovery, plan: plan, report: ApplyReport())
+        }
+
+        if let limit = request.maxDelete {
+            options.maxDelete = limit
+            options.maxDeleteLabel = request.maxDeleteLabel ?? "maxDelete \(limit)"
+        } else if let limit = policy.maxDelete {
+            options.maxDelete = limit
+            options.maxDeleteLabel = "the policy's max-delete \(limit)"
+        }
+        options.deadline = request.deadline
+        options.deadlineLabel = request.deadlineLabel
+        options.stagesEveryDelete = request.stagesEveryDelete
+        options.inUseRules = InUseCheck.checkedRules(policy.rules)
+        if let trash = policy.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
+            options.trashLayout = trash.layout
+        }
+
+        if let confirm = request.confirm, !confirm(plan, session.rootPath) {
+            events(.cancelled)
+            return nil
+        }
+        let report = try StorageEngine.report(events) { () throws(ApplyError) in
+            try Applier(holding: lock).apply(plan, options: options) { done, total in
+                events(.applying(done: done, total: total))
+            }
+        }
+        return ApplyResult(recovery: recovery, plan: plan, report: report)
+    }
+
+    /// A saved plan checked against the policy file its fingerprint names, read once: stale when the root or
+    /// those bytes changed, refused when an action is not one that policy makes. Returns that policy.
+    private static func checkSaved(_ plan: Plan, rootStatus: FileStatus,
+                                   events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Policy {
+        var policyBytes: [UInt8]? = nil
+        let policyPath = plan.fingerprint?.policyPath
+        if let policyPath {
+            do {
+                policyBytes = try PlanFile.read(path: policyPath)
+            } catch where error.errno == .noSuchFile {
+                let problem = "plan is stale: policy file \(policyPath) is gone: \(error.errno)"
+                events(.stalePlan(problem))
+                throw .stalePlan(problem)
+            } catch {
+                // Not "stale": the policy could not be read at all.
+                throw .planPolicyUnreadable(path: policyPath, error)
+            }
+        }
+        if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyBytes: policyBytes) {
+            events(.stalePlan(problem))
+            throw .stalePlan(problem)
+        }
+        // Whoever can write the plan file may have edited it: every action must be one the (hash-checked)
+        // policy makes, or none is carried out.
+        let policy: Policy
+        do { policy = try PolicyLoader.load(bytes: policyBytes!, file: policyPath ?? "<policy>").policy }
+        catch { throw .invalidPolicy(error) }
+        if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) {
+            events(.planRefused(invalid))
+            throw .planRefused(invalid)
+        }
+        return policy
+    }
+
+    /// Plans `policy` on the root (canonical, as the journal records it), sending the walk's progress.
+    private static func makePlan(_ policy: Policy, root: String, request: ApplyRequest,
+                                 events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Plan {
+        // The walk calls back from its own threads, one call at a time, while this call waits for it.
+        let send = ProgressEvents(events: events)
+        do {
+            return try Planner(policy: policy, root: root, options: request.planOptions).plan { seen, directory in
+                send.events(.planning(PlanProgress(entriesScanned: seen, directory: directory)))
+            }
+        } catch {
+            throw EngineError.wrap(error)
+        }
+    }
+}
+
+/// The caller's handler, handed to the walking threads: they call it one at a time (the planner serialises
+/// progress calls), and only while ``StorageEngine/apply(_:events:)`` waits for the walk.
+private struct ProgressEvents: @unchecked Sendable {
+    let events: (ApplyEvent) -> Void
+}
