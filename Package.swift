@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .library(name: "StoragePolicy", targets: ["StoragePolicy"]),
         .executable(name: "policyctl", targets: ["policyctl"]),
+        // The command layer (argument parsing, commands, renderers): what `policyctl` runs, and what a
+        // compiled Swift policy can link to run the same command code.
+        .library(name: "PolicyctlCommands", targets: ["PolicyctlCommands"]),
     ],
     targets: [
         .systemLibrary(
@@ -25,9 +28,15 @@ let package = Package(
             // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.
             swiftSettings: [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))]
         ),
+        .target(
+            name: "PolicyctlCommands",
+            dependencies: ["StoragePolicy"],
+            path: "Sources/PolicyctlCommands"
+        ),
+        // main.swift only: one call into PolicyctlCommands.
         .executableTarget(
             name: "policyctl",
-            dependencies: ["StoragePolicy"],
+            dependencies: ["PolicyctlCommands"],
             path: "Sources/policyctl"
         ),
         // Examples of the library in use; each takes the root directory as its first argument.

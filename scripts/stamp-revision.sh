@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs a command with Sources/policyctl/Revision.swift stamped with the current git revision, then puts
+# Runs a command with Sources/PolicyctlCommands/Revision.swift stamped with the current git revision, then puts
 # the file back exactly as it was, so the work tree never carries a stamped revision.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-file=Sources/policyctl/Revision.swift
+file=Sources/PolicyctlCommands/Revision.swift
 rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if [[ -n $(git status --porcelain -- Sources 2>/dev/null) ]]; then rev="$rev-dirty"; fi
 backup=$(mktemp)

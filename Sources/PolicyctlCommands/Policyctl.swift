@@ -7,7 +7,7 @@ import Darwin
 #endif
 import StoragePolicy
 
-enum Policyctl {
+public enum Policyctl {
     static let spec = CommandSpec(
         name: "policyctl",
         abstract: "Plan, apply and audit declarative storage policies.",
@@ -35,7 +35,9 @@ enum Policyctl {
         ScheduleCommand.self,
     ]
 
-    static func main(_ argv: [String]) -> Int32 {
+    /// Runs the command line `argv` (`argv[0]` is the program) and returns its exit code; prints as
+    /// `policyctl` does. What `policyctl`'s main.swift calls, and what a compiled policy can call.
+    public static func main(_ argv: [String]) -> Int32 {
         var args = Array(argv.dropFirst())
         if args.first == "help" {
             args.removeFirst()
