@@ -122,11 +122,13 @@ enum TreeNode {
     case hardlink(String, target: String)
 }
 
-/// A fixed reference instant so identical trees built at different times get identical mtimes.
+/// A fixed reference instant so identical trees built at different times get identical mtimes: a minute before
+/// its first use, in whole seconds, so what a test creates is later than it. (It was the start of the hour, which
+/// let an entry aged "0.1 h" pass a 1 h expiry when the suite ran in the hour's last six minutes.)
 let treeEpoch: Int64 = {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
-    return (Int64(ts.tv_sec) / 3600) * 3600
+    return Int64(ts.tv_sec) - 60
 }()
 
 func buildTree(at root: String, _ nodes: [TreeNode]) throws {
