@@ -1,10 +1,5 @@
 // The library's front door: one policy and one root, with plan, apply, audit, recover and journal as the
 // CLI runs them (lock, recovery first, journal). Never prints; never acts outside the root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Runs a storage policy against a root directory: the same planner, apply, journal and recovery as
@@ -247,8 +242,8 @@ public struct StorageEngine: Sendable {
 
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
     static func canonical(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return absolute(path) }
-        defer { free(resolved) }
+        guard let resolved = system_realpath(path, nil) else { return absolute(path) }
+        defer { system_free(resolved) }
         return String(cString: resolved)
     }
 
