@@ -23,6 +23,14 @@ enum CInterop {
     typealias Thread = pthread_t
 }
 
+/// True on Apple platforms, for the few conventions that differ by platform rather than by call
+/// (the backup-exclusion attribute, see Markers).
+#if canImport(Darwin)
+let system_isDarwin = true
+#else
+let system_isDarwin = false
+#endif
+
 // Convention (swift-system's): `_FOO` is the C constant `FOO`.
 
 // MARK: errno values
