@@ -60,13 +60,18 @@ func system_fcntl(_ fd: Int32, _ command: Int32, _ value: Int32) -> Int32 { fcnt
 
 func system_isatty(_ fd: Int32) -> Int32 { isatty(fd) }
 
-/// Reserves blocks for `length` bytes. Returns 0 or an errno (it does not set errno). Darwin has no
-/// posix_fallocate: F_PREALLOCATE reserves the space there (it is not counted by `du` until written).
+/// Reserves blocks for `length` bytes from `offset`, growing the file to cover them. Returns 0 or an errno (it
+/// does not set errno). Darwin has no posix_fallocate: F_PREALLOCATE reserves the space past the end of the
+/// file, and ftruncate grows the size as posix_fallocate would.
 func system_posix_fallocate(_ fd: Int32, _ offset: CInterop.Offset, _ length: CInterop.Offset) -> Int32 {
     #if canImport(Darwin)
-    var store = fstore_t(fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: offset,
-                         fst_length: length, fst_bytesalloc: 0)
-    return fcntl(fd, F_PREALLOCATE, &store) == -1 ? errno : 0
+    var store = fstore_t(fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
+                         fst_length: offset + length, fst_bytesalloc: 0)
+    if fcntl(fd, F_PREALLOCATE, &store) == -1 { return errno }
+    var s = stat()
+    if fstat(fd, &s) == -1 { return errno }
+    if s.st_size < offset + length, ftruncate(fd, offset + length) == -1 { return errno }
+    return 0
     #else
     return posix_fallocate(fd, offset, length)
     #endif
@@ -172,7 +177,7 @@ func system_openFileLimit() -> (soft: UInt64, unlimited: Bool)? {
     var limit = rlimit()
     #if canImport(Darwin)
     guard getrlimit(RLIMIT_NOFILE, &limit) == 0 else { return nil }
-    let infinity = RLIM_INFINITY
+    let infinity = rlim_t(Int64.max)  // RLIM_INFINITY, ((1 << 63) - 1), a macro Swift may not import
     #else
     guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
     let infinity = rlim_t.max  // RLIM_INFINITY, (rlim_t)-1, which Swift cannot import
