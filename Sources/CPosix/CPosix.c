@@ -32,13 +32,21 @@ static int path_in(int dirfd, const char *name, char *buf, size_t size) {
 }
 #endif
 
+#if defined(__APPLE__)
+// Darwin has no *at xattr calls and no /proc: open the entry itself (O_SYMLINK opens a symlink rather than its
+// target; O_NONBLOCK keeps a FIFO from hanging the open) and use the f*xattr calls with options 0.
+static int darwin_open_entry(int dirfd, const char *name) {
+    return openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK | O_NONBLOCK | O_CLOEXEC);
+}
+#endif
+
 ssize_t cposix_getxattrat(int dirfd, const char *name, const char *attr, void *value, size_t size) {
 #if defined(__linux__)
     char p[4400];
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lgetxattr(p, attr, value, size);
 #elif defined(__APPLE__)
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK);
+    int fd = darwin_open_entry(dirfd, name);
     if (fd < 0) return -1;
     ssize_t r = fgetxattr(fd, attr, value, size, 0, 0);
     int e = errno; close(fd); errno = e;
@@ -55,7 +63,7 @@ int cposix_setxattrat(int dirfd, const char *name, const char *attr, const void 
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lsetxattr(p, attr, value, size, f);
 #elif defined(__APPLE__)
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK);
+    int fd = darwin_open_entry(dirfd, name);
     if (fd < 0) return -1;
     int r = fsetxattr(fd, attr, value, size, 0, f);
     int e = errno; close(fd); errno = e;
@@ -71,7 +79,7 @@ int cposix_removexattrat(int dirfd, const char *name, const char *attr) {
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lremovexattr(p, attr);
 #elif defined(__APPLE__)
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK);
+    int fd = darwin_open_entry(dirfd, name);
     if (fd < 0) return -1;
     int r = fremovexattr(fd, attr, 0);
     int e = errno; close(fd); errno = e;
@@ -87,7 +95,7 @@ ssize_t cposix_listxattrat(int dirfd, const char *name, char *list, size_t size)
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return llistxattr(p, list, size);
 #elif defined(__APPLE__)
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK);
+    int fd = darwin_open_entry(dirfd, name);
     if (fd < 0) return -1;
     ssize_t r = flistxattr(fd, list, size, 0);
     int e = errno; close(fd); errno = e;
@@ -225,6 +233,9 @@ static void from_stat(const struct stat *s, cposix_stat *out) {
     out->size = (long long)s->st_size; out->mode = (unsigned int)s->st_mode; out->uid = (unsigned int)s->st_uid;
     out->has_btime = 0; out->btime_sec = 0; out->btime_nsec = 0;  // stat has no birth time here
 #if defined(__APPLE__)
+    // Darwin's stat has the birth time Linux only gives through statx.
+    out->has_btime = 1; out->btime_sec = s->st_birthtimespec.tv_sec;
+    out->btime_nsec = (unsigned int)s->st_birthtimespec.tv_nsec;
     out->atime_sec = s->st_atimespec.tv_sec; out->atime_nsec = (unsigned int)s->st_atimespec.tv_nsec;
     out->mtime_sec = s->st_mtimespec.tv_sec; out->mtime_nsec = (unsigned int)s->st_mtimespec.tv_nsec;
     out->ctime_sec = s->st_ctimespec.tv_sec; out->ctime_nsec = (unsigned int)s->st_ctimespec.tv_nsec;
@@ -236,6 +247,14 @@ static void from_stat(const struct stat *s, cposix_stat *out) {
 }
 
 int cposix_stat_at(int dirfd, const char *name, cposix_stat *out) {
+#if defined(__APPLE__)
+    // No statx, no AT_EMPTY_PATH and no mount id on Darwin: fstat for the directory itself, fstatat otherwise.
+    struct stat ds;
+    if ((name ? fstatat(dirfd, name, &ds, AT_SYMLINK_NOFOLLOW) : fstat(dirfd, &ds)) != 0) return -1;
+    from_stat(&ds, out);
+    out->mnt_id = 0;
+    return 0;
+#else
     const char *path = name ? name : "";
     int flags = AT_SYMLINK_NOFOLLOW | (name ? 0 : AT_EMPTY_PATH);
 #if defined(__linux__) && defined(STATX_MNT_ID)
@@ -264,6 +283,7 @@ int cposix_stat_at(int dirfd, const char *name, cposix_stat *out) {
     from_stat(&s, out);
     out->mnt_id = cposix_mount_id_fallback(dirfd, name);
     return 0;
+#endif
 }
 
 int cposix_openat_same_mount(int dirfd, const char *name, int flags) {

@@ -1,10 +1,5 @@
 // `policyctl apply`: plan (or read a saved plan), confirm, and carry it out as one journaled transaction.
 // Never prompts without a TTY, never applies a stale plan, never changes anything past a refused check.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import StoragePolicy
 

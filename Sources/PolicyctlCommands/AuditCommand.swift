@@ -1,10 +1,5 @@
 // `policyctl audit`: plan a policy against a root and report the drift as findings in a CI format, exiting
 // 1 on findings and 64/65/74 on usage, policy and I/O errors. Changes nothing under the root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import StoragePolicy
 
@@ -163,7 +158,7 @@ enum OutputFile {
         guard fd >= 0 else { throw failure("cannot write", path) }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let failed = failure("cannot write", path)

@@ -1,11 +1,6 @@
 // What a path-scoped `policyctl audit` looks at: PATH arguments made root-relative, the paths git says changed
 // (`--changed-since REF`: the diff against REF plus untracked files, NUL-separated so any name survives), and
 // the policy found by convention at ROOT/.policyctl.yaml. Git runs here, in the CLI, never in the library.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import StoragePolicy
 

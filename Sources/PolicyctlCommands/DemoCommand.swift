@@ -1,11 +1,6 @@
 // `policyctl demo`: builds a realistic app container in a temporary folder and walks through plan, apply,
 // journal and audit on it with the bundled ios-app-sandbox policy. Touches nothing outside that folder.
 import StoragePolicy
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct DemoCommand: Command {
     static let spec = CommandSpec(

@@ -1,10 +1,5 @@
 // Builds the demo's app container: the DOMAIN.md layout with something for every rule of the bundled
 // ios-app-sandbox policy to find. Writes only inside the folder it is given.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import StoragePolicy
 

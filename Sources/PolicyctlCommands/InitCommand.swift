@@ -1,10 +1,5 @@
 // `policyctl init`: writes a starter policy from the bundled templates. Never overwrites a file.
 import StoragePolicy
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct InitCommand: Command {
     static let spec = CommandSpec(

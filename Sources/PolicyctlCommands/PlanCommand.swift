@@ -1,10 +1,5 @@
 // `policyctl plan`: evaluates a policy over a root and shows what apply would change, touching nothing.
 // Exit 0, or 2 with --detailed-exitcode when changes are pending; 65 invalid policy, 74 I/O, 64 usage.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 struct PlanCommand: Command {
@@ -124,7 +119,7 @@ struct PlanCommand: Command {
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Errno(rawValue: errno)

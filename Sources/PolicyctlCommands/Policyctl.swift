@@ -1,10 +1,5 @@
 // The command table and entry point: dispatches argv to a subcommand, prints help, errors and exit codes.
 // New subcommands are added to `commands`; everything else (help, completions) follows from their specs.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 public enum Policyctl {

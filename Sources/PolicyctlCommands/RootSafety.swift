@@ -1,10 +1,5 @@
 // Refuses roots no storage policy should run over by accident: `/`, the home directory itself, system
 // directories. Used by every command that takes --root; --force-root is the only way past it.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum RootSafety {
     /// Top-level system directories (Linux and macOS). Only these exact directories are refused: a

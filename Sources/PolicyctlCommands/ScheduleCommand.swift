@@ -1,10 +1,5 @@
 // `policyctl schedule`: prints (or writes into a directory) the systemd units, launchd plist or crontab
 // entry that apply a policy on a timer. Never enables, loads or starts anything: it prints that step.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 struct ScheduleCommand: Command {

@@ -1,10 +1,5 @@
 // Runs policyctl itself as a child process with the terminal inherited, so `demo` shows exactly what
 // the real commands print. Never runs anything but this binary.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum Subprocess {
     /// The running binary's path (so an installed copy runs itself, not one on PATH).
@@ -26,7 +21,7 @@ enum Subprocess {
     private static func spawn(_ argv: [String], environment extra: [String: String]) -> Int32 {
         var env = extra.map { "\($0)=\($1)" }
         var i = 0
-        while let entry = environ[i] {
+        while let entry = system_environ[i] {
             let s = String(cString: entry)
             if !extra.keys.contains(where: { s.hasPrefix($0 + "=") }) { env.append(s) }
             i += 1

@@ -1,10 +1,5 @@
 // The executable's only window on the terminal: stdout, stderr, TTY detection, colour (NO_COLOR honoured)
 // and a progress line on stderr that is drawn only on a TTY.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum Terminal {
     static let stdoutIsTTY = isatty(1) == 1
@@ -41,7 +36,7 @@ enum Terminal {
     private static func writeBytes(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 { if errno == EINTR { continue } else { return } }
             offset += n
         }

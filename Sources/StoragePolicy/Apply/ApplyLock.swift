@@ -1,10 +1,5 @@
 // Proof that this process holds the exclusive flock on ROOT/.policyctl/lock; released when it goes away
 // (or when the process dies, which is why flock and not a pid file). Never taken twice by one run.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Proof that this process holds the root's exclusive lock; released when the value goes away.
 public final class ApplyLock: Sendable {
@@ -17,7 +12,7 @@ public final class ApplyLock: Sendable {
         self.state = state
         // The pid is only a hint for the "waiting for pid N" message; the flock is what excludes.
         try? file.truncate(to: 0)
-        try? file.write(Array("\(getpid())\n".utf8))
+        try? file.write(Array("\(system_getpid())\n".utf8))
     }
 
     /// The pid written by the current holder, when it can be read.

@@ -1,11 +1,6 @@
 // Test seams for crash and timing tests of the built binary, driven by the environment:
 // POLICYCTL_CRASH_AFTER_RECORDS=N, POLICYCTL_CRASH_AFTER_CHANGES=N, POLICYCTL_DELAY_PER_CHANGE_MS=N.
 // Inert unless set; never changes what apply does, only when the process dies or how slowly it goes.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 enum CrashPoint {
@@ -26,7 +21,7 @@ enum CrashPoint {
 
     /// Called after every change made to the tree.
     static func changeMade() {
-        if let ms = delayPerChange, ms > 0 { usleep(useconds_t(ms) * 1000) }
+        if let ms = delayPerChange, ms > 0 { _ = system_usleep(UInt32(ms) * 1000) }
         guard let n = afterChanges else { return }
         let count = changes.add(1, ordering: .relaxed).newValue
         if count == n { die() }
@@ -34,12 +29,12 @@ enum CrashPoint {
 
     private static func die() {
         // Nothing is flushed or cleaned up: this is the power cut the journal must survive.
-        kill(getpid(), SIGKILL)
-        while true { pause() }
+        _ = system_kill(system_getpid(), _SIGKILL)
+        while true { system_pause() }
     }
 
     private static func environmentNumber(_ name: String) -> Int? {
-        guard let raw = getenv(name) else { return nil }
+        guard let raw = system_getenv(name) else { return nil }
         return Int(String(cString: raw))
     }
 }

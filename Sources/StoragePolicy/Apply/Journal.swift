@@ -1,11 +1,6 @@
 // The append-only journal file ROOT/.policyctl/journal.jsonl: buffered appends made durable by one fsync per
 // group, and reading back with torn or corrupt lines detected. Never rewrites a record in place. On ENOSPC the
 // space reserve beside it is given back and the write tried once more, so a full disk can still be cleaned.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 final class Journal {
@@ -177,7 +172,7 @@ final class Journal {
         var done = 0
         while done < count {
             let r = systemCall(.read) {
-                out.withUnsafeMutableBytes { pread(file.rawValue, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+                out.withUnsafeMutableBytes { system_pread(file.rawValue, $0.baseAddress! + done, count - done, CInterop.Offset(offset + done)) }
             }
             switch r {
             case .success(0): return Array(out[..<done])

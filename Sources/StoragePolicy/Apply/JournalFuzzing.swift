@@ -1,11 +1,6 @@
 // What the journal fuzz target (Fuzz/JournalFuzz.swift, `Fuzz/run.sh journal`) and its regression tests run on
 // one input: the bytes made into a journal with valid checksums (so mutations get past them), read back by
 // `journal`, then recovered twice on a scratch root. Never a crash; never a change outside the scratch root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum JournalFuzzing {
     /// The input made into a journal: each line is a record body, framed here with its valid checksum; a line
@@ -50,12 +45,12 @@ enum JournalFuzzing {
     static func exercise(_ input: [UInt8], scratch: String) -> [String] {
         var problems: [String] = []
         var template = Array((scratch + "/journal-fuzz-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return ["mkdtemp failed"] }
+        guard template.withUnsafeMutableBufferPointer({ system_mkdtemp($0.baseAddress!) }) != nil else { return ["mkdtemp failed"] }
         let base = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { removeTree(base) }
         let rootPath = base + "/root"
-        mkdir(rootPath, 0o755)
-        mkdir(base + "/outside", 0o755)
+        _ = system_mkdir(rootPath, 0o755)
+        _ = system_mkdir(base + "/outside", 0o755)
         do {
             let root = try DirectoryHandle.open(root: rootPath)
             let outside = try DirectoryHandle.open(root: base + "/outside")

@@ -1,10 +1,5 @@
 // Reading a saved plan and deciding whether it may still be applied: a plan whose policy file or root
 // changed since it was made is stale (as Terraform refuses a stale saved plan). Reads only; never applies.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 public enum PlanFile {
     /// The largest plan file read: 1 GiB. A plan action takes about 300 to 500 bytes of pretty JSON, so a
@@ -39,7 +34,7 @@ public enum PlanFile {
             case .notRegular(let p, let type):
                 throw FileSystemError("open", path: RelativePath(unchecked: Array(p.utf8)), errno: type == .directory ? .isDirectory : .invalidArgument)
             case .tooLarge(let p, _, _):
-                throw FileSystemError("read", path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: EFBIG))
+                throw FileSystemError("read", path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: _EFBIG))
             }
         }
     }
@@ -51,7 +46,7 @@ public enum PlanFile {
     /// bytes (plus one read) are ever read, even from a file that grows meanwhile.
     public static func readRegular(path: String, limit: Int = sizeLimit) throws(ReadError) -> [UInt8] {
         let display = RelativePath(unchecked: Array(path.utf8))
-        let r = systemCall(.open) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        let r = systemCall(.open) { system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK | _O_NOCTTY) }
         let fd: Int32
         switch r {
         case .success(let d): fd = d
@@ -63,10 +58,10 @@ public enum PlanFile {
         guard status.type == .regular else { throw .notRegular(path: path, type: status.type) }
         guard status.size <= Int64(limit) else { throw .tooLarge(path: path, size: status.size, limit: limit) }
         // Back to blocking reads: a regular file never blocks, and O_NONBLOCK must not turn into EAGAIN.
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        let flags = system_fcntl(fd, _F_GETFL)
+        if flags >= 0 { _ = system_fcntl(fd, _F_SETFL, flags & ~_O_NONBLOCK) }
         do { return try file.readAll(limit: limit) } catch {
-            if error.errno.rawValue == EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
+            if error.errno.rawValue == _EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
             throw .io(error)
         }
     }

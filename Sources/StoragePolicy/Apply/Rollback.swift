@@ -2,11 +2,6 @@
 // mid-rollback) converges. Never deletes anything: what cannot go back stays in staging and is reported. The
 // one change that goes forward instead is a roll-forward `unlink`: it is finished, only on an entry that still
 // has the identity, type and mount its intent recorded.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct Rollback {
     /// Something that could not be put back; it is kept, never removed.

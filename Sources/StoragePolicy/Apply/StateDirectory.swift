@@ -2,11 +2,6 @@
 // one fresh staging folder per transaction on the root's own filesystem. Only state this euid created and
 // still owns is used: every folder and file is opened without following a symlink and checked through its
 // descriptor (owner, no group/other write, type, device); anything else is refused, naming the path and fix.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The lock, the journal and the staging folders of one root.
 public final class StateDirectory: Sendable {
@@ -61,7 +56,7 @@ public final class StateDirectory: Sendable {
     /// - Throws: ``UntrustedState`` when `path` is not this user's own private directory.
     public static func open(root: DirectoryHandle, stateDirectory path: String) throws -> StateDirectory {
         let rootStatus = try root.status()
-        let fix = "give --state-dir a directory owned by uid \(geteuid()) with mode 0700 (for example under /var/lib/policyctl)"
+        let fix = "give --state-dir a directory owned by uid \(system_geteuid()) with mode 0700 (for example under /var/lib/policyctl)"
         let opened = Result { () throws(FileSystemError) -> DirectoryHandle in try DirectoryHandle.open(root: path) }
         let directory: DirectoryHandle
         switch opened {
@@ -74,7 +69,7 @@ public final class StateDirectory: Sendable {
         try verify(directory, path: path, device: nil, fix: fix)
         var notices: [String] = []
         if let status = try root.statusIfPresent(of: Markers.stateDirectory) {
-            let owner = status.userID == geteuid() ? "" : " (owned by uid \(status.userID))"
+            let owner = status.userID == system_geteuid() ? "" : " (owned by uid \(status.userID))"
             notices.append("\(Markers.stateDirectory.escaped)\(owner) in the root is ignored: state is kept in \(path) (--state-dir)")
         }
         return StateDirectory(root: root, rootStatus: rootStatus, directory: directory, isExternal: true,
@@ -123,7 +118,7 @@ public final class StateDirectory: Sendable {
         guard status.type == type else {
             throw UntrustedState(path: path, problem: "is a \(status.type.rawValue), not a \(type.rawValue)", fix: fix)
         }
-        let me = geteuid()
+        let me = system_geteuid()
         guard status.userID == me else {
             throw UntrustedState(path: path, problem: "is owned by uid \(status.userID), not by uid \(me) that runs policyctl", fix: fix)
         }
@@ -173,7 +168,7 @@ public final class StateDirectory: Sendable {
     }
 
     private func fileFix(_ path: String) -> String {
-        "it was not made by policyctl running as uid \(geteuid()): inspect it, then remove it (or pass --state-dir to keep state outside the root)"
+        "it was not made by policyctl running as uid \(system_geteuid()): inspect it, then remove it (or pass --state-dir to keep state outside the root)"
     }
 
     func openJournal() throws(FileSystemError) -> Journal {

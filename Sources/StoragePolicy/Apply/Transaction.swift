@@ -1,10 +1,5 @@
 // One transaction under ROOT/.policyctl: begin record, intents made durable before their changes, the
 // changes themselves, commit, purge of staging, end record. Never makes a change whose intent is not durable.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 final class Transaction {
@@ -72,7 +67,7 @@ final class Transaction {
         w.int("actions", metadata.actions)
         if let reverses = metadata.reverses { w.string("reverses", reverses) }
         w.string("tool", StoragePolicyVersion.tool)
-        w.int("pid", Int(getpid()))
+        w.int("pid", Int(system_getpid()))
         journal.append(w)
         try journal.flush()
         // The begin record is durable first, so a staging folder never exists without a journal entry.

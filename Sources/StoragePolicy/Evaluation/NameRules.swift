@@ -1,10 +1,5 @@
 // Name arithmetic for naming rules and moves: lowercase forms and Finder-style free names (`name (2).ext`).
 // Works on bytes; only valid UTF-8 is ever case-mapped, and no result ever contains '/' or NUL.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum NameRules {
     /// The longest name (in bytes) Linux file systems take (NAME_MAX); a longer rename target fails.
@@ -87,7 +82,7 @@ enum ByteOrder {
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         let n = min(a.count, b.count)
         if n > 0 {
-            let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, n) } }
+            let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in system_memcmp(x.baseAddress!, y.baseAddress!, n) } }
             if r != 0 { return Int(r) }
         }
         return a.count - b.count
@@ -100,7 +95,7 @@ enum ByteOrder {
     static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
         let n = min(a.count, b.count)
         if n > 0 {
-            let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, n) } }
+            let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in system_memcmp(x.baseAddress!, y.baseAddress!, n) } }
             if r != 0 { return r < 0 }
         }
         return a.count < b.count

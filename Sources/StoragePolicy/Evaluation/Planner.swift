@@ -1,10 +1,5 @@
 // Plans a policy against a root: a few checks on known directories, one parallel walk evaluating every
 // rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
 public struct PlanOptions: Sendable {
@@ -140,16 +135,16 @@ public struct Planner: Sendable {
     // MARK: Clock and paths (no Foundation on this path)
 
     static func currentTimeNs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
+        var ts = CInterop.TimeSpec()
+        _ = system_clock_gettime(_CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
     /// RFC 3339 in UTC to the second: `2026-11-29T13:22:43Z`.
     static func rfc3339(nanoseconds: Int64) -> String {
-        var seconds = time_t(nanoseconds / 1_000_000_000)
-        var t = tm()
-        gmtime_r(&seconds, &t)
+        var seconds = CInterop.Time(nanoseconds / 1_000_000_000)
+        var t = CInterop.BrokenDownTime()
+        system_gmtime_r(&seconds, &t)
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(t.tm_year + 1900)-\(two(t.tm_mon + 1))-\(two(t.tm_mday))T\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec))Z"
     }

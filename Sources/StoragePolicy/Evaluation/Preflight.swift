@@ -1,10 +1,5 @@
 // Before the walk: checks on a few known directories (layout, backup markers on scopes, trash layouts).
 // Opens directories one component at a time, never following a symlink; changes nothing.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct Preflight {
     let root: DirectoryHandle
@@ -242,7 +237,7 @@ struct Preflight {
         var out = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let r = systemCall(.read) { out.withUnsafeMutableBytes { read(file.rawValue, $0.baseAddress! + filled, count - filled) } }
+            let r = systemCall(.read) { out.withUnsafeMutableBytes { system_read(file.rawValue, $0.baseAddress! + filled, count - filled) } }
             switch r {
             case .success(0): return Array(out[0..<filled])
             case .success(let n): filled += n

@@ -1,10 +1,5 @@
 // After the walk: the decisions that need the whole tree (trash dates from info/, forbidden moves with
 // free names, quota eviction) and the precedence that makes the actions consistent. Touches no disk.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct Resolution {
     let rules: [CompiledRule]
@@ -267,7 +262,7 @@ struct PathKey: Hashable {
 
     static func == (a: PathKey, b: PathKey) -> Bool {
         a.bytes.count == b.bytes.count && a.bytes.withUnsafeBytes { x in
-            b.bytes.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+            b.bytes.withUnsafeBytes { y in x.count == 0 || system_memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
         }
     }
 }

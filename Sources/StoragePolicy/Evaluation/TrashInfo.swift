@@ -1,11 +1,6 @@
 // Reads the deletion time out of a FreeDesktop `.trashinfo` file and the stamp `policyctl trash` records.
 // Never guesses and never traps: a date it cannot read, an impossible calendar date or one outside what
 // nanoseconds since the epoch can hold is reported as unreadable, and the item is kept.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum TrashDates {
     /// What a `.trashinfo` says about when its item was trashed.
@@ -167,11 +162,11 @@ enum TrashDates {
             seconds = daysFromCivil(year: year, month: month, day: day) * 86_400
                 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
         } else {
-            var t = tm()
+            var t = CInterop.BrokenDownTime()
             t.tm_year = Int32(year - 1900); t.tm_mon = Int32(month - 1); t.tm_mday = Int32(day)
             t.tm_hour = Int32(hour); t.tm_min = Int32(minute); t.tm_sec = Int32(second)
             t.tm_isdst = -1  // local time, DST decided by the zone rules
-            let local = mktime(&t)
+            let local = system_mktime(&t)
             guard local != -1 || (year == 1969 && month == 12 && day == 31) else { return nil }
             seconds = Int64(local)
         }

@@ -1,11 +1,6 @@
 // An open directory, used as the anchor for every *at call: entries are reached by name relative to it,
 // so a directory swapped for a symlink mid-run cannot redirect an operation. Never follows a symlink.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 /// One entry as the directory listing reports it, before any stat.
 public struct DirectoryEntry: Sendable, Hashable {
@@ -26,12 +21,12 @@ public final class DirectoryHandle: Sendable {
         self.path = path
     }
 
-    deinit { _ = close(descriptor) }
+    deinit { _ = system_close(descriptor) }
 
     /// Opens a root directory given as a path string (absolute or relative to the working directory).
     /// Its last component must not be a symlink; ancestors are resolved by the kernel as usual.
     public static func open(root: String) throws(FileSystemError) -> DirectoryHandle {
-        let fd = systemCall(.open) { Glibc_open(root, cposix_o_directory_flags()) }
+        let fd = systemCall(.open) { system_open(root, cposix_o_directory_flags()) }
         switch fd {
         case .success(let fd): return DirectoryHandle(descriptor: Int32(fd), path: .root)
         case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
@@ -46,8 +41,8 @@ public final class DirectoryHandle: Sendable {
         let flags = cposix_o_directory_flags()
         var r = name.withCString { n in systemCall(.open) { cposix_openat_same_mount(descriptor, n, flags) } }
         var checkMount = false
-        if case .failure(let e) = r, e.rawValue == ENOSYS {
-            r = name.withCString { n in systemCall(.open) { openat(descriptor, n, flags) } }
+        if case .failure(let e) = r, e.rawValue == _ENOSYS {
+            r = name.withCString { n in systemCall(.open) { system_openat(descriptor, n, flags) } }
             checkMount = true
         }
         switch r {
@@ -101,14 +96,14 @@ public final class DirectoryHandle: Sendable {
 
     /// Lists the entries (without "." and ".."), in the order the file system returns them.
     public func entries() throws(FileSystemError) -> [DirectoryEntry] {
-        let dup = systemCall(.open) { Glibc_dup(descriptor) }
+        let dup = systemCall(.open) { system_dup(descriptor) }
         guard case .success(let fd) = dup else {
             if case .failure(let e) = dup { throw FileSystemError("dup", path: path, errno: e) }
             return []
         }
         guard let dir = cposix_fdopendir(Int32(fd)) else {
             let e = Errno.current
-            _ = close(Int32(fd))
+            _ = system_close(Int32(fd))
             throw FileSystemError("fdopendir", path: path, errno: e)
         }
         defer { _ = cposix_closedir(dir) }
@@ -125,7 +120,7 @@ public final class DirectoryHandle: Sendable {
                 if e == .interrupted { continue }
                 throw FileSystemError("readdir", path: path, errno: e)
             }
-            let length = strlen(raw.name)
+            let length = system_strlen(raw.name)
             let bytes = UnsafeRawBufferPointer(start: raw.name, count: length)
             result.append(DirectoryEntry(name: FileName(unchecked: Array(bytes)),
                                          type: FileType(directoryEntryType: raw.type), inode: raw.ino))
@@ -135,13 +130,13 @@ public final class DirectoryHandle: Sendable {
 
     /// Removes the file (or symlink, fifo, ...) `name`: unlinkat never follows a symlink.
     public func removeFile(_ name: FileName) throws(FileSystemError) {
-        let r = name.withCString { n in systemCall(.unlink) { unlinkat(descriptor, n, 0) } }
+        let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, 0) } }
         if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
     }
 
     /// Removes the empty directory `name`.
     public func removeDirectory(_ name: FileName) throws(FileSystemError) {
-        let r = name.withCString { n in systemCall(.unlink) { unlinkat(descriptor, n, AT_REMOVEDIR) } }
+        let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, _AT_REMOVEDIR) } }
         if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
     }
 
@@ -160,15 +155,15 @@ public final class DirectoryHandle: Sendable {
 
     /// Creates the directory `name`.
     public func makeDirectory(_ name: FileName, permissions: UInt32 = 0o755) throws(FileSystemError) {
-        let r = name.withCString { n in systemCall(.mkdir) { mkdirat(descriptor, n, mode_t(permissions)) } }
+        let r = name.withCString { n in systemCall(.mkdir) { system_mkdirat(descriptor, n, CInterop.Mode(permissions)) } }
         if case .failure(let e) = r { throw FileSystemError("mkdirat", path: path.appending(name), errno: e) }
     }
 
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
     public func openFile(_ name: FileName, options: FileDescriptor.Options,
                          permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {
-        let flags = options.rawValue | O_NOFOLLOW | O_CLOEXEC
-        let r = name.withCString { n in systemCall(.open) { openat(descriptor, n, flags, mode_t(permissions)) } }
+        let flags = options.rawValue | _O_NOFOLLOW | _O_CLOEXEC
+        let r = name.withCString { n in systemCall(.open) { system_openat(descriptor, n, flags, CInterop.Mode(permissions)) } }
         switch r {
         case .success(let fd): return FileDescriptor(rawValue: fd, path: path.appending(name))
         case .failure(let e): throw FileSystemError("openat", path: path.appending(name), errno: e)
@@ -190,7 +185,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Flushes this directory's entries to stable storage (after renames into or out of it).
     public func sync() throws(FileSystemError) {
-        if case .failure(let e) = systemCall(.fsync, { fsync(descriptor) }) {
+        if case .failure(let e) = systemCall(.fsync, { system_fsync(descriptor) }) {
             throw FileSystemError("fsync", path: path, errno: e)
         }
     }
@@ -257,7 +252,3 @@ public final class DirectoryHandle: Sendable {
         return ".".withCString(body)
     }
 }
-
-// Free functions under other names: inside the class, `open` and `dup` would resolve to members.
-@inline(__always) private func Glibc_open(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
-@inline(__always) private func Glibc_dup(_ fd: Int32) -> Int32 { dup(fd) }

@@ -1,11 +1,6 @@
 // One directory as the walker read it: names as bytes, d_type, and a status fetched only when asked for.
 // Never follows a symlink, never reads a file's contents except through readPrefix (O_NOATIME, bounded).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 /// Handed to a `WalkVisitor` for the length of one `visit` call; the walker reuses it for the next
 /// directory, so a visitor copies out what it keeps (`name(_:)`, `path(of:)`), never the listing.
@@ -54,20 +49,20 @@ public final class DirectoryListing {
         statusErrors.removeAll(keepingCapacity: true)
         entered.removeAll(keepingCapacity: true)
         count = 0
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let nameOffset = MemoryLayout<CInterop.DirectoryEntry>.offset(of: \CInterop.DirectoryEntry.d_name)!
         while true {
             if let injected = FaultInjection.check(.readdir) {
                 throw FileSystemError("readdir", path: path, errno: injected)
             }
-            errno = 0
-            guard let entry = readdir(directory.stream) else {
+            system_errno = 0
+            guard let entry = system_readdir(directory.stream) else {
                 let e = Errno.current
                 if e.rawValue == 0 { break }
                 if e == .interrupted { continue }
                 throw FileSystemError("readdir", path: path, errno: e)
             }
             let raw = UnsafeRawPointer(entry) + nameOffset
-            let length = strlen(raw.assumingMemoryBound(to: CChar.self))
+            let length = system_strlen(raw.assumingMemoryBound(to: CChar.self))
             let bytes = UnsafeRawBufferPointer(start: raw, count: length)
             if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { continue }
             if skipStateDirectory && Markers.isEngineState(bytes) { continue }
@@ -172,21 +167,21 @@ public final class DirectoryListing {
     /// The first `limit` bytes of regular file `i` (or all of it when shorter), read with O_NOATIME where
     /// permitted and O_NONBLOCK, so a FIFO put in its place cannot hang the walk.
     public func readPrefix(of i: Int, limit: Int) throws(FileSystemError) -> [UInt8] {
-        let base = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
-        var r = withName(i) { n in systemCall(.open) { openat(descriptor, n, base | cposix_o_noatime()) } }
+        let base = _O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK
+        var r = withName(i) { n in systemCall(.open) { system_openat(descriptor, n, base | cposix_o_noatime()) } }
         if case .failure(let e) = r, e == .notPermitted {
-            r = withName(i) { n in systemCall(.open) { openat(descriptor, n, base) } }
+            r = withName(i) { n in systemCall(.open) { system_openat(descriptor, n, base) } }
         }
         let fd: Int32
         switch r {
         case .success(let f): fd = f
         case .failure(let e): throw FileSystemError("openat", path: path(of: i), errno: e)
         }
-        defer { _ = close(fd) }
+        defer { _ = system_close(fd) }
         var out = [UInt8](repeating: 0, count: limit)
         var filled = 0
         while filled < limit {
-            let n = systemCall(.read) { out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, limit - filled) } }
+            let n = systemCall(.read) { out.withUnsafeMutableBytes { system_read(fd, $0.baseAddress! + filled, limit - filled) } }
             switch n {
             case .success(0): return Array(out[0..<filled])
             case .success(let k): filled += k

@@ -1,40 +1,35 @@
 // A POSIX error number as a typed value with its symbolic name, in the style of swift-system.
-// Never loses the raw value: messages show both the text and the name, e.g. "Permission denied (EACCES)".
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+// Never loses the raw value: messages show both the text and the name, e.g. "Permission denied (_EACCES)".
 
 public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The errno of the calling thread right now.
-    static var current: Errno { Errno(rawValue: errno) }
+    static var current: Errno { Errno(rawValue: system_errno) }
 
-    public static let permissionDenied = Errno(rawValue: EACCES)
-    public static let notPermitted = Errno(rawValue: EPERM)
-    public static let noSuchFile = Errno(rawValue: ENOENT)
-    public static let fileExists = Errno(rawValue: EEXIST)
-    public static let notDirectory = Errno(rawValue: ENOTDIR)
-    public static let isDirectory = Errno(rawValue: EISDIR)
-    public static let directoryNotEmpty = Errno(rawValue: ENOTEMPTY)
-    public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
-    public static let crossDevice = Errno(rawValue: EXDEV)
-    public static let ioError = Errno(rawValue: EIO)
-    public static let noSpace = Errno(rawValue: ENOSPC)
-    public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
-    public static let interrupted = Errno(rawValue: EINTR)
-    public static let invalidArgument = Errno(rawValue: EINVAL)
-    public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
-    public static let notSupported = Errno(rawValue: EOPNOTSUPP)
-    public static let noData = Errno(rawValue: ENODATA)
-    public static let range = Errno(rawValue: ERANGE)
-    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
-    public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
-    public static let busy = Errno(rawValue: EBUSY)
-    public static let overflow = Errno(rawValue: EOVERFLOW)
+    public static let permissionDenied = Errno(rawValue: _EACCES)
+    public static let notPermitted = Errno(rawValue: _EPERM)
+    public static let noSuchFile = Errno(rawValue: _ENOENT)
+    public static let fileExists = Errno(rawValue: _EEXIST)
+    public static let notDirectory = Errno(rawValue: _ENOTDIR)
+    public static let isDirectory = Errno(rawValue: _EISDIR)
+    public static let directoryNotEmpty = Errno(rawValue: _ENOTEMPTY)
+    public static let tooManySymbolicLinks = Errno(rawValue: _ELOOP)
+    public static let crossDevice = Errno(rawValue: _EXDEV)
+    public static let ioError = Errno(rawValue: _EIO)
+    public static let noSpace = Errno(rawValue: _ENOSPC)
+    public static let tooManyOpenFiles = Errno(rawValue: _EMFILE)
+    public static let interrupted = Errno(rawValue: _EINTR)
+    public static let invalidArgument = Errno(rawValue: _EINVAL)
+    public static let nameTooLong = Errno(rawValue: _ENAMETOOLONG)
+    public static let notSupported = Errno(rawValue: _EOPNOTSUPP)
+    public static let noData = Errno(rawValue: _ENODATA)
+    public static let range = Errno(rawValue: _ERANGE)
+    public static let readOnlyFileSystem = Errno(rawValue: _EROFS)
+    public static let wouldBlock = Errno(rawValue: _EWOULDBLOCK)
+    public static let busy = Errno(rawValue: _EBUSY)
+    public static let overflow = Errno(rawValue: _EOVERFLOW)
 
     /// The symbolic name (`EACCES`), or `E<number>` for one this table does not know.
     public var name: String {
@@ -42,7 +37,7 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The C library's text for this error.
-    public var message: String { String(cString: strerror(rawValue)) }
+    public var message: String { system_strerror(rawValue) }
 
     public var description: String { "\(message) (\(name))" }
 
@@ -53,12 +48,12 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     private static let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
-        ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV",
-        ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE",
-        ETXTBSY: "ETXTBSY", EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", EMLINK: "EMLINK",
-        ERANGE: "ERANGE", ENAMETOOLONG: "ENAMETOOLONG", ENOTEMPTY: "ENOTEMPTY", ELOOP: "ELOOP",
-        ENODATA: "ENODATA", EOPNOTSUPP: "EOPNOTSUPP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOSYS: "ENOSYS",
-        EOVERFLOW: "EOVERFLOW",
+        _EPERM: "EPERM", _ENOENT: "ENOENT", _EINTR: "EINTR", _EIO: "EIO", _EBADF: "EBADF", _EAGAIN: "EAGAIN",
+        _ENOMEM: "ENOMEM", _EACCES: "EACCES", _EBUSY: "EBUSY", _EEXIST: "EEXIST", _EXDEV: "EXDEV",
+        _ENOTDIR: "ENOTDIR", _EISDIR: "EISDIR", _EINVAL: "EINVAL", _ENFILE: "ENFILE", _EMFILE: "EMFILE",
+        _ETXTBSY: "ETXTBSY", _EFBIG: "EFBIG", _ENOSPC: "ENOSPC", _EROFS: "EROFS", _EMLINK: "EMLINK",
+        _ERANGE: "ERANGE", _ENAMETOOLONG: "ENAMETOOLONG", _ENOTEMPTY: "ENOTEMPTY", _ELOOP: "ELOOP",
+        _ENODATA: "ENODATA", _EOPNOTSUPP: "EOPNOTSUPP", _EDQUOT: "EDQUOT", _ESTALE: "ESTALE", _ENOSYS: "ENOSYS",
+        _EOVERFLOW: "EOVERFLOW",
     ]
 }

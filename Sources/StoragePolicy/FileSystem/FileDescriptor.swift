@@ -1,11 +1,6 @@
 // An open regular file: read, write, fsync, close. Owned: closed when it goes away.
 // Used for journals, trashinfo files and cache tags; never for walking.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 public final class FileDescriptor: Sendable {
     let rawValue: Int32
@@ -16,7 +11,7 @@ public final class FileDescriptor: Sendable {
         self.path = path
     }
 
-    deinit { _ = close(rawValue) }
+    deinit { _ = system_close(rawValue) }
 
     public struct Options: OptionSet, Sendable {
         public let rawValue: Int32
@@ -24,19 +19,19 @@ public final class FileDescriptor: Sendable {
         /// O_RDONLY
         public static let readOnly = Options([])
         /// O_WRONLY
-        public static let writeOnly = Options(rawValue: O_WRONLY)
+        public static let writeOnly = Options(rawValue: _O_WRONLY)
         /// O_RDWR
-        public static let readWrite = Options(rawValue: O_RDWR)
+        public static let readWrite = Options(rawValue: _O_RDWR)
         /// O_CREAT
-        public static let create = Options(rawValue: O_CREAT)
+        public static let create = Options(rawValue: _O_CREAT)
         /// O_EXCL
-        public static let exclusive = Options(rawValue: O_EXCL)
+        public static let exclusive = Options(rawValue: _O_EXCL)
         /// O_APPEND
-        public static let append = Options(rawValue: O_APPEND)
+        public static let append = Options(rawValue: _O_APPEND)
         /// O_TRUNC
-        public static let truncate = Options(rawValue: O_TRUNC)
+        public static let truncate = Options(rawValue: _O_TRUNC)
         /// O_NONBLOCK: a FIFO opened by mistake cannot hang the run.
-        public static let nonBlocking = Options(rawValue: O_NONBLOCK)
+        public static let nonBlocking = Options(rawValue: _O_NONBLOCK)
         /// O_NOATIME where the platform has it: reading leaves atime as it was.
         public static let noAccessTime = Options(rawValue: cposix_o_noatime())
     }
@@ -46,12 +41,12 @@ public final class FileDescriptor: Sendable {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let r = systemCall(.read) { chunk.withUnsafeMutableBytes { read(rawValue, $0.baseAddress, $0.count) } }
+            let r = systemCall(.read) { chunk.withUnsafeMutableBytes { system_read(rawValue, $0.baseAddress, $0.count) } }
             switch r {
             case .success(0): return out
             case .success(let n):
                 out.append(contentsOf: chunk[0..<n])
-                if out.count > limit { throw FileSystemError("read", path: path, errno: Errno(rawValue: EFBIG)) }
+                if out.count > limit { throw FileSystemError("read", path: path, errno: Errno(rawValue: _EFBIG)) }
             case .failure(let e): throw FileSystemError("read", path: path, errno: e)
             }
         }
@@ -62,7 +57,7 @@ public final class FileDescriptor: Sendable {
         var offset = 0
         while offset < bytes.count {
             let r = systemCall(.write) {
-                bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { system_write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
             }
             switch r {
             case .success(let n): offset += n
@@ -72,14 +67,14 @@ public final class FileDescriptor: Sendable {
     }
 
     public func sync() throws(FileSystemError) {
-        if case .failure(let e) = systemCall(.fsync, { fsync(rawValue) }) {
+        if case .failure(let e) = systemCall(.fsync, { system_fsync(rawValue) }) {
             throw FileSystemError("fsync", path: path, errno: e)
         }
     }
 
     public func status() throws(FileSystemError) -> FileStatus {
-        var s = stat()
-        if case .failure(let e) = systemCall(.stat, { fstat(rawValue, &s) }) {
+        var s = CInterop.Stat()
+        if case .failure(let e) = systemCall(.stat, { system_fstat(rawValue, &s) }) {
             throw FileSystemError("fstat", path: path, errno: e)
         }
         return FileStatus(s)
@@ -87,13 +82,13 @@ public final class FileDescriptor: Sendable {
 
     /// Takes an exclusive advisory lock (flock); `wait: false` fails at once with EWOULDBLOCK when held.
     public func lockExclusively(wait: Bool) throws(FileSystemError) {
-        let r = systemCall(.open) { flock(rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) }
+        let r = systemCall(.open) { system_flock(rawValue, _LOCK_EX | (wait ? 0 : _LOCK_NB)) }
         if case .failure(let e) = r { throw FileSystemError("flock", path: path, errno: e) }
     }
 
     /// Shrinks or grows the file to `length` bytes.
     public func truncate(to length: Int64) throws(FileSystemError) {
-        let r = systemCall(.write) { ftruncate(rawValue, off_t(length)) }
+        let r = systemCall(.write) { system_ftruncate(rawValue, CInterop.Offset(length)) }
         if case .failure(let e) = r { throw FileSystemError("ftruncate", path: path, errno: e) }
     }
 }

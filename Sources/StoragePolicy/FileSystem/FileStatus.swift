@@ -1,40 +1,35 @@
 // What statx(AT_SYMLINK_NOFOLLOW) says about one entry, as plain Swift values, with the id of its mount.
 // Timestamps are nanoseconds since the epoch, clamped (and flagged) when the file's own seconds do not fit;
 // sizes are bytes. Never describes a symlink's target; never traps on any value a file system returns.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 public enum FileType: String, Sendable, Hashable, Codable {
     case regular = "file", directory, symlink, fifo, socket, characterDevice = "char-device",
          blockDevice = "block-device", unknown
 
     init(mode: UInt32) {
-        switch mode & UInt32(S_IFMT) {
-        case UInt32(S_IFREG): self = .regular
-        case UInt32(S_IFDIR): self = .directory
-        case UInt32(S_IFLNK): self = .symlink
-        case UInt32(S_IFIFO): self = .fifo
-        case UInt32(S_IFSOCK): self = .socket
-        case UInt32(S_IFCHR): self = .characterDevice
-        case UInt32(S_IFBLK): self = .blockDevice
+        switch mode & _S_IFMT {
+        case _S_IFREG: self = .regular
+        case _S_IFDIR: self = .directory
+        case _S_IFLNK: self = .symlink
+        case _S_IFIFO: self = .fifo
+        case _S_IFSOCK: self = .socket
+        case _S_IFCHR: self = .characterDevice
+        case _S_IFBLK: self = .blockDevice
         default: self = .unknown
         }
     }
 
     /// From a dirent d_type; nil for DT_UNKNOWN (the caller must stat).
     init?(directoryEntryType t: UInt8) {
-        switch Int32(t) {
-        case Int32(DT_REG): self = .regular
-        case Int32(DT_DIR): self = .directory
-        case Int32(DT_LNK): self = .symlink
-        case Int32(DT_FIFO): self = .fifo
-        case Int32(DT_SOCK): self = .socket
-        case Int32(DT_CHR): self = .characterDevice
-        case Int32(DT_BLK): self = .blockDevice
+        switch t {
+        case _DT_REG: self = .regular
+        case _DT_DIR: self = .directory
+        case _DT_LNK: self = .symlink
+        case _DT_FIFO: self = .fifo
+        case _DT_SOCK: self = .socket
+        case _DT_CHR: self = .characterDevice
+        case _DT_BLK: self = .blockDevice
         default: return nil
         }
     }
@@ -72,24 +67,6 @@ public struct FileStatus: Sendable, Hashable {
         self.linkCount = linkCount; self.userID = userID; self.size = size; self.allocatedSize = allocatedSize
         self.accessTimeNs = accessTimeNs; self.modificationTimeNs = modificationTimeNs; self.changeTimeNs = changeTimeNs
         self.mountID = mountID; self.hasTimeOutOfRange = hasTimeOutOfRange
-    }
-
-    init(_ s: stat) {
-        #if canImport(Darwin)
-        let a = s.st_atimespec, m = s.st_mtimespec, c = s.st_ctimespec
-        #else
-        let a = s.st_atim, m = s.st_mtim, c = s.st_ctim
-        #endif
-        let at = FileStatus.nanoseconds(Int64(a.tv_sec), Int64(a.tv_nsec))
-        let mt = FileStatus.nanoseconds(Int64(m.tv_sec), Int64(m.tv_nsec))
-        let ct = FileStatus.nanoseconds(Int64(c.tv_sec), Int64(c.tv_nsec))
-        self.init(
-            device: UInt64(truncatingIfNeeded: s.st_dev), inode: UInt64(truncatingIfNeeded: s.st_ino),
-            type: FileType(mode: UInt32(s.st_mode)), permissions: UInt32(s.st_mode) & 0o7777,
-            linkCount: UInt64(truncatingIfNeeded: s.st_nlink), userID: UInt32(s.st_uid),
-            size: Int64(s.st_size), allocatedSize: FileStatus.bytes(blocks: UInt64(truncatingIfNeeded: s.st_blocks)),
-            accessTimeNs: at.ns, modificationTimeNs: mt.ns, changeTimeNs: ct.ns,
-            hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped)
     }
 
     init(_ s: cposix_stat) {

@@ -28,11 +28,7 @@ public enum Markers {
 
     /// The backup-exclusion attribute for this platform.
     public static var backupAttribute: (name: String, value: [UInt8]) {
-        #if canImport(Darwin)
-        return (appleBackupAttribute, appleBackupValue)
-        #else
-        return (linuxBackupAttribute, linuxBackupValue)
-        #endif
+        system_isDarwin ? (appleBackupAttribute, appleBackupValue) : (linuxBackupAttribute, linuxBackupValue)
     }
 
     /// CACHEDIR.TAG: the file name and the exact 43-byte signature its first line must start with.

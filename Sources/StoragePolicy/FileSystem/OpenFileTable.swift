@@ -1,12 +1,7 @@
 // Which files processes hold open, read once from /proc/*/fd, and whether an entry holds a BSD flock (probed the
 // way systemd-tmpfiles does: a non-blocking exclusive flock that fails while anyone else holds one).
 // Only ever keeps entries: a process or fd that cannot be read is simply not known, never a reason to delete.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 /// The (device, inode) of every file some process had open when the table was read.
 /// Root sees every process; another user sees only their own (the kernel hides other users' /proc/PID/fd).
@@ -35,7 +30,7 @@ public struct OpenFileTable: Sendable {
             table.unreadable = error
             return table
         }
-        let own = getpid()
+        let own = system_getpid()
         for process in processes {
             guard let pid = Int32(String(decoding: process.name.bytes, as: UTF8.self)), pid > 0, pid != own else { continue }
             let fdPath = "\(proc)/\(pid)/fd"
@@ -45,9 +40,9 @@ public struct OpenFileTable: Sendable {
                 continue
             }
             for fd in fds {
-                var s = stat()
+                var s = CInterop.Stat()
                 // Following the magic link is the point: it names the open file itself, wherever it is.
-                let r = "\(fdPath)/\(String(decoding: fd.name.bytes, as: UTF8.self))".withCString { stat($0, &s) }
+                let r = "\(fdPath)/\(String(decoding: fd.name.bytes, as: UTF8.self))".withCString { system_stat($0, &s) }
                 guard r == 0 else { continue }
                 let key = Key(device: UInt64(s.st_dev), inode: UInt64(s.st_ino))
                 if table.holders[key] == nil { table.holders[key] = pid }
@@ -111,10 +106,10 @@ extension DirectoryHandle {
     /// Our own probe lock goes with the descriptor at once.
     public func holdsFlock(_ name: FileName?, expected: EntryIdentity? = nil) throws(FileSystemError) -> Bool {
         let target = name.map(path.appending) ?? path
-        let base = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+        let base = _O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
         func open(_ flags: Int32) -> Result<Int32, Errno> {
             let n = name.map { $0 } ?? FileName(unchecked: Array(".".utf8))
-            return n.withCString { n in systemCall(.open) { openat(descriptor, n, flags) } }
+            return n.withCString { n in systemCall(.open) { system_openat(descriptor, n, flags) } }
         }
         var r = open(base | cposix_o_noatime())
         if case .failure(let e) = r, e == .notPermitted { r = open(base) }
@@ -123,13 +118,13 @@ extension DirectoryHandle {
         case .success(let value): fd = value
         case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
         }
-        defer { _ = close(fd) }
-        var s = stat()
-        guard fstat(fd, &s) == 0 else { throw FileSystemError("fstat", path: target, errno: Errno.current) }
+        defer { _ = system_close(fd) }
+        var s = CInterop.Stat()
+        guard system_fstat(fd, &s) == 0 else { throw FileSystemError("fstat", path: target, errno: Errno.current) }
         let type = FileType(mode: UInt32(s.st_mode))
         guard type == .regular || type == .directory else { return false }
         if let expected, UInt64(s.st_dev) != expected.device || UInt64(s.st_ino) != expected.inode { return false }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return false }
+        if system_flock(fd, _LOCK_EX | _LOCK_NB) == 0 { return false }
         let e = Errno.current
         if e == .wouldBlock { return true }
         throw FileSystemError("flock", path: target, errno: e)

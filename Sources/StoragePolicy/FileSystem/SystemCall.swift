@@ -1,10 +1,5 @@
 // The one place system calls are made from: retries EINTR, turns -1 into a typed Errno, and hosts the
 // fault-injection seam tests use to fail the Nth call of a kind. Never swallows an error.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// The kinds of system call the engine makes, as the fault-injection seam names them.
@@ -38,7 +33,7 @@ package enum FaultInjection {
     private static let enabled = Atomic<Bool>(false)
     private static let state = Mutex(State())
     private static let fromEnvironment: Void = {
-        guard let spec = getenv("POLICYCTL_FAULTS").map({ String(cString: $0) }), !spec.isEmpty else { return }
+        guard let spec = system_getenv("POLICYCTL_FAULTS").map({ String(cString: $0) }), !spec.isEmpty else { return }
         let faults = spec.split(separator: ",").compactMap { item -> Fault? in
             let parts = item.split(separator: ":").map(String.init)
             guard parts.count == 3, let call = SystemCall(rawValue: parts[0]), let nth = Int(parts[1]),

@@ -1,11 +1,6 @@
 // An open directory stream the walker reads once and then keeps, for a while, as the anchor its
 // subdirectories are opened from. Never follows a symlink; counts itself so the walker can bound open fds.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 import Synchronization
 
 /// Where a directory was opened from: an ancestor's name and identity, re-checked when the walker has to
@@ -41,7 +36,7 @@ final class WalkDirectory: @unchecked Sendable {
     }
 
     deinit {
-        _ = closedir(stream)
+        _ = system_closedir(stream)
         counter.live.subtract(1, ordering: .relaxed)
     }
 
@@ -55,8 +50,8 @@ final class WalkDirectory: @unchecked Sendable {
 
     /// Opens the root given as a path string; its last component must not be a symlink.
     static func open(root: String, counter: Counter) throws(FileSystemError) -> WalkDirectory {
-        var r = systemCall(.open) { Glibc.open(root, flags) }
-        if case .failure(let e) = r, e == .notPermitted { r = systemCall(.open) { Glibc.open(root, flagsWithoutNoAtime) } }
+        var r = systemCall(.open) { system_open(root, flags) }
+        if case .failure(let e) = r, e == .notPermitted { r = systemCall(.open) { system_open(root, flagsWithoutNoAtime) } }
         switch r {
         case .success(let fd): return try wrap(fd, path: .root, counter: counter)
         case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
@@ -65,9 +60,9 @@ final class WalkDirectory: @unchecked Sendable {
 
     /// openat with the directory flags; O_NOATIME is refused (EPERM) on directories we do not own.
     static func openDescriptor(_ name: FileName, in parent: Int32, path: RelativePath) throws(FileSystemError) -> Int32 {
-        var r = name.withCString { n in systemCall(.open) { openat(parent, n, flags) } }
+        var r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flags) } }
         if case .failure(let e) = r, e == .notPermitted {
-            r = name.withCString { n in systemCall(.open) { openat(parent, n, flagsWithoutNoAtime) } }
+            r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flagsWithoutNoAtime) } }
         }
         switch r {
         case .success(let fd): return fd
@@ -86,10 +81,10 @@ final class WalkDirectory: @unchecked Sendable {
 
     private static func wrap(_ fd: Int32, path: RelativePath, counter: Counter) throws(FileSystemError) -> WalkDirectory {
         let status: FileStatus
-        do { status = try self.status(of: fd, path: path) } catch { _ = close(fd); throw error }
-        guard let stream = fdopendir(fd) else {
+        do { status = try self.status(of: fd, path: path) } catch { _ = system_close(fd); throw error }
+        guard let stream = system_fdopendir(fd) else {
             let e = Errno.current
-            _ = close(fd)
+            _ = system_close(fd)
             throw FileSystemError("fdopendir", path: path, errno: e)
         }
         return WalkDirectory(stream: stream, descriptor: fd, path: path, status: status, counter: counter)

@@ -1,11 +1,6 @@
 // Walks a tree through directory descriptors on several threads, handing each directory to a visitor and
 // telling it, bottom-up, when a subtree is done. Never follows a symlink, never enters another mount (bind
 // mounts on the same device included: mount ids are compared, not devices).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// What the walker calls. `Directory` is the visitor's own state for one directory, kept until its subtree
@@ -98,9 +93,8 @@ public struct Walker: Sendable {
 
     /// A quarter of the descriptor limit, within 8...256: leaves room for everything else the process opens.
     static func defaultBudget() -> Int {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 64 }
-        let soft = limit.rlim_cur == rlim_t.max ? 4096 : Int(clamping: limit.rlim_cur)
+        guard let limit = system_openFileLimit() else { return 64 }
+        let soft = limit.unlimited ? 4096 : Int(clamping: limit.soft)
         return min(256, max(8, soft / 4))
     }
 }
@@ -210,12 +204,12 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         // Reopen the closed ancestors one by one, each checked against the identity it had when walked.
         var current = item.anchor.descriptor
         var owned: Int32 = -1
-        defer { if owned >= 0 { _ = close(owned) } }
+        defer { if owned >= 0 { _ = system_close(owned) } }
         var path = item.anchor.path
         for link in item.chain {
             path = path.appending(link.name)
             let fd = try WalkDirectory.openDescriptor(link.name, in: current, path: path)
-            if owned >= 0 { _ = close(owned) }
+            if owned >= 0 { _ = system_close(owned) }
             owned = fd
             current = fd
             let status = try WalkDirectory.status(of: fd, path: path)

@@ -1,61 +1,56 @@
 // A last-in-first-out queue of directories shared by the walker's threads, and the threads themselves.
 // Never busy-waits: idle workers sleep on a condition variable until work arrives or the walk is over.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// LIFO keeps the walk depth-first, so the directories waiting (and the descriptors they pin) stay few.
 final class WorkStack<Item>: @unchecked Sendable {
     // @unchecked: every field is touched only with `mutex` held.
     private var items: [Item] = []
     private var closed = false
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let mutex: UnsafeMutablePointer<CInterop.Mutex>
+    private let condition: UnsafeMutablePointer<CInterop.Condition>
 
     init() {
         mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        mutex.initialize(to: CInterop.Mutex())
+        system_pthread_mutex_init(mutex)
         condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
+        condition.initialize(to: CInterop.Condition())
+        system_pthread_cond_init(condition)
     }
 
     deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
+        system_pthread_cond_destroy(condition)
+        system_pthread_mutex_destroy(mutex)
         condition.deallocate()
         mutex.deallocate()
     }
 
     func push(_ new: [Item]) {
         guard !new.isEmpty else { return }
-        pthread_mutex_lock(mutex)
+        system_pthread_mutex_lock(mutex)
         items.append(contentsOf: new)
-        if new.count == 1 { pthread_cond_signal(condition) } else { pthread_cond_broadcast(condition) }
-        pthread_mutex_unlock(mutex)
+        if new.count == 1 { system_pthread_cond_signal(condition) } else { system_pthread_cond_broadcast(condition) }
+        system_pthread_mutex_unlock(mutex)
     }
 
     /// The next item; nil once the stack is closed (the walk is over).
     func pop() -> Item? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        system_pthread_mutex_lock(mutex)
+        defer { system_pthread_mutex_unlock(mutex) }
         while true {
             if closed { return nil }
             if let item = items.popLast() { return item }
-            pthread_cond_wait(condition, mutex)
+            system_pthread_cond_wait(condition, mutex)
         }
     }
 
     /// Ends the walk: every waiting and future `pop` returns nil.
     func close() {
-        pthread_mutex_lock(mutex)
+        system_pthread_mutex_lock(mutex)
         closed = true
         items.removeAll()
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        system_pthread_cond_broadcast(condition)
+        system_pthread_mutex_unlock(mutex)
     }
 }
 
@@ -67,16 +62,15 @@ enum WorkerThreads {
     }
 
     static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        var threads: [pthread_t] = []
+        var threads: [CInterop.Thread] = []
         for index in 1..<max(count, 1) {
             let start = Unmanaged.passRetained(Start { body(index) }).toOpaque()
-            var thread = pthread_t()
-            let r = pthread_create(&thread, nil, { raw in
+            let thread = system_pthread_create({ raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
                 start.body()
                 return nil
             }, start)
-            if r == 0 {
+            if let thread {
                 threads.append(thread)
             } else {
                 // No thread: the work still gets done by the threads we have.
@@ -84,11 +78,11 @@ enum WorkerThreads {
             }
         }
         body(0)
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { system_pthread_join(thread) }
     }
 
     /// Cores this process may use.
     static var availableCores: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        system_processorCount()
     }
 }

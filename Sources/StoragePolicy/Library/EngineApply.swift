@@ -1,11 +1,6 @@
 // The one apply sequence, for `policyctl apply` and the engine's own `apply` calls alike: open the root,
 // check a saved plan (staleness, then every action against its policy), lock, recover, plan, confirm,
 // apply. Each step is an ApplyEvent; nothing is printed. Nothing changes past a refused check.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension StorageEngine {
     /// Carries out `request` as one journaled transaction, sending every step to `events` in order.

@@ -1,10 +1,5 @@
 // The library's front door: one policy and one root, with plan, apply, audit, recover and journal as the
 // CLI runs them (lock, recovery first, journal). Never prints; never acts outside the root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Runs a storage policy against a root directory: the same planner, apply, journal and recovery as

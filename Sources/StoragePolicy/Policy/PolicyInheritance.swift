@@ -2,11 +2,6 @@
 // order; a rule of the same name replaces the inherited one in its place; `enabled: false` drops one; top-level
 // keys the file writes override inherited ones. Cycles, unknown names, unreadable files and chains deeper than
 // `maximumDepth` are errors at the `extends` entry; errors inside an inherited file are located in that file.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum PolicyInheritance {
     /// How many files deep a chain may go (a policy, what it extends, what that extends...).
@@ -146,8 +141,8 @@ enum PolicyInheritance {
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
+        guard let resolved = system_realpath(path, nil) else { return nil }
+        defer { system_free(resolved) }
         return String(cString: resolved)
     }
 

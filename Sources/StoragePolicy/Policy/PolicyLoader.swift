@@ -1,10 +1,5 @@
 // Loads a policy file: YAML bytes -> nodes -> a validated Policy, with every problem collected as a
 // Diagnostic at file:line:col. Never returns a policy that has errors.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads policies from YAML (a file, a string or bytes) into a validated `Policy`, with every problem at `file:line:col`.
 public enum PolicyLoader {
@@ -96,7 +91,7 @@ public enum PolicyLoader {
     }
 
     static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK)
         guard fd >= 0 else { throw FileSystemError("open", path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }
         let file = FileDescriptor(rawValue: fd, path: RelativePath(unchecked: Array(path.utf8)))
         let status = try file.status()

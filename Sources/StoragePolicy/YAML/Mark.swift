@@ -1,6 +1,6 @@
 // Mark: a 1-based line and column in a YAML source, carried by every node and every YAMLError.
 // Never 0-based: libyaml's 0-based marks are converted in exactly one place, `Mark.init(_: yaml_mark_t)`.
-import CYAML
+internal import CYAML
 
 /// A position in a YAML source, as an editor shows it: line and column both start at 1.
 ///

@@ -1,6 +1,6 @@
 // Reader: turns YAML bytes into Node trees through libyaml's event API, one loop, no recursion.
 // Never crashes, hangs or overflows the stack on any input: every failure is a YAMLError with a line and column.
-import CYAML
+internal import CYAML
 
 /// Reading YAML sources into `Node` trees.
 ///

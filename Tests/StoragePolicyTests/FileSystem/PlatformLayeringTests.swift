@@ -1,0 +1,68 @@
+// Holds the platform layering of issue 13: only Sources/StoragePolicy/Platform/ (and the command layer's one
+// Platform.swift) names Glibc or Darwin; C modules stay behind `internal import`. Reads the source tree, never writes.
+import Foundation
+import Testing
+
+@Suite("One platform layer") struct PlatformLayeringTests {
+    static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
+
+    /// The files allowed to know the platform.
+    static func isPlatformLayer(_ path: String) -> Bool {
+        path.hasPrefix("Sources/StoragePolicy/Platform/") || path == "Sources/PolicyctlCommands/Platform.swift"
+    }
+
+    /// Every Swift file under Sources/, as (path relative to the package, lines).
+    static func sources() -> [(path: String, lines: [Substring])] {
+        let base = packageRoot + "/Sources"
+        let names = (FileManager.default.enumerator(atPath: base)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        return names.sorted().compactMap { name in
+            guard let text = try? String(contentsOfFile: base + "/" + name, encoding: .utf8) else { return nil }
+            return ("Sources/" + name, text.split(separator: "\n", omittingEmptySubsequences: false))
+        }
+    }
+
+    /// `path:line: text` for each line outside the layer that matches.
+    static func violations(_ pattern: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return sources().filter { !isPlatformLayer($0.path) }.flatMap { file in
+            file.lines.enumerated().compactMap { (i, line) -> String? in
+                let s = String(line)
+                let found = regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+                return found ? "\(file.path):\(i + 1): \(s)" : nil
+            }
+        }
+    }
+
+    @Test("the scan sees the whole tree, the layer included (so the checks below can fail)")
+    func scanSeesTheTree() {
+        let files = PlatformLayeringTests.sources()
+        #expect(files.count > 100)
+        let layer = files.filter { PlatformLayeringTests.isPlatformLayer($0.path) }
+        #expect(layer.map(\.path).contains("Sources/StoragePolicy/Platform/Syscalls.swift"))
+        #expect(layer.contains { $0.lines.contains("#if canImport(Glibc)") })
+    }
+
+    @Test("no #if canImport(Glibc) or canImport(Darwin) outside the platform layer")
+    func noPlatformConditions() {
+        #expect(PlatformLayeringTests.violations(#"canImport\((Glibc|Darwin|Musl)\)"#) == [])
+    }
+
+    @Test("no Glibc.- or Darwin.-qualified call outside the platform layer")
+    func noQualifiedCalls() {
+        #expect(PlatformLayeringTests.violations(#"\b(Glibc|Darwin)\.[A-Za-z_]"#) == [])
+    }
+
+    @Test("no file outside the platform layer imports Glibc or Darwin")
+    func noLibcImports() {
+        #expect(PlatformLayeringTests.violations(#"^\s*(@_exported\s+|@_implementationOnly\s+)?((public|package|internal|fileprivate|private)\s+)?import\s+(Glibc|Darwin|Musl)\b"#) == [])
+    }
+
+    @Test("the library imports its C modules internal only, so a client needs no C module map")
+    func cModulesInternal() {
+        let imports = PlatformLayeringTests.sources().filter { $0.path.hasPrefix("Sources/StoragePolicy/") }.flatMap { file in
+            file.lines.filter { $0.contains("import CPosix") || $0.contains("import CYAML") }.map { "\(file.path): \($0)" }
+        }
+        #expect(!imports.isEmpty)
+        #expect(imports.filter { !$0.hasSuffix(": internal import CPosix") && !$0.hasSuffix(": internal import CYAML") } == [])
+    }
+}
