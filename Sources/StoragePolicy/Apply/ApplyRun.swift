@@ -133,6 +133,7 @@ final class ApplyRun {
 
     private func runGroup(_ group: Range<Int>) throws {
         directories.clear()
+        inUseCheck = inUseCheck?.rereadingFlocks()
         var prepared: [(Int, [Intent])] = []
         for i in group {
             switch try prepareOrSkip(i) {
@@ -644,8 +645,15 @@ final class ApplyRun {
         return nil
     }
 
-    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck).
-    private lazy var inUse = InUseCheck.now()
+    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck);
+    /// its /proc/locks is read again for each group.
+    private var inUseCheck: InUseCheck?
+    private var inUse: InUseCheck {
+        if let inUseCheck { return inUseCheck }
+        let check = InUseCheck.now(root: root)
+        inUseCheck = check
+        return check
+    }
 
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
