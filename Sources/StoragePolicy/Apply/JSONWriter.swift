@@ -10,6 +10,12 @@ struct JSONWriter {
     /// The finished object, `{...}`.
     var finished: [UInt8] { bytes + [0x7D] }
 
+    /// Appends the finished object to `out` without building it first.
+    func appendFinished(to out: inout [UInt8]) {
+        out.append(contentsOf: bytes)
+        out.append(0x7D)
+    }
+
     mutating func string(_ key: String, _ value: String) {
         self.key(key)
         JSONWriter.appendString(value, to: &bytes)
