@@ -209,6 +209,8 @@ final class ApplyRun {
 
     /// Why a step cannot run because a step it depends on was skipped, or nil.
     private func dependencyReason(_ action: Action) -> String? {
+        // Nothing skipped or failed yet (the common case): nothing to look up for each ancestor.
+        if notCreated.isEmpty && holdsFailure.isEmpty && unavailableTrash.isEmpty { return nil }
         var targets = [action.path]
         if case .rename(let to) = action.kind { targets.append(to) }
         if case .trash(let folder) = action.kind, let why = unavailableTrash[folder] {
@@ -250,7 +252,8 @@ final class ApplyRun {
         let step = steps[i]
         let action = step.action
         let path = action.path
-        if let first = path.components.first, Markers.isEngineState(first.bytes) {
+        // The first component, without splitting the whole path (once per step).
+        if !path.isRoot, Markers.isEngineState(path.bytes.prefix { $0 != 0x2F }) {
             return .skip("inside .policyctl, the engine's own state folder; never touched")
         }
         if let reason = dependencyReason(action) { return .skip(reason) }

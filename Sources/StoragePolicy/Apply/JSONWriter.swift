@@ -5,7 +5,8 @@ struct JSONWriter {
     private(set) var bytes: [UInt8] = [0x7B]
     private var empty = true
 
-    init() {}
+    /// Room for a typical record up front: appends then never regrow the buffer field by field.
+    init() { bytes.reserveCapacity(384) }
 
     /// The finished object, `{...}`.
     var finished: [UInt8] { bytes + [0x7D] }
