@@ -31,14 +31,32 @@ public enum SHA256 {
                     w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
                 }
                 var (a, b, c, d, e, f, g, hh) = h
-                for i in 0..<64 {
-                    let t1 = hh &+ (SHA256.rotr(e, 6) ^ SHA256.rotr(e, 11) ^ SHA256.rotr(e, 25)) &+ (g ^ (e & (f ^ g))) &+ k[i] &+ w[i]
-                    let t2 = (SHA256.rotr(a, 2) ^ SHA256.rotr(a, 13) ^ SHA256.rotr(a, 22)) &+ ((a & b) | (c & (a | b)))
-                    hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                // Eight rounds per pass with the roles rotated in the arguments: no moving of the eight words
+                // between rounds.
+                var i = 0
+                while i < 64 {
+                    Self.round(a, b, c, &d, e, f, g, &hh, k[i] &+ w[i])
+                    Self.round(hh, a, b, &c, d, e, f, &g, k[i + 1] &+ w[i + 1])
+                    Self.round(g, hh, a, &b, c, d, e, &f, k[i + 2] &+ w[i + 2])
+                    Self.round(f, g, hh, &a, b, c, d, &e, k[i + 3] &+ w[i + 3])
+                    Self.round(e, f, g, &hh, a, b, c, &d, k[i + 4] &+ w[i + 4])
+                    Self.round(d, e, f, &g, hh, a, b, &c, k[i + 5] &+ w[i + 5])
+                    Self.round(c, d, e, &f, g, hh, a, &b, k[i + 6] &+ w[i + 6])
+                    Self.round(b, c, d, &e, f, g, hh, &a, k[i + 7] &+ w[i + 7])
+                    i += 8
                 }
                 h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
                 base += 64
             }
+        }
+
+        /// One round: `d` gains T1 (it becomes the next e), `h` becomes T1 + T2 (the next a).
+        @inline(__always)
+        static func round(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+                          _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ kw: UInt32) {
+            let t1 = h &+ (SHA256.rotr(e, 6) ^ SHA256.rotr(e, 11) ^ SHA256.rotr(e, 25)) &+ (g ^ (e & (f ^ g))) &+ kw
+            d = d &+ t1
+            h = t1 &+ (SHA256.rotr(a, 2) ^ SHA256.rotr(a, 13) ^ SHA256.rotr(a, 22)) &+ ((a & b) | (c & (a | b)))
         }
 
         /// Hashes a whole message: its whole blocks in place, then the last partial block and the padding
