@@ -120,7 +120,8 @@ struct InUseCheckTests {
         let check = InUseCheck(table: OpenFileTable(), flocks: before, localDevices: [try folder.handle.status().device])
         // Another file system's flocked file may share an inode number: such a name is probed (and f0 then found).
         let listed = try folder.names.map { try before.mayHold(inode: folder.handle.status(of: $0).inode) }
-        try #require(!listed[0], "f0's inode was already listed")
+        // (Only another file system's flocked file can share f0's inode number; then there is nothing to pin.)
+        guard !listed[0] else { return }
         #expect(try folder.reasons(check) == [nil, nil, nil])
         #expect(check.flockProbes == listed.filter { $0 }.count)
     }
