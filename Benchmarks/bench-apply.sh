@@ -5,6 +5,10 @@
 #   Benchmarks/bench-apply.sh                  # N=200000, 3 runs each
 #   N=50000 RUNS=5 Benchmarks/bench-apply.sh
 #   FLAT=1 N=60000 Benchmarks/bench-apply.sh   # every file directly in tmp/, empty: the per-file overhead
+#   COUNTS=1 FLAT=1 N=60000 Benchmarks/bench-apply.sh
+#                                              # no timing: system calls (strace -c -f) and instructions
+#                                              # (valgrind --tool=callgrind) of one run of each tool, which
+#                                              # machine noise cannot move (Docs/performance.md)
 #
 # The tree: tmp/dNNNN/fNNNNN.dat, 1,000 files per directory, holding data (with FLAT=1 all of them in tmp/
 # itself, empty), every other file 48 hours old (expired), the rest one hour old; directories one hour old, so
@@ -24,7 +28,8 @@ REPO=$(dirname "$HERE")
 export PATH="/opt/swift/usr/bin:$PATH"
 
 command -v systemd-tmpfiles >/dev/null || { echo "systemd-tmpfiles is required" >&2; exit 1; }
-if ! command -v hyperfine >/dev/null; then
+COUNTS=${COUNTS:-0}
+if [ "$COUNTS" != 1 ] && ! command -v hyperfine >/dev/null; then
     echo "installing hyperfine..." >&2
     apt-get install -y -qq hyperfine >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq hyperfine; }
 fi
@@ -133,6 +138,38 @@ fi
 TOTAL=$(cd "$TEMPLATE" && find tmp -type f | wc -l)
 REMAINING=$(cd "$WORK/a" && find tmp -type f | wc -l)
 echo "both deleted the same $((TOTAL - REMAINING)) of $TOTAL files" >&2
+
+if [ "$COUNTS" = 1 ]; then
+    for tool in strace valgrind; do
+        command -v $tool >/dev/null || apt-get install -y -qq $tool >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $tool; }
+    done
+    count() {  # NAME PREP CMD: all system calls, statx, unlinkat, flock, then user-space instructions
+        bash -c "$2"
+        # shellcheck disable=SC2086  # the command is words, as hyperfine is given it
+        strace -c -f -o "$WORK/strace-$1.txt" $3 >/dev/null
+        bash -c "$2"
+        # shellcheck disable=SC2086
+        valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$1.out" $3 >/dev/null 2>"$WORK/callgrind-$1.log"
+        python3 - "$1" "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" <<'EOF3'
+import re, sys
+calls = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+        calls[f[-1]] = int(f[3])
+    elif f and f[-1] == "total":
+        calls["total"] = int(f[3 if len(f) >= 5 else 2])
+ir = re.search(r"Collected : (\d+)", open(sys.argv[3]).read())
+print(f"  {sys.argv[1]:34s} syscalls {calls.get('total', 0):>9,}  statx {calls.get('statx', 0):>7,}  "
+      f"unlinkat {calls.get('unlinkat', 0):>7,}  flock {calls.get('flock', 0):>6,}  "
+      f"instructions {int(ir.group(1)) if ir else 0:>15,}")
+EOF3
+    }
+    echo "counts, one run each ($MODE):"
+    count "policyctl apply" "$PREP_A" "$CMD_A"
+    count "systemd-tmpfiles --clean" "$PREP_B" "$CMD_B"
+    exit 0
+fi
 
 # Interleaved rounds (A B, then B A, ...): on a shared machine the load drifts, and one tool's runs all
 # landing in a busy minute would say nothing about the tools. Each round's ratio is the figure that counts.

@@ -189,4 +189,61 @@ struct InUseTests {
         #expect(skipped["tmp/locked"]?.hasSuffix(", which has exited)") == true, "\(skipped)")
         #expect(!decoded.actions.contains { $0.path.string == "tmp/locked" })
     }
+
+    /// `unshare` can give a child a PID namespace and a /proc of its own (root, a kernel that allows it).
+    static let canUnsharePID: Bool = {
+        guard getuid() == 0, let r = try? ChildProcess.run("/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "/bin/true"]) else { return false }
+        return r.status == 0
+    }()
+
+    /// Where the kernel's /proc/locks lists every flock on the scratch folder's filesystem.
+    static var procLocksTrusted: Bool {
+        // The initial PID namespace's nsfs inode (PROC_PID_INIT_INO), and the scratch folders' file system (/tmp).
+        var s = stat()
+        guard stat("/proc/self/ns/pid", &s) == 0, s.st_ino == 0xEFFF_FFFC else { return false }
+        return (try? DirectoryHandle.open(root: "/tmp").flocksAreLocal) ?? false
+    }
+
+    @Test("in a PID namespace of its own /proc/locks hides the holder: the flock is found by probing, at plan and at apply",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant && InUseTests.canUnsharePID))
+    func flockProbeInPIDNamespace() throws {
+        let t = try Setup()
+        let lock = try Holder("exec 3< '\(t.root)/tmp/locked'; flock -x 3; exec sleep 60")
+        defer { lock.stop() }
+        lock.wait { InUseTests.flocked(t.root + "/tmp/locked") }
+        let inside = ["--pid", "--fork", "--mount-proc", PolicyctlBinary.path]
+        let plan = try ChildProcess.run("/usr/bin/unshare", inside + ["plan", "--policy", t.policy, "--root", t.root, "--format", "json"])
+        let decoded = try Plan.decode(json: Data(plan.stdout.utf8))
+        let skipped = Dictionary(uniqueKeysWithValues: decoded.skipped.map { ($0.path.string, $0.reason) })
+        // Neither /proc/*/fd nor /proc/locks of the new namespace shows the holder: only the probe can say.
+        #expect(skipped["tmp/locked"] == "in use: holds a BSD flock", "\(plan.stderr)")
+        #expect(!decoded.actions.contains { $0.path.string == "tmp/locked" })
+        let applied = try ChildProcess.run("/usr/bin/unshare", inside + ["apply", "--yes", "--policy", t.policy, "--root", t.root])
+        #expect(applied.status == 0, "\(applied.stdout)\(applied.stderr)")
+        #expect(names(try manifest(of: t.root)).contains("tmp/locked directory"))
+        #expect(!names(try manifest(of: t.root)).contains("tmp/old.log file size=10"))
+    }
+
+    @Test("where /proc/locks is trusted, apply probes no entry it does not list: no flock call on the tree (strace)",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant && InUseTests.procLocksTrusted
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")))
+    func noProbeWhereProcLocksSays() throws {
+        let t = try Setup()
+        let lock = try Holder("exec 3< '\(t.root)/tmp/locked'; flock -x 3; exec sleep 60")
+        defer { lock.stop() }
+        lock.wait { InUseTests.flocked(t.root + "/tmp/locked") }
+        let trace = t.scratch.path + "/strace.out"
+        let run = try ChildProcess.run("/usr/bin/strace", ["-f", "-y", "-e", "trace=flock", "-o", trace,
+                                                          PolicyctlBinary.path, "apply", "--yes", "--policy", t.policy, "--root", t.root])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("flock(") }
+        let onTree = calls.filter { $0.contains("<\(t.root)/tmp") }
+        // tmp/locked is kept as open in the holder (/proc/*/fd, before any probe). tmp/old.log, tmp/held.log,
+        // tmp/gone, tmp/busy and the folders inside are not in /proc/locks: never probed, neither when planning nor
+        // just before their deletes (before, every one was probed twice). The flocks left are apply's own lock.
+        #expect(onTree.isEmpty, "\(calls)")
+        #expect(calls.contains { $0.contains("/.policyctl/lock>") }, "strace saw no flock at all: \(calls)")
+        #expect(calls.allSatisfy { $0.contains("<\(t.root)/tmp") || $0.contains("/.policyctl/lock>") }, "\(calls)")
+        #expect(names(try manifest(of: t.root)).contains("tmp/locked directory"))
+    }
 }

@@ -133,6 +133,7 @@ final class ApplyRun {
 
     private func runGroup(_ group: Range<Int>) throws {
         directories.clear()
+        inUseCheck = inUseCheck?.rereadingFlocks()
         var prepared: [(Int, [Intent])] = []
         for i in group {
             switch try prepareOrSkip(i) {
@@ -208,6 +209,8 @@ final class ApplyRun {
 
     /// Why a step cannot run because a step it depends on was skipped, or nil.
     private func dependencyReason(_ action: Action) -> String? {
+        // Nothing skipped or failed yet (the common case): nothing to look up for each ancestor.
+        if notCreated.isEmpty && holdsFailure.isEmpty && unavailableTrash.isEmpty { return nil }
         var targets = [action.path]
         if case .rename(let to) = action.kind { targets.append(to) }
         if case .trash(let folder) = action.kind, let why = unavailableTrash[folder] {
@@ -249,7 +252,8 @@ final class ApplyRun {
         let step = steps[i]
         let action = step.action
         let path = action.path
-        if let first = path.components.first, Markers.isEngineState(first.bytes) {
+        // The first component, without splitting the whole path (once per step).
+        if !path.isRoot, Markers.isEngineState(path.bytes.prefix { $0 != 0x2F }) {
             return .skip("inside .policyctl, the engine's own state folder; never touched")
         }
         if let reason = dependencyReason(action) { return .skip(reason) }
@@ -644,8 +648,15 @@ final class ApplyRun {
         return nil
     }
 
-    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck).
-    private lazy var inUse = InUseCheck.now()
+    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck);
+    /// its /proc/locks is read again for each group.
+    private var inUseCheck: InUseCheck?
+    private var inUse: InUseCheck {
+        if let inUseCheck { return inUseCheck }
+        let check = InUseCheck.now(root: root)
+        inUseCheck = check
+        return check
+    }
 
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {

@@ -5,10 +5,17 @@ struct JSONWriter {
     private(set) var bytes: [UInt8] = [0x7B]
     private var empty = true
 
-    init() {}
+    /// Room for a typical record up front: appends then never regrow the buffer field by field.
+    init() { bytes.reserveCapacity(384) }
 
     /// The finished object, `{...}`.
     var finished: [UInt8] { bytes + [0x7D] }
+
+    /// Appends the finished object to `out` without building it first.
+    func appendFinished(to out: inout [UInt8]) {
+        out.append(contentsOf: bytes)
+        out.append(0x7D)
+    }
 
     mutating func string(_ key: String, _ value: String) {
         self.key(key)
@@ -21,7 +28,7 @@ struct JSONWriter {
 
     mutating func int(_ key: String, _ value: some BinaryInteger) {
         self.key(key)
-        bytes.append(contentsOf: String(value).utf8)
+        JSONWriter.appendInteger(value, to: &bytes)
     }
 
     mutating func bool(_ key: String, _ value: Bool) {
@@ -60,7 +67,7 @@ struct JSONWriter {
         bytes.append(0x5B)
         for (i, v) in values.enumerated() {
             if i > 0 { bytes.append(0x2C) }
-            bytes.append(contentsOf: String(v).utf8)
+            JSONWriter.appendInteger(v, to: &bytes)
         }
         bytes.append(0x5D)
     }
@@ -72,8 +79,35 @@ struct JSONWriter {
         bytes.append(0x3A)
     }
 
+    /// Decimal digits, without building a String (one per journal record field).
+    static func appendInteger(_ value: some BinaryInteger, to out: inout [UInt8]) {
+        if value < 0 { out.append(0x2D) }
+        var magnitude = UInt64(value.magnitude)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 20
+            repeat {
+                n -= 1
+                digits[n] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[n...]))
+        }
+    }
+
     static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
+        var text = s
+        // Most strings (keys, paths, ids) need no escape: copied in one piece.
+        let copied = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if !copied { appendEscaped(text, to: &out) }
+        out.append(0x22)
+    }
+
+    private static func appendEscaped(_ s: String, to out: inout [UInt8]) {
         for b in s.utf8 {
             switch b {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])
@@ -87,6 +121,5 @@ struct JSONWriter {
             default: out.append(b)
             }
         }
-        out.append(0x22)
     }
 }

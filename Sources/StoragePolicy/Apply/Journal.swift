@@ -29,7 +29,7 @@ final class Journal {
 
     /// Adds a record to the pending group; nothing reaches the disk until `flush`.
     func append(_ body: JSONWriter) {
-        buffer.append(contentsOf: JournalRecord.frame(body.finished))
+        JournalRecord.appendFrame(of: body, to: &buffer)
         buffered += 1
     }
 

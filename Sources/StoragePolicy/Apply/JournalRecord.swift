@@ -19,6 +19,22 @@ struct JournalRecord: Sendable {
         JournalChecksum.prefix(body)
     }
 
+    /// Appends the framed line of `body` (newline included) to `out`, with no copy of the body on the way:
+    /// the checksum is taken over the body where it lands in `out` and written into its place in the frame.
+    static func appendFrame(of body: JSONWriter, to out: inout [UInt8]) {
+        out.append(contentsOf: prefix)
+        let sumStart = out.count
+        out.append(contentsOf: repeatElement(0x30, count: 16))
+        out.append(contentsOf: middle)
+        let bodyStart = out.count
+        body.appendFinished(to: &out)
+        var sum: [UInt8] = []
+        sum.reserveCapacity(16)
+        SHA256.appendHexPrefix(of: out[bodyStart...], digits: 16, to: &sum)
+        for i in 0..<16 { out[sumStart + i] = sum[i] }
+        out.append(contentsOf: [0x7D, 0x0A])
+    }
+
     /// The framed line, newline included.
     static func frame(_ body: [UInt8]) -> [UInt8] {
         var line = Array(#"{"sum":""#.utf8)
@@ -40,7 +56,10 @@ struct JournalRecord: Sendable {
         let sum = line[sumStart..<(sumStart + 16)]
         guard line[(sumStart + 16)..<(line.startIndex + headerLength)].elementsEqual(middle) else { return nil }
         let body = line[(line.startIndex + headerLength)..<(line.endIndex - 1)]
-        guard checksum(body).utf8.elementsEqual(sum) else { return nil }
+        var expected: [UInt8] = []
+        expected.reserveCapacity(16)
+        SHA256.appendHexPrefix(of: body, digits: 16, to: &expected)
+        guard expected.elementsEqual(sum) else { return nil }
         return body
     }
 

@@ -2,16 +2,41 @@
 // when its target is open in some process (/proc/*/fd, read once per run) or holds a BSD flock, and a directory
 // delete when anything inside it is open or any directory in it is flocked. Only ever removes deletes from a
 // plan: what cannot be checked (an unreadable /proc, a flock that cannot be probed) is kept too.
+// The flock probe (open, fstat, flock, close) runs only where /proc/locks, read once per run, cannot rule the
+// entry out: as root or not, in the initial PID namespace and on a local filesystem, no entry it does not list
+// is probed (see FlockTable).
+import Synchronization
 
 /// Whether one entry is in use, against one reading of /proc.
 public struct InUseCheck: Sendable {
     /// Open files when the run started.
     public let table: OpenFileTable
+    /// Flocks when the run started: an entry on a trusted device that it does not list is not probed.
+    public let flocks: FlockTable
+    /// Devices whose flocks /proc/locks lists in full (the root's, on a local filesystem).
+    public let localDevices: Set<UInt64>
+    private let probes = ProbeCount()
 
-    public init(table: OpenFileTable) { self.table = table }
+    public init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = []) {
+        self.table = table
+        self.flocks = flocks
+        self.localDevices = localDevices
+    }
 
-    /// Reads /proc now.
-    public static func now() -> InUseCheck { InUseCheck(table: .read()) }
+    /// Reads /proc now; /proc/locks is trusted for entries on `root`'s device when its filesystem is local.
+    public static func now(root: DirectoryHandle? = nil) -> InUseCheck {
+        let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
+        return InUseCheck(table: .read(), flocks: .read(), localDevices: device.map { [$0] } ?? [])
+    }
+
+    /// The same check with /proc/locks read again (a few system calls): apply does so before each group of
+    /// deletes, so a flock taken during a long run is seen by the deletes that come after it.
+    public func rereadingFlocks(proc: String = "/proc") -> InUseCheck {
+        InUseCheck(table: table, flocks: .read(proc: proc), localDevices: localDevices)
+    }
+
+    /// How many flock probes this check has made (tests pin "one or none per candidate").
+    public var flockProbes: Int { probes.value.load(ordering: .relaxed) }
 
     /// The note a run prints once when /proc could not be read: nothing a rule checks is deleted then.
     public var unreadableNote: String? {
@@ -34,6 +59,9 @@ public struct InUseCheck: Sendable {
 
     private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: RelativePath,
                              identity: EntryIdentity?) -> String? {
+        // /proc/locks lists every flock on this device and none on this inode: nothing to probe.
+        if let identity, localDevices.contains(identity.device), !flocks.mayHold(inode: identity.inode) { return nil }
+        probes.value.add(1, ordering: .relaxed)
         do {
             guard try directory.holdsFlock(name, expected: identity) else { return nil }
         } catch {
@@ -87,10 +115,10 @@ public struct InUseCheck: Sendable {
     /// The plan's deletes with the ones in use removed (and reported as skipped), with every directory delete
     /// above a kept entry and the `.trashinfo` of a kept trash item. Reads nothing when no rule asks.
     static func filter(_ actions: inout [Action], skipped: inout [SkippedEntry], notes: inout [String],
-                       rules: [Rule], root: DirectoryHandle, check: () -> InUseCheck = InUseCheck.now) {
+                       rules: [Rule], root: DirectoryHandle, check: ((DirectoryHandle) -> InUseCheck)? = nil) {
         let checked = checkedRules(rules)
         guard actions.contains(where: { $0.isDelete && checked.contains($0.rule) }) else { return }
-        let inUse = check()
+        let inUse = check?(root) ?? InUseCheck.now(root: root)
         if let note = inUse.unreadableNote { notes.append(note) }
         var cache: (path: RelativePath, handle: DirectoryHandle?)? = nil
         var kept: [RelativePath] = []
@@ -143,4 +171,9 @@ public struct InUseCheck: Sendable {
         let infoFolder = info.parent.parent
         return infoFolder == item.parent.parent || infoFolder == item.parent
     }
+}
+
+/// A counter a Sendable check can bump from a non-mutating method.
+private final class ProbeCount: Sendable {
+    let value = Atomic<Int>(0)
 }

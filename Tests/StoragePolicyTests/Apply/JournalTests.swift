@@ -96,6 +96,20 @@ struct JournalTests {
         #expect(decoded["s"] == tricky)
     }
 
+    @Test("integers are written digit by digit exactly as String(value) spells them, the extremes included")
+    func integers() {
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 1_000_000_007, Int64.max, Int64.min]
+        for value in values {
+            var w = JSONWriter()
+            w.int("n", value)
+            #expect(String(decoding: w.finished, as: UTF8.self) == "{\"n\":\(value)}")
+        }
+        var w = JSONWriter()
+        w.int("u", UInt64.max)
+        w.integers("list", [3, -20, 0])
+        #expect(String(decoding: w.finished, as: UTF8.self) == "{\"u\":18446744073709551615,\"list\":[3,-20,0]}")
+    }
+
     @Test("paths that are not UTF-8 also go out as base64 and come back byte for byte")
     func nonUTF8Path() throws {
         let path = RelativePath([0x74, 0x6D, 0x70, 0x2F, 0xFF, 0x0A, 0x41])!
