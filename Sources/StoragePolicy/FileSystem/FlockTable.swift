@@ -3,12 +3,7 @@
 // initial PID namespace's (the kernel lists there the locks of every namespace, to any reader) and was read whole;
 // the caller adds that the entry lies on a local filesystem (a network filesystem's other clients are not listed).
 // Anything not trusted, or an inode the table lists, is probed as before: the table only ever skips a probe.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CPosix
+internal import CPosix
 
 /// The inodes some process holds a FLOCK on, as /proc/locks listed them when the table was read.
 public struct FlockTable: Sendable {
@@ -63,8 +58,8 @@ public struct FlockTable: Sendable {
     /// The /proc mount is the initial PID namespace's when this process, which it must show to have a `self`,
     /// is in that namespace: its nsfs inode is the kernel's fixed PROC_PID_INIT_INO.
     static func isInitialPIDNamespace(proc: String = "/proc") -> Bool {
-        var s = stat()
-        guard "\(proc)/self/ns/pid".withCString({ stat($0, &s) }) == 0 else { return false }
+        var s = CInterop.Stat()
+        guard "\(proc)/self/ns/pid".withCString({ system_stat($0, &s) }) == 0 else { return false }
         return UInt64(s.st_ino) == 0xEFFF_FFFC
     }
 }
