@@ -56,7 +56,7 @@ final class Evaluator: WalkVisitor {
         aggregate.remaining = listing.count
         aggregate.remainingAny = listing.count
         let unit = parent.flatMap { DirectoryUnits.unit(of: listing, parentActive: $0.active, rules: rules, structural: node != nil) }
-        let unitBy = unit?.expire.by ?? parent?.unitBy
+        let unitBy = unit?.by ?? parent?.unitBy
         if let unitBy { DirectoryUnits.date(listing, by: unitBy, into: &aggregate) }
         // Inside a unit everything is held: the unit may go whole.
         let holds = deletion != nil || unitBy != nil
@@ -541,7 +541,12 @@ final class Evaluator: WalkVisitor {
         var action: Action? = nil
         var wouldGo = false
         let newest = DirectoryUnits.newest(directory, aggregate)
-        if let unit = directory.unit, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
+        if let unit = directory.unit, !unit.quotas.isEmpty {
+            // Quota units are weighed after the walk, against everything else the quota counts.
+            worker.quotaUnits.append(QuotaUnitRecord(rules: unit.quotas, path: directory.path, identity: directory.status.identity,
+                                                     entries: entries, newest: newest))
+        }
+        if let unit = directory.unit?.expiring, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
             let reason = DirectoryUnits.reason(unit, newest: newest, now: now)
             if unit.enforces {
                 action = Action(kind: .delete, path: directory.path, rule: rules[unit.rule].name, reason: reason,

@@ -180,6 +180,11 @@ struct Resolution {
         let lastQuotaRule = rules.last { if case .quota = $0.rule.kind { true } else { false } }?.index
         for rule in rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
+            if quota.unit == .directory {
+                evictUnits(rule, quota, ledgers: ledgers, units: results.flatMap(\.quotaUnits), gone: &gone,
+                           actions: &actions, notes: &notes, report: report)
+                continue
+            }
             // Per-file removal checks only when something under this scope was deleted or moved.
             let check = gone.hasRemovals(under: rule.rule.path)
             // Eviction order keys side by side: sorting compares times in one flat array.
@@ -334,6 +339,15 @@ struct Removals {
         // million paths costs more than the few lookups they get); hashed only if someone asks.
         late.append(contentsOf: paths)
         lateSet = nil
+    }
+
+    /// Adds folders evicted whole (quota `unit: directory`): the deletes already planned inside them go.
+    mutating func addDirectoryDeletes(_ paths: [RelativePath], _ actions: inout [Action]) {
+        guard !paths.isEmpty else { return }
+        deletedDirectories = (deletedDirectories + paths).sorted { ByteOrder.precedes($0, $1) }
+        deleted = (deleted + paths).sorted { ByteOrder.precedes($0, $1) }
+        let sorted = deletedDirectories
+        actions.removeAll { $0.isDelete && hasAncestor($0.path, inSorted: sorted) }
     }
 
     mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }

@@ -141,7 +141,18 @@ public struct PlanValidation: Sendable {
                 return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
             }
             return nil
-        case (.quota, .delete):
+        case (.quota(let quota), .delete):
+            if quota.unit == .directory {
+                // Units: the scope's direct children, folders whole; nothing deeper.
+                if path.components.count != rule.rule.path.components.count + 1 {
+                    return "rule '\(rule.name)' has unit: directory: it evicts only direct children of its scope \(scopeText(rule))"
+                }
+                if action.type != .regular && action.type != .directory { return "a quota rule evicts regular files and folders only" }
+                // `type:` on a quota speaks of the files it counts; units are selected by name alone.
+                var unit = action
+                unit.type = nil
+                return selection(unit, rule)
+            }
             if action.type != .regular { return "a quota rule deletes regular files only" }
             return selection(action, rule)
         case (.trash(let retention), .delete):

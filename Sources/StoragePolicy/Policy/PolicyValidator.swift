@@ -24,6 +24,7 @@ struct PolicyValidator {
             validateKind(rule, policy: policy)
             diagnostics += RetentionChecks.check(rule)
         }
+        diagnostics += RetentionChecks.checkUnits(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
         for entry in policy.layout {
             if layoutPaths[entry.path] != nil {
