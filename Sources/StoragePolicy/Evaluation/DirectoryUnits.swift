@@ -97,3 +97,51 @@ extension Expire.Timestamp {
     /// The word plans use for this timestamp (`newest` folds several, so it says so).
     var label: String { self == .newest ? "timestamp (newest of atime, mtime, ctime)" : rawValue }
 }
+
+/// A unit of an expire rule with `unit: directory` and `keep: N`: whether it goes depends on its siblings' dates,
+/// so it is decided after the walk, once every unit of the scope is dated.
+struct PendingUnit: Sendable {
+    var rule: Int
+    /// The rule's scope (the unit's parent).
+    var scope: RelativePath
+    var name: [UInt8]
+    /// The unit's date; nil when it cannot be dated (kept, and not counted among the N).
+    var newest: Int64?
+    /// The delete, when the unit is expired and the rule enforces.
+    var action: Action?
+    /// The finding, when the unit is expired and the rule audits.
+    var finding: String?
+    /// Other rules' deletions inside it: covered when it goes, planned when it stays.
+    var held: [Action]
+}
+
+extension DirectoryUnits {
+    /// Why a unit among the N newest is kept, for plans and `explain`.
+    static func keptReason(keep: Int) -> String { "one of the \(keep) newest units in its scope (keep: \(keep))" }
+
+    /// Decides the pending units: in each scope, the `keep` newest (ties by name) stay whatever their age;
+    /// the expired rest go (or are reported). Returns the actions to add.
+    static func settle(_ pending: [PendingUnit], rules: [CompiledRule], report: (Int, RelativePath, String) -> Void) -> [Action] {
+        struct Key: Hashable { var rule: Int; var scope: RelativePath }
+        var out: [Action] = []
+        let groups = Dictionary(grouping: pending, by: { Key(rule: $0.rule, scope: $0.scope) })
+        for (key, units) in groups.sorted(by: { ($0.key.rule, $0.key.scope) < ($1.key.rule, $1.key.scope) }) {
+            guard case .expire(let expire) = rules[key.rule].rule.kind else { continue }
+            let dated = units.filter { $0.newest != nil }.sorted {
+                $0.newest! != $1.newest! ? $0.newest! > $1.newest! : $0.name.lexicographicallyPrecedes($1.name)
+            }
+            let kept = Set(dated.prefix(expire.keep).map(\.name))
+            for unit in units {
+                if !kept.contains(unit.name), let action = unit.action {
+                    out.append(action)
+                    continue
+                }
+                if !kept.contains(unit.name), let finding = unit.finding {
+                    report(key.rule, key.scope.appending(FileName(unchecked: unit.name)), finding)
+                }
+                out += unit.held
+            }
+        }
+        return out
+    }
+}

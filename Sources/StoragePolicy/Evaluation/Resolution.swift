@@ -127,6 +127,7 @@ struct Resolution {
             }
         }
 
+        actions += DirectoryUnits.settle(results.flatMap(\.pendingUnits), rules: rules, report: report)
         var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
         gone.settleDeletes(&actions)
 

@@ -22,7 +22,6 @@ struct PolicyValidator {
             }
             validateGlobs(rule)
             validateKind(rule, policy: policy)
-            diagnostics += RetentionChecks.check(rule)
         }
         diagnostics += RetentionChecks.checkUnits(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]

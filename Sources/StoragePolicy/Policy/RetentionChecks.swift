@@ -1,13 +1,7 @@
-// Checks on the policy language 1.1 retention keys (keep, unit, minAge, maxSize) that need more than one key:
-// combinations that cannot mean what they say are refused rather than silently carried out another way.
+// Checks on the policy language 1.1 retention keys that need more than one rule: combinations that cannot
+// mean what they say are refused rather than silently carried out another way.
 
 enum RetentionChecks {
-    static func check(_ rule: Rule) -> [Diagnostic] {
-        guard case .expire(let e) = rule.kind, e.unit != .entry, e.keep > 0 else { return [] }
-        return [Diagnostic(severity: .error, location: rule.location, message:
-            "rule '\(rule.name)': 'keep' with 'unit: directory' is not supported yet; use one or the other")]
-    }
-
     /// Unit rules (`unit: directory`) whose scopes are the same or nested date one folder tree: they must date
     /// it by the same timestamp (a quota's `evict: oldest` is mtime, `lru` atime), or a unit's age would depend
     /// on which rule came first.
