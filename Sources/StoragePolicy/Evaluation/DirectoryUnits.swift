@@ -95,7 +95,7 @@ enum DirectoryUnits {
 
 extension Expire.Timestamp {
     /// The word plans use for this timestamp (`newest` folds several, so it says so).
-    var label: String { self == .newest ? "timestamp (newest of atime, mtime, ctime)" : rawValue }
+    var label: String { self == .newest ? "timestamp (newest of atime, mtime, ctime, btime)" : rawValue }
 }
 
 /// A unit of an expire rule with `unit: directory` and `keep: N`: whether it goes depends on its siblings' dates,
