@@ -290,16 +290,26 @@ final class ApplyRun {
             planned.insert(path)
             return .changes([(.mkdir(path: path), nil)], destination: nil)
 
-        case .setxattr(let name, let setValue):
-            // An undo puts an attribute back to absent: the step's verb says so (see Undo.swift).
-            let value: [UInt8]? = step.verb == Applier.unsetVerb ? nil : setValue
+        case .untag:
+            // Staged (so a rollback puts it back), then checked again where no one can swap it (BackupInclusion).
+            guard action.identity != nil else { return .skip("the plan records no identity for it; not touched") }
+            return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity)], destination: nil)
+
+        case .setxattr, .unmark:
+            // An undo (or `unmark`) puts an attribute back to absent: the step's verb says so (see Undo.swift).
+            let (name, setValue): (String, [UInt8]) = switch action.kind {
+            case .setxattr(let name, let value): (name, value)
+            case .unmark(let name): (name, [])
+            default: ("", [])
+            }
+            let value: [UInt8]? = step.verb == Applier.unsetVerb || action.kind == .unmark(name: name) ? nil : setValue
             guard let status = try statusIfPresent(path) else {
                 guard planned.contains(path) else { return .skip("vanished since the plan") }
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
             }
             if status.type == .symlink { return .skip("is a symlink; attributes are never set through one") }
             let current = try directories.directory(path.parent).extendedAttribute(name, of: path.lastComponent)
-            if current == value { return .unchanged("\(name) already set") }
+            if current == value { return .unchanged(value == nil ? "\(name) already absent" : "\(name) already set") }
             return .changes([(.setxattr(path: path, attribute: name, value: value, previous: current), status.identity)], destination: nil)
 
         case .writeTag:
@@ -563,7 +573,9 @@ final class ApplyRun {
                 return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
             }
             return nil
-        case .setxattr:
+        case .untag:
+            return try verifyDelete(action)
+        case .setxattr, .unmark:
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
             if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
@@ -617,6 +629,7 @@ final class ApplyRun {
             return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
         }
         if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(transaction.staging, name) }
         if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
         return nil
     }

@@ -86,6 +86,12 @@ extension Applier {
                 plan.skipped.append("a change of action \(action) is not one undo replays (\(refused))")
                 continue
             }
+            // Layout `backup: include` removed a CACHEDIR.TAG holding exactly the signature: undo writes it back.
+            if group.count == 1, case .stage(let tag, _) = group[0].change, BackupInclusion.isRemovedTag(tag, group[0].identity) {
+                plan.steps.append(Step(action: Action(kind: .writeTag, path: tag.parent, rule: "undo", reason: "undo of \(transaction)",
+                                                      type: .directory), verb: "retag", restore: nil))
+                continue
+            }
             // A delete either went through staging (directories, --all-or-nothing) or rolled forward (unlink).
             if let stage = group.first(where: {
                 switch $0.change {

@@ -465,9 +465,9 @@ struct Removals {
                     keep[i] = false
                     continue
                 }
-            case .rename, .writeTag:
+            case .rename, .writeTag, .untag:
                 if isRemoved(path) { keep[i] = false; continue }
-            case .setxattr(let name, _):
+            case .setxattr(let name, _), .unmark(let name):
                 if isRemoved(path) { keep[i] = false; continue }
                 attribute = name
             case .mkdir:

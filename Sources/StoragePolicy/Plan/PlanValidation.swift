@@ -84,9 +84,9 @@ public struct PlanValidation: Sendable {
             if to.isRoot { return "its target is the root itself" }
             if Self.isState(to) { return "its target is in .policyctl, policyctl's own state" }
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .delete:
+        case .delete, .untag:
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .mkdir, .setxattr, .writeTag:
+        case .mkdir, .setxattr, .writeTag, .unmark:
             break
         }
         if action.rule == "layout" {
@@ -121,6 +121,8 @@ public struct PlanValidation: Sendable {
             let targets = [folder, folder.appending(FileName("files")!)]
             return targets.contains(where: { $0.hasPrefix(path) }) ? nil
                 : "a forbid rule creates only the trash folder \(folder.escaped) and the directories leading to it"
+        case .unmark, .untag:
+            return refuse()
         case .delete, .rename, .trash:
             break
         }
@@ -223,6 +225,16 @@ public struct PlanValidation: Sendable {
         case .writeTag:
             return policy.layout.contains(where: { $0.path == path && $0.cacheDirectoryTag }) ? nil
                 : "no layout directory with a cache tag is at \(path.escaped)"
+        case .unmark(let name):
+            guard name == marker.name else { return "the only attribute the layout removes is \(marker.name)" }
+            return policy.layout.contains(where: { $0.path == path && $0.includeInBackup }) ? nil
+                : "no layout directory with 'backup: include' is at \(path.escaped)"
+        case .untag:
+            guard path.lastComponent == Markers.cacheTagName, action.type == .regular else {
+                return "the layout removes only a regular file named CACHEDIR.TAG"
+            }
+            return policy.layout.contains(where: { $0.path == path.parent && $0.includeInBackup }) ? nil
+                : "no layout directory with 'backup: include' is at \(path.parent.escaped)"
         default:
             return "the layout never plans \(action.kind.name)"
         }
