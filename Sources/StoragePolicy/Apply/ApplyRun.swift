@@ -73,6 +73,7 @@ final class ApplyRun {
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
     private let nowSeconds = WallClock.nowNs() / 1_000_000_000
+    private let directoryTimes = DirectoryTimes()
 
     init(lock: ApplyLock, options: ApplyOptions, steps: [Step], metadata: Transaction.Metadata, planTimeNs: Int64?) {
         self.lock = lock
@@ -116,6 +117,7 @@ final class ApplyRun {
                 progress?(start, steps.count)
             }
             let skipped = report.skipped.count
+            try directoryTimes.restore(in: transaction)
             try transaction.commit(counts: report.counts, bytesFreed: report.bytesFreed, skipped: skipped)
         } catch {
             throw rollback(after: error)
@@ -492,6 +494,7 @@ final class ApplyRun {
             return
         }
         options.willChange?(step.action.path)
+        directoryTimes.willChange(step.action, in: directories)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
                 if case .unlink = intent.change, failure.errno == .isDirectory {
@@ -527,6 +530,7 @@ final class ApplyRun {
             }
         }
         report.items[i].outcome = .done
+        directoryTimes.didChange(step.action, step: i, in: directories)
         if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
         report.counts[step.verb, default: 0] += 1
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
@@ -727,7 +731,7 @@ final class ApplyRun {
         switch change {
         case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
-        case .setxattr: break
+        case .setxattr, .times: break
         }
     }
 

@@ -71,7 +71,11 @@ extension Applier {
             throw UndoError(message: "the journal of transaction \(transaction) was compacted: only its summary is kept, not the changes undo needs; nothing was changed")
         }
         var plan = UndoPlan(transaction: transaction, policy: policy, notUndoable: [], skipped: [], steps: [], madeAtNs: WallClock.nowNs())
-        let live = intents.filter { !skippedActions.contains($0.action) && !undoneOps.contains($0.op) }
+        // A folder's times set back after removals (DirectoryTimes) are not a change undo reverses.
+        let live = intents.filter {
+            if case .times = $0.change { return false }
+            return !skippedActions.contains($0.action) && !undoneOps.contains($0.op)
+        }
         var groups: [Int: [Intent]] = [:]
         var order: [Int] = []
         for intent in live {
