@@ -30,7 +30,8 @@ final class DirectoryTimes {
     private static func folders(_ action: Action) -> (removes: [RelativePath], adds: [RelativePath]) {
         switch action.kind {
         case .delete, .untag: ([action.path.parent], [])
-        case .trash(let to): ([action.path.parent], [to])
+        // `to` is the trash folder, or the item's path in it: either way that folder gains an entry.
+        case .trash(let to): ([action.path.parent], [to, to.parent])
         case .rename(let to): ([], [action.path.parent, to.parent])
         case .mkdir, .writeTag: ([], [action.kind == .mkdir ? action.path.parent : action.path])
         case .setxattr, .unmark: ([], [])
