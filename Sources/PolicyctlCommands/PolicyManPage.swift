@@ -40,7 +40,7 @@ enum PolicyManPage {
         .TP
         .B expire: { after: DURATION, by: mtime | atime | ctime | newest }
         Delete entries older than \fBafter\fR, judged by the timestamp \fBby\fR names (default mtime;
-        \fBnewest\fR is the newest of atime, mtime and, for files, ctime).
+        \fBnewest\fR is the newest of atime, mtime, btime where recorded and, for files, ctime).
         A directory is removed only when it is left empty and is itself expired.
         \fBexpire: 24h\fR is short for \fBexpire: { after: 24h }\fR.
         .TP

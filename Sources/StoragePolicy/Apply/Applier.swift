@@ -54,11 +54,11 @@ public struct Applier: Sendable {
         }.map(\.element)
     }
 
-    /// 0 mkdir, 1 setxattr and write-tag, 2 rename and trash, 3 delete.
+    /// 0 mkdir, 1 setxattr, write-tag, unmark and untag, 2 rename and trash, 3 delete.
     static func phase(of a: Action) -> Int {
         switch a.kind {
         case .mkdir: 0
-        case .setxattr, .writeTag: 1
+        case .setxattr, .writeTag, .unmark, .untag: 1
         case .rename, .trash: 2
         case .delete: 3
         }

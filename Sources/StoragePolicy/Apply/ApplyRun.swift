@@ -73,6 +73,7 @@ final class ApplyRun {
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
     private let nowSeconds = WallClock.nowNs() / 1_000_000_000
+    private let directoryTimes = DirectoryTimes()
 
     init(lock: ApplyLock, options: ApplyOptions, steps: [Step], metadata: Transaction.Metadata, planTimeNs: Int64?) {
         self.lock = lock
@@ -116,6 +117,7 @@ final class ApplyRun {
                 progress?(start, steps.count)
             }
             let skipped = report.skipped.count
+            try directoryTimes.restore(in: transaction)
             try transaction.commit(counts: report.counts, bytesFreed: report.bytesFreed, skipped: skipped)
         } catch {
             throw rollback(after: error)
@@ -294,16 +296,26 @@ final class ApplyRun {
             planned.insert(path)
             return .changes([(.mkdir(path: path), nil)], destination: nil)
 
-        case .setxattr(let name, let setValue):
-            // An undo puts an attribute back to absent: the step's verb says so (see Undo.swift).
-            let value: [UInt8]? = step.verb == Applier.unsetVerb ? nil : setValue
+        case .untag:
+            // Staged (so a rollback puts it back), then checked again where no one can swap it (BackupInclusion).
+            guard action.identity != nil else { return .skip("the plan records no identity for it; not touched") }
+            return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity)], destination: nil)
+
+        case .setxattr, .unmark:
+            // An undo (or `unmark`) puts an attribute back to absent: the step's verb says so (see Undo.swift).
+            let (name, setValue): (String, [UInt8]) = switch action.kind {
+            case .setxattr(let name, let value): (name, value)
+            case .unmark(let name): (name, [])
+            default: ("", [])
+            }
+            let value: [UInt8]? = step.verb == Applier.unsetVerb || action.kind == .unmark(name: name) ? nil : setValue
             guard let status = try statusIfPresent(path) else {
                 guard planned.contains(path) else { return .skip("vanished since the plan") }
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
             }
             if status.type == .symlink { return .skip("is a symlink; attributes are never set through one") }
             let current = try directories.directory(path.parent).extendedAttribute(name, of: path.lastComponent)
-            if current == value { return .unchanged("\(name) already set") }
+            if current == value { return .unchanged(value == nil ? "\(name) already absent" : "\(name) already set") }
             return .changes([(.setxattr(path: path, attribute: name, value: value, previous: current), status.identity)], destination: nil)
 
         case .writeTag:
@@ -486,6 +498,7 @@ final class ApplyRun {
             return
         }
         options.willChange?(step.action.path)
+        directoryTimes.willChange(step.action, in: directories)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
                 if case .unlink = intent.change, failure.errno == .isDirectory {
@@ -521,6 +534,7 @@ final class ApplyRun {
             }
         }
         report.items[i].outcome = .done
+        directoryTimes.didChange(step.action, step: i, in: directories)
         if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
         report.counts[step.verb, default: 0] += 1
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
@@ -567,7 +581,9 @@ final class ApplyRun {
                 return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
             }
             return nil
-        case .setxattr:
+        case .untag:
+            return try verifyDelete(action)
+        case .setxattr, .unmark:
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
             if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
@@ -621,6 +637,7 @@ final class ApplyRun {
             return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
         }
         if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(transaction.staging, name) }
         if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
         return nil
     }
@@ -725,7 +742,7 @@ final class ApplyRun {
         switch change {
         case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
-        case .setxattr: break
+        case .setxattr, .times: break
         }
     }
 

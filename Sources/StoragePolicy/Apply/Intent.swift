@@ -16,6 +16,9 @@ enum Change: Sendable, Equatable {
     /// Delete a non-directory entry of `type` by `unlinkat`, rolled forward: never undone. Recovery finishes it
     /// when the entry at `path` still has the recorded identity and type (see Docs/journal.md, "Roll-forward").
     case unlink(path: RelativePath, type: FileType)
+    /// Set a directory's atime and mtime back to what they were before this run removed entries from it
+    /// (DirectoryTimes); `previous…` are the times the removals left, which rollback puts back.
+    case times(path: RelativePath, accessNs: Int64, modificationNs: Int64, previousAccessNs: Int64, previousModificationNs: Int64)
 
     var name: String {
         switch self {
@@ -25,13 +28,15 @@ enum Change: Sendable, Equatable {
         case .setxattr: "setxattr"
         case .create: "create"
         case .unlink: "unlink"
+        case .times: "times"
         }
     }
 
     /// The path this change acts on (for a rename, its source).
     var path: RelativePath {
         switch self {
-        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _): p
+        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
+             .times(let p, _, _, _, _): p
         }
     }
 }
@@ -70,6 +75,12 @@ struct Intent: Sendable, Equatable {
         case .unlink(let path, let type):
             w.path("path", path)
             w.string("entryType", type.rawValue)
+        case .times(let path, let atime, let mtime, let previousAtime, let previousMtime):
+            w.path("path", path)
+            w.int("atimeNs", atime)
+            w.int("setMtimeNs", mtime)
+            w.int("previousAtimeNs", previousAtime)
+            w.int("previousMtimeNs", previousMtime)
         }
         if let identity {
             w.int("dev", identity.device)
@@ -114,6 +125,9 @@ struct Intent: Sendable, Equatable {
             if path.isRoot { return "unlink of the root" }
             if type == .directory || type == .unknown { return "unlink of \(path.escaped), a \(type.rawValue)" }
             if identity == nil { return "unlink of \(path.escaped) without the identity of what it deletes" }
+        case .times(let path, _, _, _, _):
+            // Only a directory whose identity was recorded has its times set back.
+            if identity == nil { return "times of \(path.escaped) without the identity of the directory" }
         }
         return nil
     }
@@ -165,6 +179,11 @@ struct Intent: Sendable, Equatable {
         case "unlink":
             guard let type = b.entryType.flatMap({ FileType(rawValue: $0) }) else { return nil }
             change = .unlink(path: path, type: type)
+        case "times":
+            guard let atime = b.atimeNs, let mtime = b.setMtimeNs, let previousAtime = b.previousAtimeNs,
+                  let previousMtime = b.previousMtimeNs else { return nil }
+            change = .times(path: path, accessNs: atime, modificationNs: mtime, previousAccessNs: previousAtime,
+                            previousModificationNs: previousMtime)
         default:
             return nil
         }

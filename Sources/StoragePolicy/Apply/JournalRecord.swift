@@ -139,6 +139,11 @@ struct RecordBody: Decodable, Sendable {
     var ino: UInt64?
     var size: Int64?
     var mtimeNs: Int64?
+    /// `times`: the atime and mtime set on a directory, and the ones it had (DirectoryTimes).
+    var atimeNs: Int64?
+    var setMtimeNs: Int64?
+    var previousAtimeNs: Int64?
+    var previousMtimeNs: Int64?
     var attr: String?
     var value: String?
     var valueBase64: String?

@@ -326,6 +326,16 @@ struct Rollback {
             }
             return .undone([path.parent])
 
+        case .times(let path, let atime, let mtime, let previousAtime, let previousMtime):
+            // Only what this transaction set goes back: times someone set since are theirs.
+            guard let identity = intent.identity, let directory = try directories.directoryIfPresent(path) else { return .nothing }
+            let status = try directory.status()
+            guard status.device == identity.device, status.inode == identity.inode,
+                  status.accessTimeNs == atime, status.modificationTimeNs == mtime else { return .nothing }
+            guard act else { return .undone([]) }
+            try directory.setTimes(of: DirectoryTimes.itself, accessNs: previousAtime, modificationNs: previousMtime)
+            return .undone([])
+
         case .create(let path, let temp, let contents):
             guard let parent = try directories.directoryIfPresent(path.parent) else { return .nothing }
             var changed = false

@@ -225,6 +225,9 @@ final class Transaction {
             // The caller checked identity, type and mount just before; unlinkat never follows a symlink.
             try directories.directory(path.parent).removeFile(path.lastComponent!)
             dirty.insert(path.parent)
+        case .times(let path, let atime, let mtime, _, _):
+            // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
+            try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
         }
     }
 

@@ -71,7 +71,11 @@ extension Applier {
             throw UndoError(message: "the journal of transaction \(transaction) was compacted: only its summary is kept, not the changes undo needs; nothing was changed")
         }
         var plan = UndoPlan(transaction: transaction, policy: policy, notUndoable: [], skipped: [], steps: [], madeAtNs: WallClock.nowNs())
-        let live = intents.filter { !skippedActions.contains($0.action) && !undoneOps.contains($0.op) }
+        // A folder's times set back after removals (DirectoryTimes) are not a change undo reverses.
+        let live = intents.filter {
+            if case .times = $0.change { return false }
+            return !skippedActions.contains($0.action) && !undoneOps.contains($0.op)
+        }
         var groups: [Int: [Intent]] = [:]
         var order: [Int] = []
         for intent in live {
@@ -84,6 +88,12 @@ extension Applier {
             let group = groups[action]!
             if let refused = group.lazy.compactMap(\.refusal).first {
                 plan.skipped.append("a change of action \(action) is not one undo replays (\(refused))")
+                continue
+            }
+            // Layout `backup: include` removed a CACHEDIR.TAG holding exactly the signature: undo writes it back.
+            if group.count == 1, case .stage(let tag, _) = group[0].change, BackupInclusion.isRemovedTag(tag, group[0].identity) {
+                plan.steps.append(Step(action: Action(kind: .writeTag, path: tag.parent, rule: "undo", reason: "undo of \(transaction)",
+                                                      type: .directory), verb: "retag", restore: nil))
                 continue
             }
             // A delete either went through staging (directories, --all-or-nothing) or rolled forward (unlink).

@@ -3,8 +3,9 @@
 // traps (ages that overflow are "not older", and saturate in text).
 
 enum Ages {
-    /// The timestamp `by` names; `newest` is the newest of atime, mtime and, for non-directories, ctime
-    /// (systemd-tmpfiles' rule: the safest, since any of them moving keeps the entry).
+    /// The timestamp `by` names; `newest` is the newest of atime, mtime, the birth time where the file system
+    /// records one, and, for non-directories, ctime: systemd-tmpfiles' default (`abcmABM`), the safest, since any
+    /// of them moving keeps the entry (and btime, which no one can set, undoes a backdated directory's mtime).
     static func timestamp(_ s: FileStatus, by: Expire.Timestamp) -> (label: String, ns: Int64) {
         switch by {
         case .mtime: return ("mtime", s.modificationTimeNs)
@@ -16,6 +17,7 @@ enum Ages {
             var best = ("mtime", s.modificationTimeNs)
             if s.accessTimeNs > best.1 { best = ("atime", s.accessTimeNs) }
             if s.type != .directory && s.changeTimeNs > best.1 { best = ("ctime", s.changeTimeNs) }
+            if let birth = s.birthTimeNs, birth > best.1 { best = ("btime", birth) }
             return ("newest (\(best.0))", best.1)
         }
     }

@@ -35,7 +35,7 @@ public struct CustomRuleEntry {
     public var size: Int64? { status?.size }
 
     /// How long ago the entry's `timestamp` was, measured against ``now``; nil when the status cannot be
-    /// read. `.newest` is the newest of atime, mtime and (for files) ctime, as in `expire`.
+    /// read. `.newest` is the newest of atime, mtime, btime (where recorded) and (for files) ctime, as in `expire`.
     public func age(by timestamp: Expire.Timestamp = .mtime) -> PolicyDuration? {
         guard let status else { return nil }
         let (_, ns) = Ages.timestamp(status, by: timestamp)

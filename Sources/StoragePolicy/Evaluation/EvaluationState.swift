@@ -197,6 +197,8 @@ final class EvaluationResults: @unchecked Sendable {
     @exclusivity(unchecked) var trashInfos: [TrashInfoFile] = []
     @exclusivity(unchecked) var trashListings: [TrashItemsListing] = []
     @exclusivity(unchecked) var forbidden: [ForbiddenEntry] = []
+    @exclusivity(unchecked) var quotaUnits: [QuotaUnitRecord] = []
+    @exclusivity(unchecked) var pendingUnits: [PendingUnit] = []
     /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
     var trashFolderNames: [FileName]? = nil
     private var patterns: [Int: Regex<Substring>] = [:]

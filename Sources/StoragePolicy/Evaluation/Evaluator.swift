@@ -56,7 +56,7 @@ final class Evaluator: WalkVisitor {
         aggregate.remaining = listing.count
         aggregate.remainingAny = listing.count
         let unit = parent.flatMap { DirectoryUnits.unit(of: listing, parentActive: $0.active, rules: rules, structural: node != nil) }
-        let unitBy = unit?.expire.by ?? parent?.unitBy
+        let unitBy = unit?.by ?? parent?.unitBy
         if let unitBy { DirectoryUnits.date(listing, by: unitBy, into: &aggregate) }
         // Inside a unit everything is held: the unit may go whole.
         let holds = deletion != nil || unitBy != nil
@@ -159,7 +159,9 @@ final class Evaluator: WalkVisitor {
             if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
         }
         if expiring.contains(where: { if case .expire(let e) = $0.rule.rule.kind { e.keep > 0 } else { false } }) {
-            kept = KeptEntries.newest(listing, rules: expiring.map { ($0.index, $0.rule, $0.directory) }) { i in
+            // Unit rules count units, not entries: their keep is settled after the walk (DirectoryUnits.settle).
+            let counting = expiring.filter { if case .expire(let e) = $0.rule.rule.kind { !e.judgesUnits } else { false } }
+            kept = KeptEntries.newest(listing, rules: counting.map { ($0.index, $0.rule, $0.directory) }) { i in
                 listing.type(i) == .directory && node?.child(listing.nameBytes(i)) != nil
             }
         }
@@ -205,6 +207,24 @@ final class Evaluator: WalkVisitor {
                 }
                 // A unit rule judges files directly in its scope; what is inside a unit goes with the unit.
                 if expire.judgesUnits && !view.directory.isEmpty { continue }
+                if expire.judgesUnits && expire.keep > 0 {
+                    // A file in the scope is a unit of its own, kept or not by its rank among all the units.
+                    guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
+                    let (label, time) = Ages.timestamp(s, by: expire.by)
+                    var pending = PendingUnit(rule: view.index, scope: listing.path, name: Array(name), newest: time,
+                                              action: nil, finding: nil, held: [])
+                    if Ages.isOlder(time, than: expire.after, now: now) {
+                        let reason = worker.intern(Ages.describe(label, time, limit: expire.after, now: now))
+                        if rule.enforces {
+                            pending.action = Action(kind: .delete, path: listing.path(of: i), rule: rule.name, reason: reason,
+                                                    bytes: s.bytesFreedByRemoval, identity: s.identity, type: type)
+                        } else {
+                            pending.finding = "\(reason): would be deleted"
+                        }
+                    }
+                    worker.pendingUnits.append(pending)
+                    continue
+                }
                 if rule.enforces && deleteVerdict != nil { continue }
                 guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
                       let s = status() else { continue }
@@ -541,7 +561,26 @@ final class Evaluator: WalkVisitor {
         var action: Action? = nil
         var wouldGo = false
         let newest = DirectoryUnits.newest(directory, aggregate)
-        if let unit = directory.unit, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
+        if let unit = directory.unit, !unit.quotas.isEmpty {
+            // Quota units are weighed after the walk, against everything else the quota counts.
+            worker.quotaUnits.append(QuotaUnitRecord(rules: unit.quotas, path: directory.path, identity: directory.status.identity,
+                                                     entries: entries, newest: newest))
+        }
+        if let unit = directory.unit?.expiring, unit.expire.keep > 0, directory.deletion == nil {
+            // Whether it goes depends on its siblings' dates: settled after the walk, with what it holds.
+            var pending = PendingUnit(rule: unit.rule, scope: directory.path.parent, name: directory.path.lastComponent?.bytes ?? [],
+                                      newest: newest, action: nil, finding: nil, held: aggregate.held)
+            if let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
+                let reason = DirectoryUnits.reason(unit, newest: newest, now: now)
+                if unit.enforces {
+                    pending.action = Action(kind: .delete, path: directory.path, rule: rules[unit.rule].name, reason: reason,
+                                            bytes: total, identity: directory.status.identity, type: .directory, entries: entries)
+                } else {
+                    pending.finding = "\(reason): would be deleted with its \(entries - 1) entries"
+                }
+            }
+            worker.pendingUnits.append(pending)
+        } else if let unit = directory.unit?.expiring, unit.expire.keep == 0, let newest, Ages.isOlder(newest, than: unit.expire.after, now: now) {
             let reason = DirectoryUnits.reason(unit, newest: newest, now: now)
             if unit.enforces {
                 action = Action(kind: .delete, path: directory.path, rule: rules[unit.rule].name, reason: reason,

@@ -101,7 +101,10 @@ struct Preflight {
                     checkCacheTag(handle, path: entry.path, identity: status.identity, rule: "layout", enforce: true, severity: .error)
                 }
                 if entry.includeInBackup {
-                    violations += BackupInclusion.markers(handle, path: entry.path, attribute: backupMarker.name)
+                    let (removals, left) = BackupInclusion.markers(handle, path: entry.path, identity: status.identity,
+                                                                   attribute: backupMarker.name)
+                    actions += removals
+                    violations += left
                 }
             case .missing(let existing):
                 planDirectories(entry.path, from: existing, rule: "layout", reason: "layout directory is missing")

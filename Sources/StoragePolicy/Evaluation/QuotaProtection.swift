@@ -20,6 +20,6 @@ enum QuotaProtection {
         var why: [String] = []
         if quota.minAge != nil { why.append("minAge \(quota.minAge!)") }
         if quota.keep > 0 { why.append("keep \(quota.keep)") }
-        return "quota not met: \(remaining - target) bytes (\(ByteSize.human(remaining - target))) still over the target of \(ByteSize.human(target)); \(why.joined(separator: " and ")) protect \(protected) file\(protected == 1 ? "" : "s")"
+        return "quota not met: \(remaining - target) bytes (\(ByteSize.human(remaining - target))) still over the target of \(ByteSize.human(target)); \(why.joined(separator: " and ")) protect \(protected) \(quota.unit == .directory ? "unit" : "file")\(protected == 1 ? "" : "s")"
     }
 }

@@ -122,6 +122,7 @@ struct Resolution {
             }
         }
 
+        actions += DirectoryUnits.settle(results.flatMap(\.pendingUnits), rules: rules, report: report)
         var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
         gone.settleDeletes(&actions)
 
@@ -175,6 +176,11 @@ struct Resolution {
         let lastQuotaRule = rules.last { if case .quota = $0.rule.kind { true } else { false } }?.index
         for rule in rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
+            if quota.unit == .directory {
+                evictUnits(rule, quota, ledgers: ledgers, units: results.flatMap(\.quotaUnits), gone: &gone,
+                           actions: &actions, notes: &notes, report: report)
+                continue
+            }
             // Per-file removal checks only when something under this scope was deleted or moved.
             let check = gone.hasRemovals(under: rule.rule.path)
             // Eviction order keys side by side: sorting compares times in one flat array.
@@ -331,6 +337,15 @@ struct Removals {
         lateSet = nil
     }
 
+    /// Adds folders evicted whole (quota `unit: directory`): the deletes already planned inside them go.
+    mutating func addDirectoryDeletes(_ paths: [RelativePath], _ actions: inout [Action]) {
+        guard !paths.isEmpty else { return }
+        deletedDirectories = (deletedDirectories + paths).sorted { ByteOrder.precedes($0, $1) }
+        deleted = (deleted + paths).sorted { ByteOrder.precedes($0, $1) }
+        let sorted = deletedDirectories
+        actions.removeAll { $0.isDelete && hasAncestor($0.path, inSorted: sorted) }
+    }
+
     mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
 
     /// True when some deleted or moved entry lies under `scope` (so entries there need checking).
@@ -445,9 +460,9 @@ struct Removals {
                     keep[i] = false
                     continue
                 }
-            case .rename, .writeTag:
+            case .rename, .writeTag, .untag:
                 if isRemoved(path) { keep[i] = false; continue }
-            case .setxattr(let name, _):
+            case .setxattr(let name, _), .unmark(let name):
                 if isRemoved(path) { keep[i] = false; continue }
                 attribute = name
             case .mkdir:

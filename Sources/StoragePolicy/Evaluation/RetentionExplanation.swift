@@ -9,7 +9,8 @@ enum RetentionExplanation {
         case .expire(let expire):
             if expire.unit == .directory {
                 if relative.components.count == 1 && status.type == .directory {
-                    return ["unit: directory: this folder is one unit, dated by the newest timestamp (\(expire.by.rawValue)) inside it and deleted whole" + (deleted ? "" : "; kept: something inside is newer than \(expire.after), or cannot be dated")]
+                    let keep = expire.keep > 0 ? ", or it is " + DirectoryUnits.keptReason(keep: expire.keep) : ""
+                    return ["unit: directory: this folder is one unit, dated by the newest timestamp (\(expire.by.rawValue)) inside it and deleted whole" + (deleted ? "" : "; kept: something inside is newer than \(expire.after), or cannot be dated\(keep)")]
                 }
                 if relative.components.count > 1 {
                     return ["unit: directory: judged only as part of the unit '\(relative.components[0].escaped)', never on its own"]
@@ -22,12 +23,19 @@ enum RetentionExplanation {
             }
         case .quota(let quota):
             var lines: [String] = []
+            let what = quota.unit == .directory ? "units" : "files"
+            if quota.unit == .directory && relative.components.count > 1 {
+                return ["unit: directory: evicted only as part of the unit '\(relative.components[0].escaped)', never on its own"]
+            }
+            if quota.unit == .directory && status.type == .directory {
+                lines.append("unit: directory: this folder is one unit, dated by the newest \(quota.timestamp.rawValue) inside it and evicted whole")
+            }
             let time = quota.evict == .lru ? status.accessTimeNs : status.modificationTimeNs
             if let minAge = quota.minAge, Ages.age(of: time, now: now) < minAge.nanoseconds {
                 lines.append("never evicted: younger than minAge \(minAge)")
             }
             if quota.keep > 0 && !deleted {
-                lines.append("keep: \(quota.keep): the \(quota.keep) newest files of the scope are never evicted")
+                lines.append("keep: \(quota.keep): the \(quota.keep) newest \(what) of the scope are never evicted")
             }
             return lines
         default:

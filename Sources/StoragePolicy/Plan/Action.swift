@@ -17,6 +17,10 @@ public struct Action: Sendable, Hashable {
         case setxattr(name: String, value: [UInt8])
         /// Write a CACHEDIR.TAG into the directory.
         case writeTag
+        /// Remove an extended attribute (layout `backup: include`: the exclusion marker).
+        case unmark(name: String)
+        /// Remove the CACHEDIR.TAG at `path`, only while it holds exactly the signature (layout `backup: include`).
+        case untag
 
         /// The `action` string of the plan JSON.
         public var name: String {
@@ -27,6 +31,8 @@ public struct Action: Sendable, Hashable {
             case .mkdir: "mkdir"
             case .setxattr: "setxattr"
             case .writeTag: "write-tag"
+            case .unmark: "unmark"
+            case .untag: "untag"
             }
         }
     }
@@ -73,6 +79,8 @@ extension Action: Codable {
         case .rename(let to), .trash(let to):
             try c.encode(to.string, forKey: .to)
             if !to.isValidUTF8 { try c.encode(to.base64, forKey: .toBase64) }
+        case .unmark(let name):
+            try c.encode(name, forKey: .name)
         case .setxattr(let name, let value):
             try c.encode(name, forKey: .name)
             if let text = String(validating: value, as: UTF8.self) {
@@ -102,6 +110,8 @@ extension Action: Codable {
         case "trash": kind = .trash(to: try path(.to, .toBase64))
         case "mkdir": kind = .mkdir
         case "write-tag": kind = .writeTag
+        case "unmark": kind = .unmark(name: try c.decode(String.self, forKey: .name))
+        case "untag": kind = .untag
         case "setxattr":
             let value: [UInt8]
             if let b64 = try c.decodeIfPresent(String.self, forKey: .valueBase64), let v = Base64.decode(b64) {

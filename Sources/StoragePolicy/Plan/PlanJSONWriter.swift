@@ -101,7 +101,10 @@ public struct PlanJSONWriter {
             text(",\n        \"size\" : "); number(id.size)
             text("\n      }")
         }
-        if case .setxattr(let name, _) = a.kind { text(",\n      \"name\" : "); string(name) }
+        switch a.kind {
+        case .setxattr(let name, _), .unmark(let name): text(",\n      \"name\" : "); string(name)
+        default: break
+        }
         text(",\n      \"path\" : "); string(path: a.path)
         if !PlanJSONWriter.isUTF8(a.path) { text(",\n      \"pathBase64\" : "); string(a.path.base64) }
         text(",\n      \"reason\" : "); string(a.reason)

@@ -64,7 +64,7 @@ public struct PlanRenderer: Sendable {
         case .delete: ("-", "31")
         case .rename, .trash: ("~", "33")
         case .mkdir: ("+", "32")
-        case .setxattr, .writeTag: ("*", "36")
+        case .setxattr, .writeTag, .unmark, .untag: ("*", "36")
         }
         var target = a.path.isEmpty ? "." : a.path.escaped
         if a.type == .directory && a.isDelete { target += "/" }
@@ -96,6 +96,8 @@ public struct PlanRenderer: Sendable {
         parts.append("\(n("mkdir")) to create")
         parts.append("\(n("setxattr")) \(n("setxattr") == 1 ? "marker" : "markers") to set")
         parts.append("\(n("write-tag")) cache \(n("write-tag") == 1 ? "tag" : "tags") to write")
+        // Only when a plan has them (layout `backup: include`): older summaries read as they did.
+        if n("unmark") + n("untag") > 0 { parts.append("\(n("unmark") + n("untag")) backup-exclusion \(n("unmark") + n("untag") == 1 ? "marker" : "markers") to remove") }
         var tail = "\(plan.violations.count) \(plan.violations.count == 1 ? "violation" : "violations")"
         tail += ", \(plan.skipped.count) skipped"
         let head = plan.actions.isEmpty ? "No changes." : "Plan:"

@@ -84,9 +84,9 @@ public struct PlanValidation: Sendable {
             if to.isRoot { return "its target is the root itself" }
             if Self.isState(to) { return "its target is in .policyctl, policyctl's own state" }
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .delete:
+        case .delete, .untag:
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .mkdir, .setxattr, .writeTag:
+        case .mkdir, .setxattr, .writeTag, .unmark:
             break
         }
         if action.rule == "layout" {
@@ -121,6 +121,8 @@ public struct PlanValidation: Sendable {
             let targets = [folder, folder.appending(FileName("files")!)]
             return targets.contains(where: { $0.hasPrefix(path) }) ? nil
                 : "a forbid rule creates only the trash folder \(folder.escaped) and the directories leading to it"
+        case .unmark, .untag:
+            return refuse()
         case .delete, .rename, .trash:
             break
         }
@@ -141,7 +143,18 @@ public struct PlanValidation: Sendable {
                 return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
             }
             return nil
-        case (.quota, .delete):
+        case (.quota(let quota), .delete):
+            if quota.unit == .directory {
+                // Units: the scope's direct children, folders whole; nothing deeper.
+                if path.components.count != rule.rule.path.components.count + 1 {
+                    return "rule '\(rule.name)' has unit: directory: it evicts only direct children of its scope \(scopeText(rule))"
+                }
+                if action.type != .regular && action.type != .directory { return "a quota rule evicts regular files and folders only" }
+                // `type:` on a quota speaks of the files it counts; units are selected by name alone.
+                var unit = action
+                unit.type = nil
+                return selection(unit, rule)
+            }
             if action.type != .regular { return "a quota rule deletes regular files only" }
             return selection(action, rule)
         case (.trash(let retention), .delete):
@@ -212,6 +225,16 @@ public struct PlanValidation: Sendable {
         case .writeTag:
             return policy.layout.contains(where: { $0.path == path && $0.cacheDirectoryTag }) ? nil
                 : "no layout directory with a cache tag is at \(path.escaped)"
+        case .unmark(let name):
+            guard name == marker.name else { return "the only attribute the layout removes is \(marker.name)" }
+            return policy.layout.contains(where: { $0.path == path && $0.includeInBackup }) ? nil
+                : "no layout directory with 'backup: include' is at \(path.escaped)"
+        case .untag:
+            guard path.lastComponent == Markers.cacheTagName, action.type == .regular else {
+                return "the layout removes only a regular file named CACHEDIR.TAG"
+            }
+            return policy.layout.contains(where: { $0.path == path.parent && $0.includeInBackup }) ? nil
+                : "no layout directory with 'backup: include' is at \(path.parent.escaped)"
         default:
             return "the layout never plans \(action.kind.name)"
         }

@@ -22,8 +22,8 @@ struct PolicyValidator {
             }
             validateGlobs(rule)
             validateKind(rule, policy: policy)
-            diagnostics += RetentionChecks.check(rule)
         }
+        diagnostics += RetentionChecks.checkUnits(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
         for entry in policy.layout {
             if layoutPaths[entry.path] != nil {

@@ -1,33 +1,27 @@
-// Checks on the policy language 1.1 retention keys (keep, unit, minAge, maxSize) that need the whole rule:
-// settings that do nothing are warned about, and keys this build cannot carry out yet are refused rather
-// than silently ignored.
+// Checks on the policy language 1.1 retention keys that need more than one rule: combinations that cannot
+// mean what they say are refused rather than silently carried out another way.
 
 enum RetentionChecks {
-    /// Keys parsed but not carried out by this build: refusing them keeps a policy from meaning less than it says.
-    static let unsupported: Set<String> = ["quota.unit"]
-
-    static func check(_ rule: Rule) -> [Diagnostic] {
-        var found: [Diagnostic] = []
-        func refuse(_ key: String) {
-            guard unsupported.contains(key) else { return }
-            found.append(Diagnostic(severity: .error, location: rule.location,
-                                    message: "rule '\(rule.name)': '\(key)' is not supported by this policyctl yet"))
-        }
-        switch rule.kind {
-        case .expire(let e):
-            if e.keep > 0 { refuse("expire.keep") }
-            if e.unit != .entry && e.keep > 0 {
-                found.append(Diagnostic(severity: .error, location: rule.location, message:
-                    "rule '\(rule.name)': 'keep' with 'unit: directory' is not supported yet; use one or the other"))
+    /// Unit rules (`unit: directory`) whose scopes are the same or nested date one folder tree: they must date
+    /// it by the same timestamp (a quota's `evict: oldest` is mtime, `lru` atime), or a unit's age would depend
+    /// on which rule came first.
+    static func checkUnits(_ policy: Policy) -> [Diagnostic] {
+        var units: [(rule: Rule, by: Expire.Timestamp, what: String)] = []
+        for rule in policy.rules {
+            switch rule.kind {
+            case .expire(let e) where e.unit == .directory: units.append((rule, e.by, "by: \(e.by.rawValue)"))
+            case .quota(let q) where q.unit == .directory: units.append((rule, q.timestamp, "evict: \(q.evict.rawValue), dated by \(q.timestamp.rawValue)"))
+            default: continue
             }
-        case .quota(let q):
-            if q.unit != .entry { refuse("quota.unit") }
-            if q.minAge != nil { refuse("quota.minAge") }
-            if q.keep > 0 { refuse("quota.keep") }
-        case .trash(let t):
-            if t.maxSize != nil { refuse("trash.maxSize") }
-        default:
-            break
+        }
+        var found: [Diagnostic] = []
+        for (i, later) in units.enumerated() {
+            for earlier in units[..<i] where earlier.by != later.by
+                && (later.rule.path.hasPrefix(earlier.rule.path) || earlier.rule.path.hasPrefix(later.rule.path)) {
+                found.append(Diagnostic(severity: .error, location: later.rule.location, message:
+                    "rule '\(later.rule.name)': 'unit: directory' (\(later.what)) dates the same folders as rule '\(earlier.rule.name)' (\(earlier.what)); unit rules on the same or nested paths must date units by the same timestamp"))
+                break
+            }
         }
         return found
     }

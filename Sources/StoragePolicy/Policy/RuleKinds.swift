@@ -20,8 +20,8 @@ public struct Expire: Sendable, Hashable {
     /// Which timestamp an entry's age is measured from.
     public enum Timestamp: String, Sendable, Hashable, CaseIterable {
         case mtime, atime, ctime
-        /// The newest of atime, mtime and (for files) ctime: the safest. Unlike systemd-tmpfiles' default
-        /// (`abcmABM`) it leaves out the birth time.
+        /// The newest of atime, mtime, btime (where recorded) and (for files) ctime: the safest, and
+        /// systemd-tmpfiles' default (`abcmABM`).
         case newest
         /// The birth time (statx btime). Where the file system records none, entries are skipped (kept).
         case birth

@@ -58,6 +58,8 @@ public struct Finding: Sendable, Hashable {
         case .mkdir: verb = "would create the directory"
         case .setxattr(let name, _): verb = "would set \(name)"
         case .writeTag: verb = "would write CACHEDIR.TAG"
+        case .unmark(let name): verb = "would remove \(name)"
+        case .untag: verb = "would remove CACHEDIR.TAG"
         }
         return action.reason.isEmpty ? verb : "\(verb): \(action.reason)"
     }

@@ -102,3 +102,78 @@ import TreeFixture
         #expect(refusal?.description.contains("rule 'r' has unit: directory: it deletes only direct children of its scope s") == true)
     }
 }
+
+@Suite("expire unit: directory with keep") struct DirectoryUnitKeepTests {
+    static func units(_ after: PolicyDuration, keep: Int) -> Rule.Kind {
+        .expire(Expire(after: after, keep: keep, unit: .directory))
+    }
+
+    /// Units by age of their newest entry: u1 (1d), f2 (a file, 9d), u3 (10d, deep), u4 (11d); all but u1 expired.
+    static func tree() throws -> Tree {
+        try Tree {
+            Dir("s") {
+                Dir("u1", age: .days(20)) { File("f", age: .days(1)) }
+                File("f2", age: .days(9))
+                Dir("u3", age: .days(20)) { Dir("d", age: .days(20)) { File("f", age: .days(10)) } }
+                Dir("u4", age: .days(11)) { File("f", age: .days(11)); File("x.tmp", age: .days(11)) }
+            }
+        }
+    }
+
+    @Test("exactly the N newest units stay, expired or not; files in the scope count as units")
+    func exactlyN() throws {
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 0))]).lines == ["delete s/f2", "delete s/u3", "delete s/u4"])
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 1))]).lines == ["delete s/f2", "delete s/u3", "delete s/u4"])
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 2))]).lines == ["delete s/u3", "delete s/u4"])
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 3))]).lines == ["delete s/u4"])
+        let p = try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 3))])
+        #expect(p.actions.first?.entries == 3)
+        #expect(p.actions.first?.reason == "unit: directory, newest inside mtime 11d ago > 7d")
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 4))]).lines == [])
+    }
+
+    @Test("ties break by name: of two units with the same date, the first name stays")
+    func ties() throws {
+        let tree = try Tree {
+            Dir("s") {
+                Dir("b", age: .days(9)) { File("f", age: .days(9)) }
+                Dir("a", age: .days(9)) { File("f", age: .days(9)) }
+            }
+        }
+        defer { tree.remove() }
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 1))]).lines == ["delete s/b"])
+    }
+
+    @Test("other rules' deletions inside a kept unit happen; inside a unit that goes they are covered")
+    func heldInside() throws {
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        let tmp = rule("tmp", "s", expire(.days(1)), match: ["**/*.tmp"])
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 4)), tmp]).lines == ["delete s/u4/x.tmp"])
+        #expect(try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 3)), tmp]).lines == ["delete s/u4"])
+    }
+
+    @Test("audit reports the units beyond the N newest that are expired")
+    func audit() throws {
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        let p = try plan(tree, [rule("r", "s", Self.units(.days(7), keep: 2), mode: .audit)])
+        #expect(p.lines == [])
+        #expect(p.findings.sorted() == ["r: s/u3: unit: directory, newest inside mtime 10d ago > 7d: would be deleted with its 2 entries",
+                                        "r: s/u4: unit: directory, newest inside mtime 11d ago > 7d: would be deleted with its 2 entries"])
+    }
+
+    @Test("the loader accepts keep with unit: directory, and the planner's deletes pass plan validation")
+    func loaderAndValidation() throws {
+        let yaml = "version: 1\nname: k\nrules:\n  - name: r\n    path: s\n    expire: { after: 7d, keep: 2, unit: directory }\n"
+        let policy = try PolicyLoader.load(yaml: yaml).policy
+        #expect(policy.rules[0].kind == Self.units(.days(7), keep: 2))
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        let p = try Planner(policy: policy, root: tree.root, options: tree.options(threads: 2, budget: nil)).plan()
+        #expect(p.lines == ["delete s/u3", "delete s/u4"])
+        #expect(PlanValidation(policy: policy).firstInvalid(in: p) == nil)
+    }
+}

@@ -58,10 +58,18 @@ import Glibc
             }
         }
         defer { tree.remove() }
-        // Now: the file's ctime is fresh, so `newest` keeps it; the directory's ctime does not count.
+        // Does this file system record birth times? (By btime, ten days on, the directory made just now is expired.)
+        let hasBirth = try !plan(tree, [rule("b", "tmp", expire(.days(1), by: .birth), type: .directory)],
+                                 now: tree.now + PolicyDuration.days(10).nanoseconds).lines.isEmpty
+        // Now: the file's ctime is fresh, so `newest` keeps it; the directory's ctime does not count, but its birth
+        // time does where recorded (tmpfiles' ABM): a directory backdated right after it was made is young.
         let today = try plan(tree, [rule("r", "tmp", expire(.days(1), by: .newest))])
-        #expect(today.lines == ["delete tmp/dir"])
-        #expect(today.actions.first?.reason.hasPrefix("newest (mtime) 3d ago > 1d") == true)
+        if hasBirth {
+            #expect(today.lines == [])
+        } else {
+            #expect(today.lines == ["delete tmp/dir"])
+            #expect(today.actions.first?.reason.hasPrefix("newest (mtime) 3d ago > 1d") == true)
+        }
         // Two days later the ctime is two days old too.
         let later = try plan(tree, [rule("r", "tmp", expire(.days(1), by: .newest))], now: tree.now + PolicyDuration.days(2).nanoseconds)
         #expect(later.lines == ["delete tmp/dir", "delete tmp/file"])

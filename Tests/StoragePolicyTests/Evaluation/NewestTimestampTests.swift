@@ -1,5 +1,5 @@
-// `by: newest` pinned: the newest of atime, mtime and, for non-directories, ctime. Not systemd-tmpfiles'
-// full default (abcmABM): policyctl reads no birth time, and Docs/policy-reference.md says so.
+// `by: newest` pinned: systemd-tmpfiles' default (abcmABM): the newest of atime, mtime, the birth time where the
+// file system records one, and, for non-directories, ctime. Docs/policy-reference.md says so.
 import Testing
 @testable import StoragePolicy
 
@@ -9,7 +9,7 @@ import Testing
                    modificationTimeNs: mtime, changeTimeNs: ctime)
     }
 
-    @Test("newest is max(atime, mtime, ctime) for files and max(atime, mtime) for directories; nothing else")
+    @Test("without a birth time, newest is max(atime, mtime, ctime) for files and max(atime, mtime) for directories")
     func pinned() {
         #expect(Ages.timestamp(Self.status(.regular, atime: 1, mtime: 2, ctime: 3), by: .newest) == ("newest (ctime)", 3))
         #expect(Ages.timestamp(Self.status(.regular, atime: 5, mtime: 2, ctime: 3), by: .newest) == ("newest (atime)", 5))
@@ -17,13 +17,20 @@ import Testing
         #expect(Expire.Timestamp.allCases.map(\.rawValue) == ["mtime", "atime", "ctime", "newest", "birth"])
     }
 
-    @Test("birth judges by btime; with none recorded the entry is never older (kept), and newest never uses it")
+    @Test("birth judges by btime; with none recorded the entry is never older (kept); newest counts btime where recorded")
     func birth() {
         var s = Self.status(.regular, atime: 1, mtime: 2, ctime: 3)
         #expect(Ages.timestamp(s, by: .birth) == ("btime", .max))
         #expect(!Ages.isOlder(Ages.timestamp(s, by: .birth).ns, than: .seconds(0), now: 100))
         s.birthTimeNs = 50
         #expect(Ages.timestamp(s, by: .birth) == ("btime", 50))
-        #expect(Ages.timestamp(s, by: .newest) == ("newest (ctime)", 3))
+        #expect(Ages.timestamp(s, by: .newest) == ("newest (btime)", 50))
+        // A backdated directory (mtime and atime set back; ctime is not counted for directories) is as young as
+        // its birth, as tmpfiles' ABM has it.
+        var d = Self.status(.directory, atime: 1, mtime: 2, ctime: 90)
+        d.birthTimeNs = 80
+        #expect(Ages.timestamp(d, by: .newest) == ("newest (btime)", 80))
+        d.birthTimeNs = 1
+        #expect(Ages.timestamp(d, by: .newest) == ("newest (mtime)", 2))
     }
 }
