@@ -102,4 +102,37 @@ import Glibc
         }
         #expect(vanished == 500)
     }
+
+    @Test("a quota skips files moved out of its scope, and moves elsewhere leave another quota's count alone")
+    func quotaAfterMoves() throws {
+        let tree = try Tree {
+            Dir(".Trash") {}
+            Dir("cache") {
+                File("a1.bin", age: .days(5), size: 4000)
+                File("a2.bin", age: .days(4), size: 4000)
+                File("a3.bin", age: .days(3), size: 4000)
+                Dir("junk") { File("big.bin", age: .days(6), size: 40_000) }
+            }
+            Dir("other") {
+                File("o1.bin", age: .days(5), size: 4000)
+                File("o2.bin", age: .days(1), size: 4000)
+            }
+            Dir("Docs") { File("x.sqlite") }
+        }
+        defer { tree.remove() }
+        let cacheUsed = ["cache/a1.bin", "cache/a2.bin", "cache/a3.bin"].reduce(0) { $0 + allocated(tree, $1) }
+        let otherUsed = ["other/o1.bin", "other/o2.bin"].reduce(0) { $0 + allocated(tree, $1) }
+        let rules = [
+            rule("trash", ".Trash", .trash(TrashRetention(retain: .days(30)))),
+            rule("no-junk", "cache", .forbid(globs(["junk"]))),
+            rule("no-db", "Docs", .forbid(globs(["*.sqlite"]))),
+            rule("q-cache", "cache", .quota(Quota(max: ByteSize(bytes: cacheUsed - 1), target: .percent(100)))),
+            rule("q-other", "other", .quota(Quota(max: ByteSize(bytes: otherUsed - 1), target: .percent(100)))),
+        ]
+        let p = try plan(tree, rules)
+        // cache/junk (the oldest and largest) is moved away: it neither counts nor is evicted.
+        #expect(p.lines.filter { $0.hasPrefix("delete") } == ["delete cache/a1.bin", "delete other/o1.bin"])
+        #expect(p.lines.contains { $0.hasPrefix("trash cache/junk -> ") })
+        #expect(p.lines.contains { $0.hasPrefix("trash Docs/x.sqlite -> ") })
+    }
 }
