@@ -102,12 +102,17 @@ EOF
 echo "== flat tree: $FLAT ($(find "$FLAT" -xdev | wc -l) entries); load $(cut -d' ' -f1-3 /proc/loadavg)"
 hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-flat.json" \
     -n "policyctl plan (flat)" "$BIN plan --policy $WORK/flat-policy.yaml --root $FLAT --format json > /dev/null" \
-    -n "find -printf %s (flat)" "find $FLAT -xdev -printf '%s\n' > /dev/null"
+    -n "find -printf %s (flat)" "find $FLAT -xdev -printf '%s\n' > /dev/null" \
+    -n "fd (flat)" "fdfind -u --one-file-system --changed-before 24h . $FLAT > /dev/null" \
+    -n "find (names, flat)" "find $FLAT -xdev > /dev/null"
 python3 - "$WORK/results-flat.json" <<'EOF'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 p, f = r["policyctl plan (flat)"], r["find -printf %s (flat)"]
+fd, names = r["fd (flat)"], r["find (names, flat)"]
 print(f"flat: plan / find -printf : {p['mean']/f['mean']:.2f}x mean, {p['min']/f['min']:.2f}x best  (target <= 1.0x)")
+print(f"flat: fd / find -printf   : {fd['mean']/f['mean']:.2f}x mean; find (names) / find -printf: {names['mean']/f['mean']:.2f}x")
+print(f"flat: cpu time plan / find -printf: {(p['user']+p['system'])/(f['user']+f['system']):.2f}x")
 EOF
 
 peak() {  # peak NAME TREE: one plan under /usr/bin/time -v

@@ -5,7 +5,9 @@ import Synchronization
 /// The evaluator's state for one directory, kept until its subtree is finished.
 final class EvaluatedDirectory: Sendable {
     let parent: EvaluatedDirectory?
-    let path: RelativePath
+    /// Its name in its parent (nil for the root). Only the name is kept: a path per unfinished directory
+    /// would make a deep tree's memory grow with the square of its depth.
+    let name: FileName?
     /// The scope trie node at this path, when it is a scope, a layout directory or on the way to one.
     let trie: ScopeTrie?
     /// Rules whose scope holds this directory's entries, by index.
@@ -44,9 +46,29 @@ final class EvaluatedDirectory: Sendable {
          deletion: Verdict?, auditDeletions: [Verdict], trashItem: TrashItem?, aggregate: Aggregate,
          kept: KeptEntries = .none, unit: DirectoryUnit? = nil, unitBy: Expire.Timestamp? = nil) {
         self.kept = kept; self.unit = unit; self.unitBy = unitBy
-        self.parent = parent; self.path = path; self.trie = trie; self.active = active; self.status = status
+        self.parent = parent; self.name = path.lastComponent; self.trie = trie; self.active = active; self.status = status
         self.deletion = deletion; self.auditDeletions = auditDeletions; self.trashItem = trashItem
         self.aggregate = Mutex(aggregate)
+    }
+
+    /// The root-relative path, rebuilt from the names up to the root (only for the few actions and findings
+    /// about a directory itself).
+    var path: RelativePath {
+        var names: [FileName] = []
+        var length = 0
+        var current: EvaluatedDirectory? = self
+        while let directory = current, let name = directory.name {
+            names.append(name)
+            length += name.bytes.count + 1
+            current = directory.parent
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(length - 1, 0))
+        for name in names.reversed() {
+            if !bytes.isEmpty { bytes.append(0x2F) }
+            bytes.append(contentsOf: name.bytes)
+        }
+        return RelativePath(unchecked: bytes)
     }
 
     /// True while deletions inside must be held: this directory may be deleted as a whole.

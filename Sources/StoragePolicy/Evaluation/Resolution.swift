@@ -283,6 +283,9 @@ struct Removals {
     /// Deleted directories, sorted by bytes: ancestors are found by binary search, not hashing.
     private var deletedDirectories: [RelativePath] = []
     private var moved: Set<PathKey> = []
+    /// The byte lengths of the moved paths: only prefixes of those lengths can be a moved ancestor, so most
+    /// prefixes of a path are never hashed.
+    private var movedLengths: [Bool] = []
     /// Deletions added after settling (quota evictions), and their hash set once one is needed.
     private var late: [RelativePath] = []
     private var lateSet: Set<PathKey>? = nil
@@ -346,12 +349,20 @@ struct Removals {
         actions.removeAll { $0.isDelete && hasAncestor($0.path, inSorted: sorted) }
     }
 
-    mutating func recordMove(_ a: Action) { moved.insert(PathKey(a.path)) }
+    mutating func recordMove(_ a: Action) {
+        moved.insert(PathKey(a.path))
+        let length = a.path.bytes.count
+        if movedLengths.count <= length { movedLengths += [Bool](repeating: false, count: length + 1 - movedLengths.count) }
+        movedLengths[length] = true
+    }
 
-    /// True when some deleted or moved entry lies under `scope` (so entries there need checking).
+    /// True when some deleted or moved entry lies under `scope`, or is `scope` or one of its ancestors (so
+    /// entries there need checking). Moves and deleted directories elsewhere in the tree do not count: a
+    /// quota scope then skips a removal check (and a path) per file.
     func hasRemovals(under scope: RelativePath) -> Bool {
-        if !moved.isEmpty || !deletedDirectories.isEmpty { return true }
-        if scope.isEmpty { return !deleted.isEmpty || !late.isEmpty }
+        if scope.isEmpty { return !deleted.isEmpty || !late.isEmpty || !moved.isEmpty }
+        if moved.contains(where: { Removals.within($0.bytes, scope.bytes[...]) || Removals.within(scope.bytes[...], $0.bytes) }) { return true }
+        if hasAncestor(scope, inSorted: deletedDirectories) { return true }
         if late.contains(where: { $0.hasPrefix(scope) }) { return true }
         // The first deleted path not before the scope: the scope itself or a path under it if any exist.
         var low = 0, high = deleted.count
@@ -366,6 +377,12 @@ struct Removals {
             i += 1
         }
         return false
+    }
+
+    /// True when `path` is `scope` or lies beneath it.
+    private static func within(_ path: ArraySlice<UInt8>, _ scope: ArraySlice<UInt8>) -> Bool {
+        guard path.count >= scope.count, path.starts(with: scope) else { return false }
+        return path.count == scope.count || path[path.startIndex + scope.count] == 0x2F
     }
 
     mutating func isDeleted(_ path: RelativePath) -> Bool {
@@ -415,9 +432,10 @@ struct Removals {
     private func hasAncestor(_ path: RelativePath, in set: Set<PathKey>) -> Bool {
         guard !set.isEmpty else { return false }
         let bytes = path.bytes
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            if bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
+        let lengths = min(bytes.count, movedLengths.count)
+        var i = 0
+        while i < lengths {
+            if movedLengths[i] && bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
             i += 1
         }
         return false
@@ -437,9 +455,22 @@ struct Removals {
             lateSet = hit
         }
         struct Key: Hashable {
-            var kind: String
+            /// The kind's number: hashing a small integer, not its name, per action.
+            var kind: UInt8
             var attribute: String
             var path: PathKey
+        }
+        func code(_ kind: Action.Kind) -> UInt8 {
+            switch kind {
+            case .delete: 0
+            case .rename: 1
+            case .trash: 2
+            case .mkdir: 3
+            case .setxattr: 4
+            case .writeTag: 5
+            case .unmark: 6
+            case .untag: 7
+            }
         }
         var seen = Set<Key>()
         // Ranks looked up once per action, not once per comparison.
@@ -468,7 +499,7 @@ struct Removals {
             case .mkdir:
                 break
             }
-            if !seen.insert(Key(kind: kind.name, attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
+            if !seen.insert(Key(kind: code(kind), attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
         }
         Removals.compact(&actions, keep)
     }

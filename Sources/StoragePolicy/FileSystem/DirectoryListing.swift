@@ -30,6 +30,17 @@ public final class DirectoryListing {
     private(set) var descriptor: Int32 = -1
     /// Tests only (WalkOptions.willStat).
     var willStat: (@Sendable (RelativePath) -> Void)?
+    /// Set by a walk with more than one thread: hands a large directory's remaining stats to an idle thread.
+    var offer: ((StatPrefetch) -> Void)?
+    /// The stats being fetched ahead for this directory, if any (see StatPrefetch).
+    private var prefetch: StatPrefetch?
+    /// The highest entry whose status was asked for while `prefetch` runs.
+    private var asked = 0
+
+    /// A directory with at least this many entries may have its stats fetched ahead by another thread,
+    /// once its visitor has shown it stats most entries (`prefetchEvidence` of the first entries asked).
+    static let prefetchThreshold = 2048
+    static let prefetchEvidence = 64
 
     init() {}
 
@@ -37,6 +48,7 @@ public final class DirectoryListing {
 
     /// Reads every entry of `directory`; DT_UNKNOWN entries are stat'ed at once to learn their type.
     func load(_ directory: WalkDirectory, skipStateDirectory: Bool) throws(FileSystemError) {
+        endVisit()
         path = directory.path
         directoryStatus = directory.status
         descriptor = directory.descriptor
@@ -79,6 +91,13 @@ public final class DirectoryListing {
         }
     }
 
+    /// The visit of this listing is over: any helper fetching its stats ahead stops before the walker
+    /// reuses the listing or closes the directory.
+    func endVisit() {
+        prefetch?.withdraw()
+        prefetch = nil
+    }
+
     // MARK: What a visitor reads
 
     /// The name's bytes, without copying them.
@@ -112,24 +131,53 @@ public final class DirectoryListing {
         let slot = statusSlots[i]
         if slot >= 0 { return fetched[Int(slot)] }
         if let e = statusErrors[i] { throw e }
+        if let prefetch {
+            if i > asked {
+                asked = i
+                prefetch.cursor.store(i, ordering: .relaxed)
+            }
+            if let (status, code) = prefetch.result(i) {
+                return try record(i, status, code)
+            }
+        } else if fetched.count == DirectoryListing.prefetchEvidence, count >= DirectoryListing.prefetchThreshold,
+                  i < 2 * DirectoryListing.prefetchEvidence, let offer {
+            // Most of the first entries needed a stat: the rest likely will too, so an idle thread starts
+            // from the end. (Statuses it fetches that the visitor never asks for are simply dropped.)
+            let task = StatPrefetch(descriptor: descriptor, path: path, directoryStatus: directoryStatus,
+                                    names: names, starts: starts, types: types, count: count, willStat: willStat)
+            task.cursor.store(i, ordering: .relaxed)
+            asked = i
+            prefetch = task
+            offer(task)
+        }
         willStat?(path(of: i))
         var s = cposix_stat()
         let r = withName(i) { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
-        let error: FileSystemError
         switch r {
         case .success:
             let status = FileStatus(s)
             if !status.isOnSameMount(as: directoryStatus) {
-                error = FileSystemError(FileSystemError.mountPoint, path: path(of: i), errno: .crossDevice)
+                return try record(i, nil, StatPrefetch.mountPoint)
             } else if status.hasTimeOutOfRange {
-                error = FileSystemError(FileSystemError.timeOutOfRange, path: path(of: i), errno: .overflow)
-            } else {
-                statusSlots[i] = Int32(fetched.count)
-                fetched.append(status)
-                return status
+                return try record(i, nil, StatPrefetch.timeOutOfRange)
             }
+            return try record(i, status, StatPrefetch.fetchedOK)
         case .failure(let e):
-            error = FileSystemError("fstatat", path: path(of: i), errno: e)
+            return try record(i, nil, e.rawValue)
+        }
+    }
+
+    /// Keeps entry `i`'s status, or its failure (a StatPrefetch code), for the rest of the visit.
+    private func record(_ i: Int, _ status: FileStatus?, _ code: Int32) throws(FileSystemError) -> FileStatus {
+        if let status {
+            statusSlots[i] = Int32(fetched.count)
+            fetched.append(status)
+            return status
+        }
+        let error = switch code {
+        case StatPrefetch.mountPoint: FileSystemError(FileSystemError.mountPoint, path: path(of: i), errno: .crossDevice)
+        case StatPrefetch.timeOutOfRange: FileSystemError(FileSystemError.timeOutOfRange, path: path(of: i), errno: .overflow)
+        default: FileSystemError("fstatat", path: path(of: i), errno: Errno(rawValue: code))
         }
         statusErrors[i] = error
         throw error

@@ -11,6 +11,14 @@ struct WalkLink: Sendable {
     var inode: UInt64
 }
 
+/// The closed ancestors between an open anchor and a directory, as a list shared from the bottom up: siblings
+/// and descendants share their ancestors' links.
+final class WalkChain: Sendable {
+    let link: WalkLink
+    let parent: WalkChain?
+    init(_ link: WalkLink, parent: WalkChain?) { self.link = link; self.parent = parent }
+}
+
 final class WalkDirectory: @unchecked Sendable {
     // @unchecked: the stream is read by one thread right after opening; afterwards only its descriptor is
     // used, by *at calls, which the kernel makes safe to share.

@@ -108,7 +108,14 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     let budget: Int
     let threads: Int
     let willStat: (@Sendable (RelativePath) -> Void)?
-    let stack = WorkStack<Pending>()
+    let stack = WorkStack<Work>()
+
+    /// What a walking thread takes from the stack: a directory, or the stats of a large directory another
+    /// thread is judging (see StatPrefetch).
+    enum Work: Sendable {
+        case directory(Pending)
+        case prefetch(StatPrefetch)
+    }
 
     /// A directory that has been visited and waits for its entered subdirectories.
     final class Node: Sendable {
@@ -119,13 +126,31 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     }
 
     /// A subdirectory to walk: opened from `anchor` through `chain` (ancestors whose descriptors were
-    /// closed), then `name`.
+    /// closed), then `name`. Holds no path of its own: the directories waiting at every level of a deep tree
+    /// would otherwise hold paths (and chains) as long as the depth, the square of the depth in all.
     struct Pending: Sendable {
         var parent: Node
         var anchor: WalkDirectory
-        var chain: [WalkLink]
+        var chain: WalkChain?
         var name: FileName
-        var path: RelativePath
+
+        /// The links from the anchor down, in order.
+        var links: [WalkLink] {
+            var links: [WalkLink] = []
+            var current = chain
+            while let c = current { links.append(c.link); current = c.parent }
+            return links.reversed()
+        }
+
+        var path: RelativePath {
+            guard chain != nil else { return anchor.path.appending(name) }
+            var bytes = anchor.path.bytes
+            for component in links.map(\.name) + [name] {
+                if !bytes.isEmpty { bytes.append(0x2F) }
+                bytes.append(contentsOf: component.bytes)
+            }
+            return RelativePath(unchecked: bytes)
+        }
     }
 
     init(visitor: V, rootStatus: FileStatus, counter: WalkDirectory.Counter, budget: Int, threads: Int,
@@ -135,25 +160,38 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     }
 
     func start(_ root: WalkDirectory, listing: DirectoryListing, worker: V.Worker) {
+        share(listing)
         let state = visitor.visit(listing, parent: nil, worker: worker)
+        listing.endVisit()
         let node = Node(parent: nil, state: state)
-        schedule(node, directory: root, anchor: nil, chain: [], listing: listing, worker: worker)
+        schedule(node, directory: root, anchor: nil, chain: nil, listing: listing, worker: worker)
     }
 
     func work(_ worker: V.Worker) {
         let listing = DirectoryListing()
         listing.willStat = willStat
-        while let item = stack.pop() {
-            process(item, listing: listing, worker: worker)
+        share(listing)
+        while let work = stack.pop() {
+            switch work {
+            case .directory(let item): process(item, listing: listing, worker: worker)
+            case .prefetch(let task): task.run()
+            }
         }
+    }
+
+    /// With more than one thread, a large directory's stats can be handed to an idle one.
+    private func share(_ listing: DirectoryListing) {
+        guard threads > 1 else { return }
+        listing.offer = { [stack] task in stack.push([.prefetch(task)]) }
     }
 
     private func process(_ item: Pending, listing: DirectoryListing, worker: V.Worker) {
         let directory: WalkDirectory
+        let path = item.path
         do {
-            directory = try open(item)
+            directory = try open(item, path: path)
             if !directory.status.isOnSameMount(as: rootStatus) {
-                skip(item, .otherFileSystem, worker: worker)
+                skip(item, path, .otherFileSystem, worker: worker)
                 return
             }
             try listing.load(directory, skipStateDirectory: false)
@@ -163,17 +201,18 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
             case .tooManySymbolicLinks, .notDirectory: .replaced
             default: .unreadable(error.errno)
             }
-            skip(item, reason, worker: worker)
+            skip(item, path, reason, worker: worker)
             return
         }
         let state = visitor.visit(listing, parent: item.parent.state, worker: worker)
+        listing.endVisit()
         let node = Node(parent: item.parent, state: state)
         schedule(node, directory: directory, anchor: item.anchor, chain: item.chain, listing: listing, worker: worker)
     }
 
     /// Queues the subdirectories the visitor entered, keeping `directory` open as their anchor while the
     /// budget allows, else letting them reopen the path from this directory's own anchor.
-    private func schedule(_ node: Node, directory: WalkDirectory, anchor: WalkDirectory?, chain: [WalkLink],
+    private func schedule(_ node: Node, directory: WalkDirectory, anchor: WalkDirectory?, chain: WalkChain?,
                           listing: DirectoryListing, worker: V.Worker) {
         let entered = listing.entered
         if entered.isEmpty {
@@ -183,30 +222,31 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         node.pending.store(entered.count, ordering: .releasing)
         let keepOpen = anchor == nil || counter.live.load(ordering: .relaxed) <= budget
         let childAnchor = keepOpen ? directory : anchor!
-        var childChain = keepOpen ? [] : chain
+        var childChain = keepOpen ? nil : chain
         if !keepOpen, let name = directory.path.lastComponent {
-            childChain.append(WalkLink(name: name, device: directory.status.device, inode: directory.status.inode))
+            // Shared by every child (and their descendants): one link per level, not one chain per child.
+            childChain = WalkChain(WalkLink(name: name, device: directory.status.device, inode: directory.status.inode),
+                                   parent: childChain)
         }
-        var items: [Pending] = []
+        var items: [Work] = []
         items.reserveCapacity(entered.count)
         // Reversed, so the stack hands them out in listing order.
         for i in entered.reversed() {
-            items.append(Pending(parent: node, anchor: childAnchor, chain: childChain, name: listing.name(i),
-                                 path: listing.path(of: i)))
+            items.append(.directory(Pending(parent: node, anchor: childAnchor, chain: childChain, name: listing.name(i))))
         }
         stack.push(items)
     }
 
-    private func open(_ item: Pending) throws(FileSystemError) -> WalkDirectory {
-        if item.chain.isEmpty {
-            return try WalkDirectory.open(item.name, in: item.anchor.descriptor, path: item.path, counter: counter)
+    private func open(_ item: Pending, path target: RelativePath) throws(FileSystemError) -> WalkDirectory {
+        guard item.chain != nil else {
+            return try WalkDirectory.open(item.name, in: item.anchor.descriptor, path: target, counter: counter)
         }
         // Reopen the closed ancestors one by one, each checked against the identity it had when walked.
         var current = item.anchor.descriptor
         var owned: Int32 = -1
         defer { if owned >= 0 { _ = system_close(owned) } }
         var path = item.anchor.path
-        for link in item.chain {
+        for link in item.links {
             path = path.appending(link.name)
             let fd = try WalkDirectory.openDescriptor(link.name, in: current, path: path)
             if owned >= 0 { _ = system_close(owned) }
@@ -217,11 +257,11 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
                 throw FileSystemError("openat", path: path, errno: .notDirectory)
             }
         }
-        return try WalkDirectory.open(item.name, in: current, path: item.path, counter: counter)
+        return try WalkDirectory.open(item.name, in: current, path: target, counter: counter)
     }
 
-    private func skip(_ item: Pending, _ reason: WalkSkipReason, worker: V.Worker) {
-        visitor.couldNotEnter(item.path, because: reason, parent: item.parent.state, worker: worker)
+    private func skip(_ item: Pending, _ path: RelativePath, _ reason: WalkSkipReason, worker: V.Worker) {
+        visitor.couldNotEnter(path, because: reason, parent: item.parent.state, worker: worker)
         childDone(item.parent, worker: worker)
     }
 

@@ -13,8 +13,9 @@ public struct Action: Sendable, Hashable {
         case trash(to: RelativePath)
         /// Create the directory.
         case mkdir
-        /// Set an extended attribute.
-        case setxattr(name: String, value: [UInt8])
+        /// Set an extended attribute. Boxed (`indirect`): its two-field payload would otherwise make every
+        /// action of a million-entry plan 24 bytes larger, and markers are a handful per plan.
+        indirect case setxattr(name: String, value: [UInt8])
         /// Write a CACHEDIR.TAG into the directory.
         case writeTag
         /// Remove an extended attribute (layout `backup: include`: the exclusion marker).

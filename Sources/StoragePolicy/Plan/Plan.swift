@@ -91,9 +91,20 @@ public struct Plan: Sendable, Hashable, Codable {
     /// Sorts actions and violations by path, then rule: the deterministic order plans are shown in.
     public mutating func sort() {
         // Swift's sort is not stable: break every tie (one rule may set a marker and write a tag on one path).
-        actions.sort { ($0.path, $0.rule, $0.kind.name, $0.reason) < ($1.path, $1.rule, $1.kind.name, $1.reason) }
-        violations.sort { ($0.path, $0.rule, $0.message) < ($1.path, $1.rule, $1.message) }
-        skipped.sort { ($0.path, $0.reason) < ($1.path, $1.reason) }
+        // Paths compared as bytes first (memcmp, the order of RelativePath's <); the strings only on a tie.
+        actions.sort { a, b in
+            let c = ByteOrder.compare(a.path.bytes, b.path.bytes)
+            if c != 0 { return c < 0 }
+            return (a.rule, a.kind.name, a.reason) < (b.rule, b.kind.name, b.reason)
+        }
+        violations.sort { a, b in
+            let c = ByteOrder.compare(a.path.bytes, b.path.bytes)
+            return c != 0 ? c < 0 : (a.rule, a.message) < (b.rule, b.message)
+        }
+        skipped.sort { a, b in
+            let c = ByteOrder.compare(a.path.bytes, b.path.bytes)
+            return c != 0 ? c < 0 : a.reason < b.reason
+        }
     }
 
     /// The plan as stable, pretty JSON (keys sorted).

@@ -139,6 +139,9 @@ func system_closedir(_ stream: OpaquePointer) -> Int32 {
 
 // MARK: process, environment, time
 
+/// Gives the rest of the time slice away (a spin waiting on another thread that is about to finish).
+func system_sched_yield() { _ = sched_yield() }
+
 func system_getpid() -> Int32 { getpid() }
 
 func system_geteuid() -> UInt32 { geteuid() }
