@@ -18,8 +18,9 @@ public struct Action: Sendable, Hashable {
         indirect case setxattr(name: String, value: [UInt8])
         /// Write a CACHEDIR.TAG into the directory.
         case writeTag
-        /// Remove an extended attribute (layout `backup: include`: the exclusion marker).
-        case unmark(name: String)
+        /// Remove an extended attribute (layout `backup: include`: the exclusion marker). Boxed like `setxattr`,
+        /// so a String payload does not widen every action.
+        indirect case unmark(name: String)
         /// Remove the CACHEDIR.TAG at `path`, only while it holds exactly the signature (layout `backup: include`).
         case untag
 
