@@ -169,6 +169,25 @@ struct ScriptPolicyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.cache).count == 2)
     }
 
+    @Test("Policies/media-library.swift compiles and deletes only the sidecar whose photo is gone",
+          .enabled(if: swiftc != nil))
+    func mediaLibraryExample() throws {
+        let f = try Fixture()
+        let example = String(#filePath).components(separatedBy: "/Tests/")[0] + "/Policies/media-library.swift"
+        try FileManager.default.removeItem(atPath: f.script)
+        try FileManager.default.copyItem(atPath: example, toPath: f.script)
+        chmod(f.script, 0o644)
+        try buildTree(at: f.root, [.dir("Photos"), .file("Photos/IMG_1.jpg"), .file("Photos/IMG_1.xmp"),
+                                   .file("Photos/IMG_2.HEIC"), .file("Photos/IMG_2.HEIC.xmp"),
+                                   .file("Photos/IMG_3.xmp"), .file("Photos/IMG_4.thm", ageHours: 1),
+                                   .dir("Imports"), .dir("Cache"), .dir("Cache/Thumbnails")])
+        let r = try f.run(["plan", "--policy", f.script, "--root", f.root, "--format", "json"])
+        #expect(r.status == 0, "\(r)")
+        let plan = try Plan.decode(json: Data(r.stdout.utf8))
+        #expect(plan.policy == "media-library")
+        #expect(plan.actions.filter { $0.rule == "orphaned-sidecars" }.map(\.path.string) == ["Photos/IMG_3.xmp"], "\(r)")
+    }
+
     @Test("a syntax error is shown as swiftc prints it, at the script's file:line:col, with exit 65 and nothing cached",
           .enabled(if: swiftc != nil))
     func syntaxError() throws {
