@@ -33,6 +33,11 @@ enum ScriptLauncher {
     /// could not be done; nil when the command names no Swift policy.
     static func intercept(_ command: any Command.Type, _ parsed: ParsedArguments, argv: [String]) -> Int32? {
         guard ScriptContext.current == nil, let script = scriptPath(command.spec.name, parsed) else { return nil }
+        // Each script is a program of its own: one per call.
+        if command.spec.name == "validate", parsed.positionals.filter(PolicySource.isScript).count > 1 {
+            Terminal.err("Error: validate one .swift policy per call (each is compiled into a program of its own); YAML policies may join it")
+            return ExitCode.usage.rawValue
+        }
         do {
             try launch(script, cacheOption: parsed.value("cache-dir"), argv: argv)
         } catch {

@@ -121,6 +121,10 @@ struct ScriptPolicyTests {
         // validate and audit through the compiled program.
         let validate = try f.run(["validate", f.script])
         #expect(validate.status == 0 && validate.stdout == "\(f.script): valid\n", "\(validate)")
+        let explain = try f.run(["explain", "--policy", f.script, "--root", f.root, "logs/a.log"])
+        #expect(explain.status == 0 && explain.stdout.contains("empty-logs"), "\(explain)")
+        let two = try f.run(["validate", f.script, f.script + ".copy.swift"])
+        #expect(two.status == 64 && two.stderr.hasPrefix("Error: validate one .swift policy per call"), "\(two)")
         let audit = try f.run(["audit", "--policy", f.script, "--root", f.root])
         #expect(audit.status == 1, "\(audit)")
         #expect(audit.stdout.contains("empty-logs") && audit.stdout.contains("logs/a.log") && audit.stdout.contains("logs/d.log"), "\(audit)")
