@@ -65,6 +65,7 @@ enum ScriptLauncher {
         let bytes = try ScriptFile.read(script)
         let toolchain = try ScriptToolchain.find(for: script)
         let library = try ScriptLibrary.find(for: script)
+        try library.check(toolchain, for: script)
         let identity = ScriptIdentity(sha256: SHA256.hex(bytes))
         let key = SHA256.hex(Array(("policyctl script cache 1\0" + identity.sha256 + "\0" + StoragePolicyVersion.tool + "\0"
             + toolchain.version + "\0" + library.identity).utf8))

@@ -46,6 +46,36 @@ struct ScriptLibrary {
     var flags: [String]
     /// Changes whenever the library or its modules are rebuilt: part of the cache key.
     var identity: String
+    /// The compiler that built the modules (`Swift version 6.3.1 (swift-6.3.1-RELEASE)`), as the module
+    /// records it; only that compiler can import them (no library evolution).
+    var builtBy: String?
+
+    /// Refuses a swiftc other than the one that built the library, before it fails on the modules (69).
+    func check(_ toolchain: ScriptToolchain, for script: String) throws(CommandFailure) {
+        guard let builtBy, !toolchain.version.contains(builtBy) else { return }
+        let found = toolchain.version.split(separator: "\n").first.map(String.init) ?? toolchain.version
+        throw CommandFailure(code: .unavailable, message: "cannot compile \(script): policyctl's library was built by '\(builtBy)', and \(toolchain.swiftc) is '\(found)'; a Swift policy needs the very compiler that built policyctl: install that toolchain and put it on PATH or set POLICYCTL_SWIFTC to its swiftc")
+    }
+
+    /// The `Swift version ...)` string in the first 64 KiB of a module file (its control block).
+    static func compilerVersion(ofModule path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let needle = Array("Swift version ".utf8)
+        var i = 0
+        while i + needle.count <= n {
+            if buffer[i] == needle[0], Array(buffer[i..<(i + needle.count)]) == needle,
+               let end = buffer[i..<n].firstIndex(of: UInt8(ascii: ")")) {
+                return String(decoding: buffer[i...end], as: UTF8.self)
+            }
+            i += 1
+        }
+        return nil
+    }
 
     static func find(for script: String) throws(CommandFailure) -> ScriptLibrary {
         let exe = Subprocess.selfPath
@@ -67,7 +97,8 @@ struct ScriptLibrary {
                 _ = stat(path, &st)
                 return "\(path):\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
             }
-            return ScriptLibrary(directory: directory, flags: flags, identity: parts.joined(separator: "\0"))
+            return ScriptLibrary(directory: directory, flags: flags, identity: parts.joined(separator: "\0"),
+                                 builtBy: compilerVersion(ofModule: modules + "/PolicyctlCommands.swiftmodule"))
         }
         throw CommandFailure(code: .unavailable, message: "cannot compile \(script): policyctl's library for Swift policies (lib\(name).so and its Modules/) is not beside \(exe) nor in \(bin)/../lib/policyctl; build it with `swift build --product \(name)` or reinstall (make install, or the .deb)")
     }

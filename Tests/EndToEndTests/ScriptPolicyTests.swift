@@ -216,6 +216,19 @@ struct ScriptPolicyTests {
         #expect(try f.run(["plan", "--policy", yaml, "--root", f.root], environment: ["PATH": empty]).status == 0)
     }
 
+    @Test("a swiftc other than the one that built policyctl is exit 69 naming both versions, before compiling anything")
+    func otherCompiler() throws {
+        let f = try Fixture()
+        let fake = f.scratch.path + "/swiftc"
+        try Data("#!/bin/sh\necho 'Swift version 5.9 (swift-5.9-RELEASE)'\n".utf8).write(to: URL(fileURLWithPath: fake))
+        chmod(fake, 0o755)
+        let r = try f.run(["plan", "--policy", f.script, "--root", f.root], environment: ["POLICYCTL_SWIFTC": fake])
+        #expect(r.status == 69, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: cannot compile \(f.script): policyctl's library was built by 'Swift version "), "\(r)")
+        #expect(r.stderr.contains("', and \(fake) is 'Swift version 5.9 (swift-5.9-RELEASE)'; a Swift policy needs the very compiler that built policyctl"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: f.cache))
+    }
+
     @Test("a cache folder the co-tenant made, or one anyone can write, is refused (74) before anything is compiled or run",
           .enabled(if: CoTenant.isAvailable && swiftc != nil))
     func coTenantCache() throws {
