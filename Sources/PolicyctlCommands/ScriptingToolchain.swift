@@ -106,8 +106,8 @@ struct ScriptLibrary {
     private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
-/// swiftc as a child process: with the terminal inherited (its diagnostics go straight to the user), or
-/// with its output captured (`--version`).
+/// swiftc as a child process: with stderr inherited (its diagnostics go straight to the user; its stdout
+/// joins them), or with its output captured (`--version`).
 enum ScriptProcess {
     static func run(_ argv: [String]) -> Int32 { spawn(argv, capture: nil) }
 
@@ -137,6 +137,9 @@ enum ScriptProcess {
         if let capture {
             posix_spawn_file_actions_adddup2(&actions, capture.fd, 1)
             posix_spawn_file_actions_adddup2(&actions, capture.fd, 2)
+        } else {
+            // Whatever swiftc says goes to stderr: stdout stays the command's (`--format json`).
+            posix_spawn_file_actions_adddup2(&actions, 2, 1)
         }
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
