@@ -1,11 +1,15 @@
 # Builds, installs and uninstalls policyctl. `make install PREFIX=/usr/local` (DESTDIR honoured).
 # The binary links the Swift runtime statically; it needs only libyaml (libyaml-0-2) at run time.
+# Swift policies (`--policy X.swift`, Docs/scripting.md) link libPolicyctlScripting.so, installed with its
+# modules under PREFIX/lib/policyctl; compiling one needs the Swift toolchain that built it.
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 SWIFTFLAGS ?=
-BIN = $(shell $(SWIFT) build $(SWIFTFLAGS) -c release --show-bin-path)/policyctl
+BINPATH = $(shell $(SWIFT) build $(SWIFTFLAGS) -c release --show-bin-path)
+BIN = $(BINPATH)/policyctl
 BINDIR := $(DESTDIR)$(PREFIX)/bin
+LIBDIR := $(DESTDIR)$(PREFIX)/lib/policyctl
 MANDIR := $(DESTDIR)$(PREFIX)/share/man
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/policyctl
 BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -17,7 +21,8 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 all: build
 
 build:
-	scripts/stamp-revision.sh $(SWIFT) build $(SWIFTFLAGS) -c release --static-swift-stdlib --product policyctl
+	scripts/stamp-revision.sh sh -c '$(SWIFT) build $(SWIFTFLAGS) -c release --static-swift-stdlib --product policyctl && \
+	  $(SWIFT) build $(SWIFTFLAGS) -c release --product PolicyctlScripting'
 
 test:
 	$(SWIFT) test
@@ -33,11 +38,22 @@ install: build
 	install -m 644 Policies/*.yaml $(SHAREDIR)/policies/
 	install -m 644 Docs/policy.schema.json $(SHAREDIR)/
 	install -m 644 Docs/systemd/*.service Docs/systemd/*.timer $(SHAREDIR)/systemd/
+	install -m 644 Policies/*.swift $(SHAREDIR)/policies/
+	# What a compiled Swift policy imports and links (found relative to bin/policyctl), and the module maps
+	# of the C modules StoragePolicy imports.
+	install -d $(LIBDIR)/Modules $(LIBDIR)/include/CPosix $(LIBDIR)/include/CYAML
+	install -m 755 $(BINPATH)/libPolicyctlScripting.so $(LIBDIR)/
+	install -m 644 $(BINPATH)/Modules/StoragePolicy.swiftmodule $(BINPATH)/Modules/PolicyctlCommands.swiftmodule $(LIBDIR)/Modules/
+	install -m 644 Sources/CPosix/include/CPosix.h $(LIBDIR)/include/CPosix/
+	printf 'module CPosix {\n    umbrella header "CPosix.h"\n    export *\n}\n' > $(LIBDIR)/include/CPosix/module.modulemap
+	install -m 644 Sources/CYAML/shim.h $(LIBDIR)/include/CYAML/
+	# No `link "yaml"`: the library already links libyaml, so a policy needs no libyaml-dev to link.
+	printf 'module CYAML [system] {\n    header "shim.h"\n    export *\n}\n' > $(LIBDIR)/include/CYAML/module.modulemap
 
 uninstall:
 	rm -f $(BINDIR)/policyctl $(MANDIR)/man1/policyctl.1 $(MANDIR)/man5/policyctl-policy.5 \
 	      $(BASHDIR)/policyctl $(ZSHDIR)/_policyctl $(FISHDIR)/policyctl.fish
-	rm -rf $(SHAREDIR)
+	rm -rf $(SHAREDIR) $(LIBDIR)
 
 clean:
 	rm -rf .build/release

@@ -12,6 +12,9 @@ let package = Package(
         // The command layer (argument parsing, commands, renderers): what `policyctl` runs, and what a
         // compiled Swift policy can link to run the same command code.
         .library(name: "PolicyctlCommands", targets: ["PolicyctlCommands"]),
+        // What a compiled Swift policy (`policyctl plan --policy cleanup.swift`) links: the library and the
+        // command layer as one shared object, libPolicyctlScripting.so, with their modules (Docs/scripting.md).
+        .library(name: "PolicyctlScripting", type: .dynamic, targets: ["StoragePolicy", "PolicyctlCommands"]),
     ],
     targets: [
         .systemLibrary(

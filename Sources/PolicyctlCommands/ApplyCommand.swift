@@ -34,6 +34,7 @@ struct ApplyCommand: Command {
         ],
         options: [
             .option("policy", short: "p", value: "file", help: "The policy to plan and apply.", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
             .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
@@ -111,6 +112,11 @@ struct ApplyCommand: Command {
             let plan = try ApplyCommand.readPlan(planFile)
             // --root with a plan file names where to apply it: a plan of another directory is refused as stale.
             request = ApplyRequest(root: rootArgument ?? plan.root, source: .savedPlan(plan, path: planFile))
+            request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
+                try PolicySource.compiledPolicy(for: plan.fingerprint?.policyPath)
+            }
+        } else if PolicySource.isScript(policyPath!) {
+            request = ApplyRequest(root: rootArgument!, source: .policy(try RootSession.loadPolicy(policyPath!)))
         } else {
             request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
         }
@@ -145,6 +151,13 @@ struct ApplyCommand: Command {
         }
     }
 
+    /// A compiled Swift policy resolved with its diagnostics printed: exit 65, or 74 when it cannot be read.
+    static func loadingScript(_ load: () throws(PolicyLoadError) -> Policy?) throws -> Policy? {
+        do { return try load() } catch {
+            throw CommandFailure(code: DiagnosticStyle.report(error), message: "")
+        }
+    }
+
     /// A plan file read whole (a regular file, capped) and decoded; exit 65 for what is no plan, 74 for I/O.
     static func readPlan(_ planFile: String) throws -> Plan {
         let planBytes: [UInt8]
@@ -174,7 +187,7 @@ enum RootSession {
 
     static func loadPolicy(_ path: String) throws -> Policy {
         do {
-            return try PolicyLoader.load(contentsOf: path).policy
+            return try PolicySource.load(path).policy
         } catch {
             for d in error.diagnostics { Terminal.err(d.description) }
             throw CommandFailure(code: .invalidPolicy, message: "")

@@ -16,6 +16,7 @@ struct AuditCommand: Command {
         ],
         options: [
             .option("policy", short: "p", value: "file", help: "The policy to audit against (default: ROOT/.policyctl.yaml).", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "The directory the policy applies to (default: the current directory).", completion: .directory),
             .option("changed-since", value: "ref", help: "Audit only what git says changed since this revision (git diff --name-only REF, deleted files left out) plus untracked files, inside the root."),
             .option("format", value: "format", help: "The report format.", default: "text",
@@ -78,7 +79,7 @@ struct AuditCommand: Command {
         }
         let loaded: LoadedPolicy
         do {
-            loaded = try PolicyLoader.load(contentsOf: policyPath)
+            loaded = try PolicySource.load(policyPath)
         } catch {
             // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
             return DiagnosticStyle.report(error)

@@ -13,6 +13,8 @@ enum ExitCode: Int32 {
     case usage = 64
     /// A policy is invalid (EX_DATAERR).
     case invalidPolicy = 65
+    /// A Swift policy cannot be compiled here: no toolchain, or no library to link (EX_UNAVAILABLE).
+    case unavailable = 69
     /// An I/O or system error (EX_IOERR).
     case ioError = 74
 }

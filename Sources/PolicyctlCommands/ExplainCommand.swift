@@ -10,6 +10,7 @@ struct ExplainCommand: Command {
         arguments: [ArgumentSpec(name: "path", help: "The path to explain, relative to the root (or absolute, inside it).")],
         options: [
             .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
                     completion: .directory),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
@@ -52,7 +53,7 @@ struct ExplainCommand: Command {
 
     func run() throws -> ExitCode {
         let loaded: LoadedPolicy
-        do { loaded = try PolicyLoader.load(contentsOf: policyPath) } catch { return DiagnosticStyle.report(error) }
+        do { loaded = try PolicySource.load(policyPath) } catch { return DiagnosticStyle.report(error) }
         DiagnosticStyle.warn(loaded)
         let explanation: Explanation
         do {

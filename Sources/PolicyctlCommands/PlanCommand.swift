@@ -9,6 +9,7 @@ struct PlanCommand: Command {
         discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`.",
         options: [
             .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
                     completion: .directory),
             .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
@@ -43,7 +44,7 @@ struct PlanCommand: Command {
 
     func run() throws -> ExitCode {
         let loaded: LoadedPolicy
-        do { loaded = try PolicyLoader.load(contentsOf: policyPath) } catch { return DiagnosticStyle.report(error) }
+        do { loaded = try PolicySource.load(policyPath) } catch { return DiagnosticStyle.report(error) }
         DiagnosticStyle.warn(loaded)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out { try PlanCommand.write(plan, to: out) }

@@ -65,6 +65,10 @@ public enum Policyctl {
                 Terminal.out(HelpRenderer.render(command.spec, path: path), terminator: "")
                 return ExitCode.success.rawValue
             }
+            // A .swift policy: compiled, then run in this process's place (ScriptingLauncher).
+            if let code = ScriptLauncher.intercept(command, parsed, argv: [CommandLine.arguments.first ?? "policyctl", command.spec.name] + args) {
+                return code
+            }
             return try command.init(parsed).run().rawValue
         } catch let error as UsageError {
             Terminal.err("Error: \(error.message)")

@@ -14,6 +14,7 @@ struct ScheduleCommand: Command {
         ],
         options: [
             .option("policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
             .option("every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
             .option("on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
@@ -40,6 +41,7 @@ struct ScheduleCommand: Command {
     let name: String?
     let forceRoot: Bool
     let stateDir: String?
+    let cacheDir: String?
 
     init(_ arguments: ParsedArguments) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
@@ -78,12 +80,13 @@ struct ScheduleCommand: Command {
         name = arguments.value("name")
         forceRoot = arguments.flag("force-root")
         stateDir = arguments.value("state-dir").map(RootSession.absolute)
+        cacheDir = arguments.value("cache-dir")
     }
 
     func run() throws -> ExitCode {
         let loaded: LoadedPolicy
         do {
-            loaded = try PolicyLoader.load(contentsOf: policyPath)
+            loaded = try PolicySource.load(policyPath)
         } catch {
             // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
             return DiagnosticStyle.report(error)
@@ -92,7 +95,7 @@ struct ScheduleCommand: Command {
 
         let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)
-        guard let executable = ScheduleCommand.executablePath() else {
+        guard let executable = ScriptLauncher.hostExecutable ?? ScheduleCommand.executablePath() else {
             throw CommandFailure(code: .ioError, message: "cannot find the path of the running policyctl binary")
         }
         let home = ScheduleCommand.homeDirectory
@@ -103,7 +106,8 @@ struct ScheduleCommand: Command {
             let job = try ScheduledJob(name: name ?? ScheduledJob.name(forPolicy: loaded.policy.name),
                                        policyName: loaded.policy.name, executable: executable, policyPath: policy,
                                        root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot,
-                                       stateDirectory: stateDir)
+                                       stateDirectory: stateDir,
+                                       cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)

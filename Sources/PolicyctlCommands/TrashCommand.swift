@@ -26,6 +26,7 @@ struct TrashCommand: Command {
         options: [
             .option("root", short: "r", value: "dir", help: "(required) The root the items are under.", completion: .directory),
             .option("policy", short: "p", value: "file", help: "Use this policy's trash folder and layout.", completion: .file),
+            ScriptLauncher.cacheDirOption,
             .option("trash-dir", value: "dir", help: "The trash folder, relative to the root.", completion: .directory),
             .option("layout", value: "layout", help: "Layout of a trash folder that does not exist yet.", default: "auto",
                     values: ["auto", "freedesktop", "app"]),

@@ -13,6 +13,7 @@ struct ValidateCommand: Command {
             .flag("quiet", short: "q", help: "Print only problems, not the 'valid' lines."),
             .flag("effective", help: "Print each valid policy as YAML after extends is merged, each rule commented with the file it came from."),
             .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            ScriptLauncher.cacheDirOption,
         ]
     )
 
@@ -38,7 +39,7 @@ struct ValidateCommand: Command {
             var source: [UInt8]? = nil
             var ok = true
             do {
-                let loaded = try PolicyLoader.load(contentsOf: file)
+                let loaded = try PolicySource.load(file)
                 diagnostics = loaded.warnings
                 source = loaded.source
                 if effective && !json { Terminal.out(EffectivePolicyWriter.yaml(loaded.policy), terminator: "") }

@@ -51,6 +51,15 @@ import Testing
                      "usr/share/policyctl/systemd/policyctl-linux-user-cache.timer"] {
             #expect(FileManager.default.fileExists(atPath: "\(stage)/\(file)"), "\(file) not installed")
         }
+        // A Swift policy compiles against the installed library (PREFIX/lib/policyctl), not the build folder.
+        if let swiftc = ScriptPolicyTests.swiftc {
+            let cache = TestScratch.path("install-cache")
+            let script = "\(stage)/usr/share/policyctl/policies/media-library.swift"
+            let compiled = try Self.sh("POLICYCTL_SWIFTC='\(swiftc)' '\(bin)' validate '\(script)' --cache-dir '\(cache)'", cwd: elsewhere)
+            #expect(compiled.status == 0, "\(compiled.output)")
+            #expect(compiled.output.hasSuffix("\(script): valid\n"), "\(compiled.output)")
+            _ = try Self.sh("rm -rf '\(cache)'", cwd: elsewhere)
+        }
         let uninstall = try Self.sh("make uninstall \(flags)", cwd: Self.packageRoot)
         #expect(uninstall.status == 0, "\(uninstall.output)")
         let left = try Self.sh("find '\(stage)' -type f", cwd: elsewhere)

@@ -56,7 +56,7 @@ import Testing
         let r = try PolicyctlBinary.run(["validate", "--help"])
         #expect(r.status == 0)
         #expect(r.stdout.hasPrefix("OVERVIEW: Check policies for errors, printing each at file:line:col.\n"))
-        #expect(r.stdout.contains("\nUSAGE: policyctl validate [--strict] [--quiet] [--effective] [--format <format>] <policy> ...\n"))
+        #expect(r.stdout.contains("\nUSAGE: policyctl validate [--strict] [--quiet] [--effective] [--format <format>] [--cache-dir <dir>] <policy> ...\n"))
         #expect(r.stdout.contains("\n  --format <format>       Output format. (values: text, json) (default: text)\n"))
         #expect(r.stdout.hasSuffix("  -h, --help              Show help information.\n"))
     }

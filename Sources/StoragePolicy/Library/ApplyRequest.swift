@@ -35,6 +35,9 @@ public struct ApplyRequest: Sendable {
     public var stateDirectory: String?
     /// How the plan is made, for the policy sources.
     public var planOptions = PlanOptions()
+    /// The policy a saved plan's fingerprint names when that is a compiled Swift policy (its file is the
+    /// script, whose bytes it carries as `sourceBytes`): used instead of reading that file as YAML.
+    public var compiledPolicy: Policy?
     /// Every delete staged (the older design), for benchmarks only.
     public var stagesEveryDelete = false
     /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.

@@ -32,7 +32,7 @@ extension StorageEngine {
         var checked: Policy? = nil
         switch request.source {
         case .savedPlan(let plan, _):
-            checked = try checkSaved(plan, rootStatus: session.state.rootStatus, events: events)
+            checked = try checkSaved(plan, rootStatus: session.state.rootStatus, compiled: request.compiledPolicy, events: events)
         case .plan(let plan, let policy):
             let current = Planner(policy: policy, root: request.root).fingerprint(session.state.rootStatus).policySHA256
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.state.rootStatus,
@@ -108,10 +108,23 @@ extension StorageEngine {
 
     /// A saved plan checked against the policy file its fingerprint names, read once: stale when the root or
     /// those bytes changed, refused when an action is not one that policy makes. Returns that policy.
-    private static func checkSaved(_ plan: Plan, rootStatus: FileStatus,
+    private static func checkSaved(_ plan: Plan, rootStatus: FileStatus, compiled: Policy?,
                                    events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Policy {
         var policyBytes: [UInt8]? = nil
         let policyPath = plan.fingerprint?.policyPath
+        // A compiled Swift policy carries its script's bytes (read and hash-checked by whoever built it).
+        if let compiled, let bytes = compiled.sourceBytes, compiled.source?.file == policyPath {
+            if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyName: compiled.name,
+                                                policySHA256: SHA256.hex(compiled.fingerprintBytes ?? bytes)) {
+                events(.stalePlan(problem))
+                throw .stalePlan(problem)
+            }
+            if let invalid = PlanValidation(policy: compiled).firstInvalid(in: plan) {
+                events(.planRefused(invalid))
+                throw .planRefused(invalid)
+            }
+            return compiled
+        }
         if let policyPath {
             do {
                 policyBytes = try PlanFile.read(path: policyPath)

@@ -23,15 +23,17 @@ public struct ScheduledJob: Sendable, Hashable {
     public var forceRoot: Bool
     /// Pass `--state-dir` to apply: the lock and journal live there, outside the root (absolute).
     public var stateDirectory: String?
+    /// Pass `--cache-dir` to apply: where a Swift policy's compiled program is kept (absolute; writable by the run).
+    public var cacheDirectory: String?
 
     public init(name: String, policyName: String, executable: String, policyPath: String, root: String,
                 trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
-                forceRoot: Bool = false, stateDirectory: String? = nil) throws(ScheduleError) {
+                forceRoot: Bool = false, stateDirectory: String? = nil, cacheDirectory: String? = nil) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
             throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
         }
         for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)]
-            + (stateDirectory.map { [("state directory", $0)] } ?? []) {
+            + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? []) {
             guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
             guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
                 throw ScheduleError("the \(what) path '\(PrintableText.escapingControls(path))' holds a control character, which unit files and crontabs cannot carry")
@@ -42,6 +44,7 @@ public struct ScheduledJob: Sendable, Hashable {
         self.root = root; self.trigger = trigger; self.scope = scope; self.home = home
         self.forceRoot = forceRoot
         self.stateDirectory = stateDirectory
+        self.cacheDirectory = cacheDirectory
     }
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
@@ -49,6 +52,7 @@ public struct ScheduledJob: Sendable, Hashable {
     public var arguments: [String] {
         [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
             + (stateDirectory.map { ["--state-dir", $0] } ?? [])
+            + (cacheDirectory.map { ["--cache-dir", $0] } ?? [])
             + ["--yes", "--no-wait", "--log-format", "plain"]
     }
 

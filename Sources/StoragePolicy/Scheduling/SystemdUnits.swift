@@ -21,7 +21,8 @@ public struct SystemdUnits: Sendable {
     /// The paths the run must see where they are: the root, the policy and the binary. A PrivateTmp would
     /// hide any of them that lives under /tmp or /var/tmp.
     private var pathsUnderTemporaryDirectories: [String] {
-        ([job.root, job.policyPath, job.executable] + (job.stateDirectory.map { [$0] } ?? [])).filter { p in
+        ([job.root, job.policyPath, job.executable] + (job.stateDirectory.map { [$0] } ?? [])
+            + (job.cacheDirectory.map { [$0] } ?? [])).filter { p in
             ["/tmp", "/var/tmp"].contains { p == $0 || p.hasPrefix($0 + "/") }
         }
     }
@@ -66,6 +67,10 @@ public struct SystemdUnits: Sendable {
         if let state = job.stateDirectory {
             // The lock and journal live outside the root (--state-dir): writable too.
             sandbox.append("ReadWritePaths=\(SystemdUnits.quote(state, environment: false))")
+        }
+        if let cache = job.cacheDirectory {
+            // A Swift policy is compiled there when the cache has no build for it yet.
+            sandbox.append("ReadWritePaths=\(SystemdUnits.quote(cache, environment: false))")
         }
         let hidden = pathsUnderTemporaryDirectories
         if hidden.isEmpty {

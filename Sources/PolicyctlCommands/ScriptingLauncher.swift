@@ -1,0 +1,178 @@
+// `policyctl CMD --policy cleanup.swift`: compiles the script with a generated entry point against
+// libPolicyctlScripting (once; the executable is cached by a key over everything it was built from) and
+// replaces this process with it, so output, exit codes, the journal and the lock are the command's own.
+// Trust: policyctl runs as root from timers, so the script must be writable by no one but its owner (you
+// or root), and the cache folder, each build in it and each executable must be owned by this euid and
+// writable by no one else, checked with fstat on descriptors opened O_NOFOLLOW; the executable that runs is
+// the very file checked (fexecve). A build is made in a private temporary folder and renamed into place.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StoragePolicy
+
+enum ScriptLauncher {
+    /// `--cache-dir DIR`, on every command that takes a policy.
+    static let cacheDirOption = OptionSpec.option(
+        "cache-dir", value: "dir",
+        help: "Where .swift policies are compiled to (default: $XDG_CACHE_HOME/policyctl/scripts, else ~/.cache/policyctl/scripts); created 0700, and refused unless owned by you and writable by no one else.",
+        completion: .directory)
+
+    /// The environment variable naming the policyctl that compiled a policy (for `schedule`'s units), set
+    /// for the compiled program only.
+    static let hostVariable = "POLICYCTL_SCRIPT_HOST"
+
+    /// Inside a compiled policy: the policyctl that compiled and ran it (what `schedule`'s units run).
+    static var hostExecutable: String? {
+        ScriptContext.current == nil ? nil : ScheduleCommand.environment(hostVariable)
+    }
+
+    /// When `parsed` names a Swift policy and this is `policyctl` itself (not a compiled policy): compiles it
+    /// if needed and runs it in this process's place with `argv`. Returns only with an exit code when that
+    /// could not be done; nil when the command names no Swift policy.
+    static func intercept(_ command: any Command.Type, _ parsed: ParsedArguments, argv: [String]) -> Int32? {
+        guard ScriptContext.current == nil, let script = scriptPath(command.spec.name, parsed) else { return nil }
+        // Each script is a program of its own: one per call.
+        if command.spec.name == "validate", parsed.positionals.filter(PolicySource.isScript).count > 1 {
+            Terminal.err("Error: validate one .swift policy per call (each is compiled into a program of its own); YAML policies may join it")
+            return ExitCode.usage.rawValue
+        }
+        do {
+            try launch(script, cacheOption: parsed.value("cache-dir"), argv: argv)
+        } catch {
+            if !error.message.isEmpty { Terminal.err("Error: \(error.message)") }
+            return error.code.rawValue
+        }
+    }
+
+    /// The Swift policy a command line names: `--policy X.swift`, validate's one argument, or the policy
+    /// a saved plan was made from.
+    static func scriptPath(_ command: String, _ parsed: ParsedArguments) -> String? {
+        if let policy = parsed.value("policy") { return PolicySource.isScript(policy) ? policy : nil }
+        switch command {
+        case "validate":
+            return parsed.positionals.first(where: PolicySource.isScript)
+        case "apply":
+            guard let planFile = parsed.positionals.first, let plan = try? ApplyCommand.readPlan(planFile) else { return nil }
+            return plan.fingerprint?.policyPath.flatMap { PolicySource.isScript($0) ? $0 : nil }
+        default:
+            return nil
+        }
+    }
+
+    static func launch(_ script: String, cacheOption: String?, argv: [String]) throws(CommandFailure) -> Never {
+        let bytes = try ScriptFile.read(script)
+        let toolchain = try ScriptToolchain.find(for: script)
+        let library = try ScriptLibrary.find(for: script)
+        try library.check(toolchain, for: script)
+        let identity = ScriptIdentity(sha256: SHA256.hex(bytes))
+        let key = SHA256.hex(Array(("policyctl script cache 1\0" + identity.sha256 + "\0" + StoragePolicyVersion.tool + "\0"
+            + toolchain.version + "\0" + library.identity).utf8))
+        let cache = try ScriptCache.open(cacheOption)
+        defer { close(cache.fd) }
+        var program = try cache.program(key)
+        if program == nil {
+            Terminal.err("policyctl: compiling \(script) (cached in \(cache.path)/\(key))")
+            try cache.build(key) { folder throws(CommandFailure) in
+                let source = ScriptEntryPoint.source(script: script, bytes: bytes, identity: identity)
+                try ScriptCache.writeFile(folder + "/main.swift", source)
+                let status = ScriptProcess.run([toolchain.swiftc, folder + "/main.swift", "-o", folder + "/policy",
+                                                "-module-name", "PolicyScript", "-diagnostic-style", "llvm"] + library.flags)
+                guard status == 0 else {
+                    throw CommandFailure(code: .invalidPolicy, message: "\(script) did not compile (swiftc exit \(status)); nothing was done")
+                }
+            }
+            program = try cache.program(key)
+        }
+        guard let fd = program else {
+            throw CommandFailure(code: .ioError, message: "\(cache.path)/\(key)/policy: missing after the build")
+        }
+        if let host = ScheduleCommand.executablePath() { setenv(hostVariable, host, 1) }
+        var cArgs = argv.map { strdup($0) } + [nil]
+        fexecve(fd, &cArgs, environ)
+        let e = Errno(rawValue: errno)
+        cArgs.forEach { free($0) }
+        throw CommandFailure(code: .ioError, message: "cannot run \(cache.path)/\(key)/policy: \(e)")
+    }
+}
+
+/// The script's bytes, read through one descriptor that was checked: a regular file of at most 16 MiB,
+/// owned by this euid or root and writable by no one else (root would otherwise run a co-tenant's code).
+enum ScriptFile {
+    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))") }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw CommandFailure(code: .invalidPolicy, message: "\(path): not a regular file; a Swift policy is a .swift file")
+        }
+        let euid = geteuid()
+        guard st.st_uid == euid || st.st_uid == 0 else {
+            throw CommandFailure(code: .invalidPolicy, message: "\(path): refused: the script is owned by uid \(st.st_uid), and a Swift policy is a program that would run as uid \(euid); chown it to yourself (or root)")
+        }
+        guard st.st_mode & 0o022 == 0 else {
+            throw CommandFailure(code: .invalidPolicy, message: "\(path): refused: the script is writable by \(st.st_mode & 0o002 != 0 ? "others" : "its group"), who could make it run their code as uid \(euid); chmod go-w \(path)")
+        }
+        guard st.st_size <= Int64(PolicyLoader.maximumFileSize) else {
+            throw CommandFailure(code: .invalidPolicy, message: "\(path): \(st.st_size) bytes; a policy may have at most \(PolicyLoader.maximumFileSize)")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))")
+            }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+            if bytes.count > PolicyLoader.maximumFileSize {
+                throw CommandFailure(code: .invalidPolicy, message: "\(path): larger than the \(PolicyLoader.maximumFileSize) bytes a policy may have")
+            }
+        }
+        return bytes
+    }
+}
+
+/// The generated main.swift: the script under its own name (so swiftc reports `cleanup.swift:LINE:COL`),
+/// then an entry point calling the command layer with the script's top-level `policy`.
+enum ScriptEntryPoint {
+    static func source(script: String, bytes: [UInt8], identity: ScriptIdentity) -> [UInt8] {
+        var text = Array("#sourceLocation(file: \(literal(script)), line: 1)\n".utf8)
+        text += bytes
+        if bytes.last != 0x0A { text.append(0x0A) }
+        text += Array("""
+            #sourceLocation(file: "<policyctl's entry point>", line: 1)
+            // A Swift policy declares `let policy = try Policy(...)` or `func policy() throws -> Policy` (Docs/scripting.md).
+            import PolicyctlCommands
+            #if canImport(Glibc)
+            import Glibc
+            #elseif canImport(Darwin)
+            import Darwin
+            #endif
+            exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
+
+            """.utf8)
+        return text
+    }
+
+    /// A Swift string literal for any path: quotes, backslashes and control characters escaped.
+    static func literal(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
