@@ -3,11 +3,6 @@
 // made it: DIR, KEY and the executable are opened O_NOFOLLOW and must be owned by the euid and writable by
 // no one else (a co-tenant must not plant a program root then runs). A build happens in a private
 // mkdtemp folder inside DIR and is renamed to KEY whole, so a reader sees a complete build or none.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 struct ScriptCache {
@@ -36,7 +31,7 @@ struct ScriptCache {
                 throw CommandFailure(code: .ioError, message: "cannot create the script cache \(prefix): \(Errno(rawValue: errno))")
             }
         }
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = system_open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             throw CommandFailure(code: .ioError, message: "cannot open the script cache \(path): \(Errno(rawValue: errno))")
         }
@@ -109,12 +104,12 @@ struct ScriptCache {
 
     /// Writes a new file (O_EXCL, 0600) whole.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = system_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
         defer { close(fd) }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))")

@@ -5,11 +5,6 @@
 // or root), and the cache folder, each build in it and each executable must be owned by this euid and
 // writable by no one else, checked with fstat on descriptors opened O_NOFOLLOW; the executable that runs is
 // the very file checked (fexecve). A build is made in a private temporary folder and renamed into place.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 enum ScriptLauncher {
@@ -124,7 +119,7 @@ enum ScriptFile {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))")
@@ -150,11 +145,6 @@ enum ScriptEntryPoint {
             #sourceLocation(file: "<policyctl's entry point>", line: 1)
             // A Swift policy declares `let policy = try Policy(...)` or `func policy() throws -> Policy` (Docs/scripting.md).
             import PolicyctlCommands
-            #if canImport(Glibc)
-            import Glibc
-            #elseif canImport(Darwin)
-            import Darwin
-            #endif
             exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
 
             """.utf8)

@@ -2,11 +2,6 @@
 // version, and libPolicyctlScripting with its modules, beside the running policyctl (the build folder) or
 // in PREFIX/lib/policyctl (make install, the .deb). Missing either is exit 69 (EX_UNAVAILABLE), saying what
 // to install.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoragePolicy
 
 struct ScriptToolchain {
