@@ -64,7 +64,7 @@ extension Applier {
             }
         }
         guard begun else { throw UndoError(message: "the journal has no transaction \(transaction) ('policyctl journal' lists them)") }
-        guard outcome == "committed" else {
+        guard outcome.flatMap(TransactionSummary.Outcome.init(rawValue:)) == .committed else {
             throw UndoError(message: "transaction \(transaction) did not commit (\(outcome ?? "still open; run 'policyctl recover'")): there is nothing to undo")
         }
         if intents.isEmpty && actions > 0 {
