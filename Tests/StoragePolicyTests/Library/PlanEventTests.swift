@@ -16,7 +16,7 @@ import TreeFixture
             expire: { after: 24h }
         """
 
-    /// A root with one expired file and one fresh one under tmp, and an expired one under cache.
+    /// A root with one expired file and one fresh one under tmp.
     static func tree() throws -> Tree {
         try Tree {
             Dir("tmp") {
