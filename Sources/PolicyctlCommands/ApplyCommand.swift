@@ -258,8 +258,8 @@ struct ApplyLog {
 
     /// The summary and a sample of actions shown before asking on a TTY (on stderr, stdout stays clean).
     func preview(_ plan: Plan, root: String) {
-        var counts: [String: Int] = [:]
-        for a in plan.actions { counts[a.kind.name, default: 0] += 1 }
+        var counts = ActionCounts()
+        for a in plan.actions { counts[StepVerb(a.kind)] += 1 }
         Terminal.err("Plan for \(root) (policy \(plan.policy)): " + ApplyLog.describe(counts)
                      + (plan.summary.bytesFreed > 0 ? "; \(ByteSize.human(plan.summary.bytesFreed)) to free" : ""))
         for a in plan.actions.prefix(20) {
@@ -281,7 +281,7 @@ struct ApplyLog {
             if format == .json {
                 emit(actionFields(item) + [("outcome", "done")])
             } else {
-                Terminal.out(style(item.verb, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
+                Terminal.out(style(item.verb.rawValue, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
             }
         case .unchanged(let why) where perAction:
             if format == .json {
@@ -293,7 +293,7 @@ struct ApplyLog {
             if format == .json {
                 var fields = actionFields(item) + [("outcome", "skipped"), ("reason", why)]
                 if let error = item.error {
-                    fields += [("errno", error.errno.name), ("call", error.operation)]
+                    fields += [("errno", error.errno.name), ("call", error.operation.name)]
                     if error.path != item.action.path { fields.append(("errorPath", error.path.string)) }
                 }
                 emit(fields)
@@ -302,7 +302,7 @@ struct ApplyLog {
             }
             // An entry skipped for an error is a failure to look at: named on stderr too, path and errno.
             if let error = item.error {
-                Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation)]" : error.description))
+                Terminal.err("\(item.action.path.escaped): skipped: " + (error.path == item.action.path ? "\(error.errno) [\(error.operation.name)]" : error.description))
             }
         default: break
         }
@@ -318,7 +318,7 @@ struct ApplyLog {
         let failed = report.failed.count
         if format == .json {
             emit([("event", "summary"), ("outcome", "committed"), ("transaction", report.transaction ?? NSNull()),
-                  ("counts", report.counts), ("skipped", skipped), ("failed", failed), ("bytesFreed", report.bytesFreed),
+                  ("counts", report.counts.byName), ("skipped", skipped), ("failed", failed), ("bytesFreed", report.bytesFreed),
                   ("seconds", (seconds * 1000).rounded() / 1000)])
             return
         }
@@ -364,7 +364,7 @@ struct ApplyLog {
     }
 
     private func actionFields(_ item: ApplyReport.Item) -> [(String, Any)] {
-        var fields: [(String, Any)] = [("event", "action"), ("action", item.verb), ("path", item.action.path.string),
+        var fields: [(String, Any)] = [("event", "action"), ("action", item.verb.rawValue), ("path", item.action.path.string),
                                        ("rule", item.action.rule)]
         if !item.action.path.isValidUTF8 { fields.append(("pathBase64", item.action.path.base64)) }
         switch item.action.kind {
@@ -377,12 +377,9 @@ struct ApplyLog {
         return fields
     }
 
-    /// `3 delete, 1 rename, 2 mkdir` in a fixed order.
-    static func describe(_ counts: [String: Int]) -> String {
-        let order = ["delete", "trash", "restore", "rename", "mkdir", "setxattr", "write-tag"]
-        let known = order.compactMap { k in counts[k].flatMap { $0 > 0 ? "\($0) \(k)" : nil } }
-        let other = counts.keys.filter { !order.contains($0) }.sorted().map { "\(counts[$0]!) \($0)" }
-        return (known + other).joined(separator: ", ")
+    /// `3 delete, 1 rename, 2 mkdir`, in the verbs' order.
+    static func describe(_ counts: ActionCounts) -> String {
+        counts.map { "\($0.count) \($0.verb)" }.joined(separator: ", ")
     }
 
     static func describe(_ a: Action, destination: RelativePath? = nil) -> String {

@@ -71,12 +71,8 @@ struct AuditCommand: Command {
 
     func run() throws -> ExitCode {
         // The baseline is read first: a broken one must not cost a walk of the tree.
-        var baseline = try baselinePath.map(AuditCommand.readBaseline)
+        let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        if let restriction, let known = baseline {
-            // Entries for paths not audited are neither new nor fixed: left out of this run.
-            baseline = Baseline(policy: known.policy, entries: known.entries.filter { RelativePath($0.path).map(restriction.covers) ?? false })
-        }
         let loaded: LoadedPolicy
         do {
             loaded = try PolicySource.load(policyPath)
@@ -86,20 +82,19 @@ struct AuditCommand: Command {
         }
         DiagnosticStyle.warn(loaded)
 
-        let progress = ProgressLine()
+        let printer = PlanEventPrinter(.audit)
         var report: AuditReport
         do {
+            // With paths, the engine sets aside the baseline entries for paths not audited (neither new nor fixed).
             report = try StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath))
-                .audit(only: restriction, baseline: baseline, failOn: failOn) { step in
-                    progress.update("audit: \(step.entriesScanned) entries, in \(step.directory.isRoot ? "." : step.directory.escaped)")
-                }
+                .audit(only: restriction, baseline: baseline, failOn: failOn, events: printer.render)
         } catch {
-            progress.finish()
+            printer.finish()
             // An unreadable root is said as the file-system error it is (74).
             if case .fileSystem(let e) = error { throw e }
             throw error
         }
-        progress.finish()
+        printer.finish()
 
         if let writeBaselinePath {
             let written = Baseline(policy: loaded.policy.name, findings: report.findings)

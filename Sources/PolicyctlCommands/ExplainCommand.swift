@@ -55,14 +55,14 @@ struct ExplainCommand: Command {
         let loaded: LoadedPolicy
         do { loaded = try PolicySource.load(policyPath) } catch { return DiagnosticStyle.report(error) }
         DiagnosticStyle.warn(loaded)
-        let explanation: Explanation
         do {
-            explanation = try StorageEngine(policy: loaded.policy, root: root).explain(path)
+            _ = try StorageEngine(policy: loaded.policy, root: root).explain(path) { event in
+                if case .explained(let explanation) = event { Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor)) }
+            }
         } catch {
             guard case .fileSystem(let error) = error else { throw error }
             throw CommandFailure(code: .ioError, message: "cannot explain: the root '\(root)': \(error.errno)")
         }
-        Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor))
         return .success
     }
 

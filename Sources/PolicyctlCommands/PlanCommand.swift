@@ -64,14 +64,10 @@ struct PlanCommand: Command {
 
     /// Plans with a progress line on stderr when it is a terminal; an unreadable root is exit 74.
     static func makePlan(_ policy: Policy, root: String) throws -> Plan {
-        let progress = ProgressLine()
-        let started = ProgressLine.now()
-        defer { progress.finish() }
+        let printer = PlanEventPrinter(.plan)
+        defer { printer.finish() }
         do {
-            return try StorageEngine(policy: policy, root: root).plan { step in
-                let rate = Double(step.entriesScanned) / max(ProgressLine.now() - started, 0.001)
-                progress.update("scanning: \(step.entriesScanned) entries (\(Int(rate))/s) \(step.directory.isEmpty ? "." : step.directory.escaped)")
-            }
+            return try StorageEngine(policy: policy, root: root).plan(only: nil, events: printer.render)
         } catch {
             guard case .fileSystem(let error) = error else { throw error }
             let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"

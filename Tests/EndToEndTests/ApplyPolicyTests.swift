@@ -55,7 +55,7 @@ struct ApplyPolicyTests {
         #expect(history.count == 1)
         #expect(history.first?.outcome == .committed)
         #expect(history.first?.policy == "ios-app-sandbox")
-        #expect(history.first?.counts["delete"] == planned.actions.filter(\.isDelete).count)
+        #expect(history.first?.counts[.delete] == planned.actions.filter(\.isDelete).count)
         _ = scratch
     }
 

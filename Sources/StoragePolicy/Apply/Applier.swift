@@ -31,8 +31,8 @@ public struct Applier: Sendable {
         if let deadline = options.deadline, ContinuousClock().now >= deadline {
             throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
         }
-        let steps = Applier.ordered(plan.actions).map { Step(action: $0, verb: $0.kind.name, restore: nil) }
-        let metadata = Transaction.Metadata(kind: "apply", policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
+        let steps = Applier.ordered(plan.actions).map { Step(action: $0, verb: StepVerb($0.kind), restore: nil) }
+        let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
@@ -48,20 +48,37 @@ public struct Applier: Sendable {
             let (px, py) = (phase(of: x.element), phase(of: y.element))
             if px != py { return px < py }
             if x.element.path != y.element.path {
-                return px >= 2 ? y.element.path < x.element.path : x.element.path < y.element.path
+                return px.deepestFirst ? y.element.path < x.element.path : x.element.path < y.element.path
             }
             return x.offset < y.offset
         }.map(\.element)
     }
 
-    /// 0 mkdir, 1 setxattr, write-tag, unmark and untag, 2 rename and trash, 3 delete.
-    static func phase(of a: Action) -> Int {
+    /// The phase an action runs in.
+    static func phase(of a: Action) -> Phase {
         switch a.kind {
-        case .mkdir: 0
-        case .setxattr, .writeTag, .unmark, .untag: 1
-        case .rename, .trash: 2
-        case .delete: 3
+        case .mkdir: .directories
+        case .setxattr, .writeTag, .unmark, .untag: .labels
+        case .rename, .trash: .moves
+        case .delete: .deletions
         }
+    }
+
+    /// The phases of an apply, in the order they run: directories, then labels, then moves, then deletions.
+    enum Phase: Int, Sendable, Comparable {
+        /// mkdir, parents before children.
+        case directories
+        /// setxattr, write-tag, unmark and untag.
+        case labels
+        /// rename and trash, deepest path first.
+        case moves
+        /// delete, deepest path first.
+        case deletions
+
+        static func < (a: Phase, b: Phase) -> Bool { a.rawValue < b.rawValue }
+
+        /// True where an entry must go before the directory holding it.
+        var deepestFirst: Bool { self >= .moves }
     }
 
     // MARK: Soft delete
@@ -82,9 +99,9 @@ public struct Applier: Sendable {
             stamped.identity = status.identity
             stamped.type = status.type
             stamped.bytes = status.allocatedSize
-            steps.append(Step(action: stamped, verb: "trash", restore: nil))
+            steps.append(Step(action: stamped, verb: .trash, restore: nil))
         }
-        var report = try run(steps, kind: "trash", policy: policy, options: options)
+        var report = try run(steps, kind: .trash, policy: policy, options: options)
         report.items += missing
         return report
     }
@@ -101,7 +118,7 @@ public struct Applier: Sendable {
             let item = trash.itemsFolder.appending(name)
             var action = Action(kind: .rename(to: item), path: item, rule: "restore", reason: "policyctl trash --restore")
             guard let status = try? statusIfPresent(item) else {
-                missing.append(ApplyReport.Item(action: action, verb: "restore", outcome: .skipped("not in the trash folder \(folder.escaped)")))
+                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped("not in the trash folder \(folder.escaped)")))
                 continue
             }
             let cleanup: RestoreCleanup
@@ -128,15 +145,15 @@ public struct Applier: Sendable {
                 }
             }
             guard let original, !original.isRoot else {
-                missing.append(ApplyReport.Item(action: action, verb: "restore", outcome: .skipped("no record of where it came from")))
+                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped("no record of where it came from")))
                 continue
             }
             action.kind = .rename(to: original)
             action.identity = status.identity
             action.type = status.type
-            steps.append(Step(action: action, verb: "restore", restore: cleanup))
+            steps.append(Step(action: action, verb: .restore, restore: cleanup))
         }
-        var report = try run(steps, kind: "restore", policy: policy, options: options)
+        var report = try run(steps, kind: .restore, policy: policy, options: options)
         report.items += missing
         return report
     }
@@ -162,7 +179,7 @@ public struct Applier: Sendable {
         return TrashFolder.detectedLayout(filesIsDirectory: files?.type == .directory, infoIsDirectory: info?.type == .directory)
     }
 
-    private func run(_ steps: [Step], kind: String, policy: String, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
+    private func run(_ steps: [Step], kind: TransactionKind, policy: String, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         let metadata = Transaction.Metadata(kind: kind, policy: policy, policySHA256: options.policySHA256,
                                             policyPath: options.policyPath, planFile: nil, rootPath: options.rootPath,
                                             actions: steps.count)
@@ -170,7 +187,7 @@ public struct Applier: Sendable {
     }
 
     private func statusIfPresent(_ path: RelativePath) throws -> FileStatus {
-        guard let name = path.lastComponent else { throw FileSystemError("stat", path: path, errno: .invalidArgument) }
+        guard let name = path.lastComponent else { throw FileSystemError(.stat, path: path, errno: .invalidArgument) }
         return try lock.state.root.openDirectory(at: path.parent).status(of: name)
     }
 

@@ -18,7 +18,7 @@ public struct ApplyReport: Sendable {
         /// The action as planned.
         public var action: Action
         /// The action's name, or `restore` for an item put back from the trash.
-        public var verb: String
+        public var verb: StepVerb
         /// Done, unchanged or skipped (with why).
         public var outcome: Outcome
         /// Where the entry went (rename, trash with its unique name, restore), when it moved.
@@ -28,9 +28,9 @@ public struct ApplyReport: Sendable {
         public var error: FileSystemError?
 
         /// An item; `verb` defaults to the action's name.
-        public init(action: Action, verb: String? = nil, outcome: Outcome, destination: RelativePath? = nil,
+        public init(action: Action, verb: StepVerb? = nil, outcome: Outcome, destination: RelativePath? = nil,
                     error: FileSystemError? = nil) {
-            self.action = action; self.verb = verb ?? action.kind.name; self.outcome = outcome; self.destination = destination
+            self.action = action; self.verb = verb ?? StepVerb(action.kind); self.outcome = outcome; self.destination = destination
             self.error = error
         }
     }
@@ -39,8 +39,8 @@ public struct ApplyReport: Sendable {
     public var transaction: String?
     /// Every step in the order it ran.
     public var items: [Item] = []
-    /// Actions carried out, per action name (`delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag`, `restore`).
-    public var counts: [String: Int] = [:]
+    /// Actions carried out, per verb (`delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag`, `restore`...).
+    public var counts = ActionCounts()
     /// Bytes freed by the deletions carried out.
     public var bytesFreed: Int64 = 0
     /// Problems that did not undo the apply (e.g. staging not fully purged: `recover` finishes it).
@@ -51,7 +51,7 @@ public struct ApplyReport: Sendable {
     /// The items skipped because a call on them failed (each carries its `error`): what makes apply exit 1.
     public var failed: [Item] { items.filter { $0.error != nil } }
     /// How many actions were carried out.
-    public var done: Int { counts.values.reduce(0, +) }
+    public var done: Int { counts.total }
 }
 
 /// Why an apply failed, and whether the tree was put back.

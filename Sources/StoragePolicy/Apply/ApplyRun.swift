@@ -6,8 +6,8 @@
 /// One unit of work: a plan action, or a trash item to put back.
 struct Step {
     var action: Action
-    /// `delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag` or `restore`.
-    var verb: String
+    /// The action's name, `restore`, or what an undo does.
+    var verb: StepVerb
     /// For `restore`: what else goes when the item is put back.
     var restore: RestoreCleanup?
 }
@@ -124,7 +124,7 @@ final class ApplyRun {
         }
         do {
             try transaction.purge()
-            try transaction.end(outcome: "committed")
+            try transaction.end(outcome: .committed)
         } catch {
             report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
         }
@@ -185,7 +185,7 @@ final class ApplyRun {
     private func fail(_ i: Int, _ error: FileSystemError) throws(FileSystemError) {
         if options.allOrNothing { throw error }
         let path = steps[i].action.path
-        let reason = error.path == path ? "\(error.errno) [\(error.operation)]" : error.description
+        let reason = error.path == path ? "\(error.errno) [\(error.operation.name)]" : error.description
         report.items[i].outcome = .skipped(reason)
         report.items[i].destination = nil
         report.items[i].error = error
@@ -308,7 +308,7 @@ final class ApplyRun {
             case .unmark(let name): (name, [])
             default: ("", [])
             }
-            let value: [UInt8]? = step.verb == Applier.unsetVerb || action.kind == .unmark(name: name) ? nil : setValue
+            let value: [UInt8]? = step.verb == .unset || action.kind == .unmark(name: name) ? nil : setValue
             guard let status = try statusIfPresent(path) else {
                 guard planned.contains(path) else { return .skip("vanished since the plan") }
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
@@ -397,7 +397,7 @@ final class ApplyRun {
     /// lands exactly where `policyctl trash` would put the item, with the same records.
     private func trashFolderPath(of action: Action) -> RelativePath? {
         guard case .trash(let to) = action.kind else { return nil }
-        if metadata.kind == "trash" { return to }
+        if metadata.kind == .trash { return to }
         let items = to.parent
         if items.lastComponent == TrashFolder.filesName, !items.parent.isRoot, options.trashLayout != .app {
             return items.parent
@@ -470,13 +470,13 @@ final class ApplyRun {
     /// Creates a folder the trash needs, as a change of its own (journaled, undone on rollback).
     private func ensureDirectory(_ path: RelativePath) throws {
         guard try directories.directoryIfPresent(path.parent) != nil else {
-            throw FileSystemError("mkdirat", path: path, errno: .noSuchFile)
+            throw FileSystemError(.mkdirat, path: path, errno: .noSuchFile)
         }
         let intent = transaction.intend(.mkdir(path: path), action: -1, identity: nil)
         try transaction.makeDurable()
         try transaction.perform(intent)
         touch(path)
-        report.counts["mkdir", default: 0] += 1
+        report.counts[.mkdir] += 1
     }
 
     // MARK: Carrying out (identity checked just before the change)
@@ -536,7 +536,7 @@ final class ApplyRun {
         report.items[i].outcome = .done
         directoryTimes.didChange(step.action, step: i, in: directories)
         if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
-        report.counts[step.verb, default: 0] += 1
+        report.counts[step.verb] += 1
         if step.action.isDelete { report.bytesFreed += step.action.bytes }
     }
 

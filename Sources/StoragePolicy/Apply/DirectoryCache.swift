@@ -25,7 +25,7 @@ final class DirectoryCache {
         let parent = try directory(path.parent)
         let handle = try parent.openDirectory(path.lastComponent!)
         guard try handle.status().isOnSameMount(as: rootStatus) else {
-            throw FileSystemError("open", path: path, errno: .crossDevice)
+            throw FileSystemError(.open, path: path, errno: .crossDevice)
         }
         if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
         handles[path] = handle

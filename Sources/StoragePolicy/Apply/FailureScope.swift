@@ -11,19 +11,19 @@ enum FailedCall: Sendable, Hashable {
 
     init(_ error: FileSystemError) {
         switch error.operation {
-        case "renameat2", "renameat", "rename": self = .rename
-        case "mkdirat", "mkdir": self = .mkdir
-        case "openat", "open", "fdopendir", "dup": self = .open
-        case "fstatat", "fstat", "stat": self = .stat
-        case "readdir": self = .readDirectory
-        case "unlinkat": self = .unlink
-        case "getxattr", "listxattr": self = .getxattr
-        case "setxattr": self = .setxattr
-        case "removexattr": self = .removexattr
-        case "read", "pread": self = .read
-        case "write", "ftruncate", "posix_fallocate": self = .write
-        case "fsync": self = .sync
-        default: self = .other
+        case .renameat2: self = .rename
+        case .mkdirat, .mkdir: self = .mkdir
+        case .openat, .open, .fdopendir, .dup: self = .open
+        case .fstatat, .fstat, .stat: self = .stat
+        case .readdir: self = .readDirectory
+        case .unlinkat: self = .unlink
+        case .getxattr, .listxattr: self = .getxattr
+        case .setxattr: self = .setxattr
+        case .removexattr: self = .removexattr
+        case .read, .pread: self = .read
+        case .write, .ftruncate, .posixFallocate: self = .write
+        case .fsync: self = .sync
+        case .mkdtemp, .utimensat, .flock, .mountPoint, .timeOutOfRange, .refused, .other: self = .other
         }
     }
 

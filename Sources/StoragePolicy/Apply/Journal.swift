@@ -177,7 +177,7 @@ final class Journal {
             switch r {
             case .success(0): return Array(out[..<done])
             case .success(let n): done += n
-            case .failure(let e): throw FileSystemError("pread", path: file.path, errno: e)
+            case .failure(let e): throw FileSystemError(.pread, path: file.path, errno: e)
             }
         }
         return out

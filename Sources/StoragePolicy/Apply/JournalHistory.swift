@@ -29,8 +29,8 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
 
     /// The transaction id.
     public var id: String
-    /// `apply`, `trash` or `restore`.
-    public var kind: String
+    /// `apply`, `trash`, `restore` or `undo`.
+    public var kind: TransactionKind
     /// RFC 3339, UTC.
     public var time: String
     /// When it ended (RFC 3339, UTC), if it did.
@@ -49,8 +49,8 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public var actions: Int
     /// Committed, rolled back, or still open.
     public var outcome: Outcome
-    /// Actions carried out, per action name (from the commit record).
-    public var counts: [String: Int]
+    /// Actions carried out, per verb (from the commit record).
+    public var counts: ActionCounts
     /// Bytes freed by its deletions.
     public var bytesFreed: Int64
     /// Actions skipped because their targets changed.
@@ -92,7 +92,7 @@ public enum JournalHistory {
             let b = record.body
             if byID[b.tx] == nil {
                 order.append(b.tx)
-                byID[b.tx] = TransactionSummary(id: b.tx, kind: "apply", time: "", endTime: nil, policy: "", policyPath: nil,
+                byID[b.tx] = TransactionSummary(id: b.tx, kind: .apply, time: "", endTime: nil, policy: "", policyPath: nil,
                                                 plan: nil, root: "", pid: nil, actions: 0, outcome: .open, counts: [:],
                                                 bytesFreed: 0, skipped: [], reason: nil, kept: [], recovered: false)
             }
@@ -100,7 +100,7 @@ public enum JournalHistory {
             byID[b.tx] = nil
             switch record.kind {
             case .begin:
-                t.kind = b.kind ?? "apply"
+                t.kind = b.kind.flatMap(TransactionKind.init(rawValue:)) ?? .apply
                 t.time = b.time ?? ""
                 t.policy = b.policy ?? ""
                 t.policyPath = b.policyPath
@@ -115,7 +115,7 @@ public enum JournalHistory {
                                                                 pathBase64: path.isValidUTF8 ? nil : path.base64,
                                                                 reason: b.reason ?? "", errno: b.errno, call: b.call))
             case .commit:
-                t.counts = b.counts ?? [:]
+                t.counts = ActionCounts(names: b.counts ?? [:])
                 t.bytesFreed = b.bytesFreed ?? 0
             case .rollback:
                 if t.reason == nil || b.reason?.hasPrefix("resuming") == false { t.reason = b.reason }
@@ -126,7 +126,7 @@ public enum JournalHistory {
                 let line = "\(path.escaped): \(b.reason ?? "")"
                 if !t.kept.contains(line) { t.kept.append(line) }
             case .end:
-                t.outcome = b.outcome == "committed" ? .committed : .rolledBack
+                t.outcome = b.outcome.flatMap(TransactionSummary.Outcome.init(rawValue:)) == .committed ? .committed : .rolledBack
                 t.endTime = b.time
                 if b.reason != nil { t.recovered = true }
             case .intent, .undone:

@@ -32,9 +32,9 @@ public enum PlanFile {
             switch error {
             case .io(let e): throw e
             case .notRegular(let p, let type):
-                throw FileSystemError("open", path: RelativePath(unchecked: Array(p.utf8)), errno: type == .directory ? .isDirectory : .invalidArgument)
+                throw FileSystemError(.open, path: RelativePath(unchecked: Array(p.utf8)), errno: type == .directory ? .isDirectory : .invalidArgument)
             case .tooLarge(let p, _, _):
-                throw FileSystemError("read", path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: _EFBIG))
+                throw FileSystemError(.read, path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: _EFBIG))
             }
         }
     }
@@ -50,7 +50,7 @@ public enum PlanFile {
         let fd: Int32
         switch r {
         case .success(let d): fd = d
-        case .failure(let e): throw .io(FileSystemError("open", path: display, errno: e))
+        case .failure(let e): throw .io(FileSystemError(.open, path: display, errno: e))
         }
         let file = FileDescriptor(rawValue: fd, path: display)
         let status: FileStatus

@@ -172,7 +172,7 @@ public enum Recovery {
         if t.committed {
             try finishPurge(of: id, lock: lock)
             var w = Transaction.header(id: id, sequence: t.sequence + 1, type: .end)
-            w.string("outcome", "committed")
+            w.string("outcome", TransactionSummary.Outcome.committed.rawValue)
             w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
             w.string("reason", "purge finished by recovery")
             journal.append(w)

@@ -169,7 +169,7 @@ struct Rollback {
             }
         }
         var end = record(.end)
-        end.string("outcome", "rolled-back")
+        end.string("outcome", TransactionSummary.Outcome.rolledBack.rawValue)
         end.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
         if !result.kept.isEmpty { end.int("kept", result.kept.count) }
         write(end, flush: true, into: &result)

@@ -187,8 +187,8 @@ public final class StateDirectory: Sendable {
         switch error {
         case let e as FileSystemError: return e
         case let e as UntrustedState:
-            return FileSystemError("refused: \(e.problem); \(e.fix)", path: RelativePath(unchecked: Array(e.path.utf8)), errno: .notPermitted)
-        default: return FileSystemError("\(error)", path: .root, errno: .ioError)
+            return FileSystemError(.refused("\(e.problem); \(e.fix)"), path: RelativePath(unchecked: Array(e.path.utf8)), errno: .notPermitted)
+        default: return FileSystemError(.other("\(error)"), path: .root, errno: .ioError)
         }
     }
 
@@ -227,7 +227,7 @@ public final class StateDirectory: Sendable {
     /// Creates transaction `id`'s staging folder: mkdirat 0700, failing if anything has the name already, then
     /// opened without following a symlink and checked (owner, mode, device) through the descriptor.
     func createStaging(for id: String) throws(FileSystemError) -> (parent: DirectoryHandle, staging: DirectoryHandle) {
-        guard let parent = try stagingParent(create: true) else { throw FileSystemError("mkdirat", path: .root, errno: .noSuchFile) }
+        guard let parent = try stagingParent(create: true) else { throw FileSystemError(.mkdirat, path: .root, errno: .noSuchFile) }
         let name = stagingName(for: id)
         try parent.makeDirectory(name, permissions: 0o700)
         try parent.sync()

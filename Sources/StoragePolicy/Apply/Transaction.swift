@@ -6,7 +6,7 @@ final class Transaction {
     /// What the begin record says about a transaction.
     struct Metadata {
         /// `apply`, `trash` or `restore`.
-        var kind: String
+        var kind: TransactionKind
         var policy: String
         var policySHA256: String?
         var policyPath: String?
@@ -55,7 +55,7 @@ final class Transaction {
         var w = Transaction.header(id: id, sequence: 1, type: .begin)
         w.string("time", WallClock.rfc3339(ns: now))
         w.int("timeNs", now)
-        w.string("kind", metadata.kind)
+        w.string("kind", metadata.kind.rawValue)
         w.string("policy", metadata.policy)
         if let sha = metadata.policySHA256 { w.string("policySHA256", sha) }
         if let path = metadata.policyPath { w.string("policyPath", path) }
@@ -82,7 +82,7 @@ final class Transaction {
             // Nothing was changed: close the transaction at once rather than leave it for recovery.
             if let parent = try? lock.state.stagingParent(create: false) { try? parent.removeDirectory(name) }
             var w = Transaction.header(id: id, sequence: 2, type: .end)
-            w.string("outcome", "rolled-back")
+            w.string("outcome", TransactionSummary.Outcome.rolledBack.rawValue)
             w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
             w.string("reason", "could not set up staging: \(error)")
             journal.append(w)
@@ -150,16 +150,16 @@ final class Transaction {
 
     /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it). For a
     /// step skipped because a call failed, `error` adds its errno and call, so the journal names them.
-    func skip(action: Int, path: RelativePath, verb: String, reason: String, error: FileSystemError? = nil) {
+    func skip(action: Int, path: RelativePath, verb: StepVerb, reason: String, error: FileSystemError? = nil) {
         skippedActions.insert(action)
         var w = record(.skip)
         w.int("action", action)
-        w.string("verb", verb)
+        w.string("verb", verb.rawValue)
         w.path("path", path)
         w.string("reason", reason)
         if let error {
             w.string("errno", error.errno.name)
-            w.string("call", error.operation)
+            w.string("call", error.operation.name)
         }
         journal.append(w)
     }
@@ -258,11 +258,11 @@ final class Transaction {
 
     /// Fsyncs every directory whose entries changed, then writes and fsyncs the commit record: from here on
     /// the transaction is applied, and recovery only finishes the purge.
-    func commit(counts: [String: Int], bytesFreed: Int64, skipped: Int) throws(FileSystemError) {
+    func commit(counts: ActionCounts, bytesFreed: Int64, skipped: Int) throws(FileSystemError) {
         try syncDirectories()
         var w = record(.commit)
         var c = JSONWriter()
-        for key in counts.keys.sorted() { c.int(key, counts[key]!) }
+        for (key, n) in counts.byName.sorted(by: { $0.key < $1.key }) { c.int(key, n) }
         w.object("counts", c)
         w.int("bytesFreed", bytesFreed)
         w.int("skipped", skipped)
@@ -296,9 +296,9 @@ final class Transaction {
     }
 
     /// The end record: the transaction is closed and recovery will leave it alone.
-    func end(outcome: String, kept: Int = 0) throws(FileSystemError) {
+    func end(outcome: TransactionSummary.Outcome, kept: Int = 0) throws(FileSystemError) {
         var w = record(.end)
-        w.string("outcome", outcome)
+        w.string("outcome", outcome.rawValue)
         w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
         if kept > 0 { w.int("kept", kept) }
         journal.append(w)
@@ -314,7 +314,7 @@ final class Transaction {
         // Only a crash leaves such intents to recovery, which finishes them.
         for intent in intents.prefix(durableIntents) where !made.contains(intent.op) && !skippedActions.contains(intent.action) {
             if case .unlink(let path, _) = intent.change {
-                skip(action: intent.action, path: path, verb: "delete", reason: "not reached before the run stopped")
+                skip(action: intent.action, path: path, verb: .delete, reason: "not reached before the run stopped")
             }
         }
         var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence,

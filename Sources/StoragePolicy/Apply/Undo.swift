@@ -64,7 +64,7 @@ extension Applier {
             }
         }
         guard begun else { throw UndoError(message: "the journal has no transaction \(transaction) ('policyctl journal' lists them)") }
-        guard outcome == "committed" else {
+        guard outcome.flatMap(TransactionSummary.Outcome.init(rawValue:)) == .committed else {
             throw UndoError(message: "transaction \(transaction) did not commit (\(outcome ?? "still open; run 'policyctl recover'")): there is nothing to undo")
         }
         if intents.isEmpty && actions > 0 {
@@ -93,7 +93,7 @@ extension Applier {
             // Layout `backup: include` removed a CACHEDIR.TAG holding exactly the signature: undo writes it back.
             if group.count == 1, case .stage(let tag, _) = group[0].change, BackupInclusion.isRemovedTag(tag, group[0].identity) {
                 plan.steps.append(Step(action: Action(kind: .writeTag, path: tag.parent, rule: "undo", reason: "undo of \(transaction)",
-                                                      type: .directory), verb: "retag", restore: nil))
+                                                      type: .directory), verb: .retag, restore: nil))
                 continue
             }
             // A delete either went through staging (directories, --all-or-nothing) or rolled forward (unlink).
@@ -118,15 +118,15 @@ extension Applier {
                 }
                 guard let status = check(to, against: rename.identity, plan: &plan) else { continue }
                 var step = Step(action: Action(kind: .rename(to: from), path: to, rule: "undo", reason: "undo of \(transaction)",
-                                               identity: status.identity, type: status.type), verb: "rename", restore: nil)
+                                               identity: status.identity, type: status.type), verb: .rename, restore: nil)
                 if let trashInfo {
-                    step.verb = "restore"
+                    step.verb = .restore
                     step.restore = .trashInfo(trashInfo)
                 } else if stamped {
                     let directory = try? state.root.openDirectory(at: to.parent)
                     let stamp = (try? directory?.extendedAttribute(Markers.trashStampAttribute, of: to.lastComponent)) ?? nil
                     let origin = (try? directory?.extendedAttribute(TrashFolder.originAttribute, of: to.lastComponent)) ?? nil
-                    step.verb = "restore"
+                    step.verb = .restore
                     step.restore = .attributes(stamp: stamp, origin: origin)
                 }
                 movedOut[to.parent, default: []].insert(to.lastComponent!)
@@ -144,7 +144,7 @@ extension Applier {
                     }
                     let action = Action(kind: .setxattr(name: attribute, value: previous ?? []), path: path, rule: "undo",
                                         reason: "undo of \(transaction)", identity: status.identity, type: status.type)
-                    plan.steps.append(Step(action: action, verb: previous == nil ? Applier.unsetVerb : "setxattr", restore: nil))
+                    plan.steps.append(Step(action: action, verb: previous == nil ? .unset : .setxattr, restore: nil))
                 case .create(let path, _, let contents):
                     guard let status = check(path, against: nil, plan: &plan) else { continue }
                     let now = try? state.root.openDirectory(at: path.parent).readFile(path.lastComponent!, limit: 64 * 1024)
@@ -153,7 +153,7 @@ extension Applier {
                         continue
                     }
                     plan.steps.append(Step(action: Action(kind: .delete, path: path, rule: "undo", reason: "undo of \(transaction)",
-                                                          identity: status.identity, type: .regular), verb: "remove", restore: nil))
+                                                          identity: status.identity, type: .regular), verb: .remove, restore: nil))
                     movedOut[path.parent, default: []].insert(path.lastComponent!)
                 default:
                     continue
@@ -175,21 +175,18 @@ extension Applier {
             }
             movedOut[path.parent, default: []].insert(path.lastComponent!)
             plan.steps.append(Step(action: Action(kind: .delete, path: path, rule: "undo", reason: "undo of \(transaction)",
-                                                  identity: status.identity, type: .directory), verb: "rmdir", restore: nil))
+                                                  identity: status.identity, type: .directory), verb: .rmdir, restore: nil))
         }
         return plan
     }
 
     /// Carries out `plan` as a new journaled transaction (kind `undo`, naming the transaction it reverses).
     public func undo(_ plan: UndoPlan, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
-        let metadata = Transaction.Metadata(kind: "undo", policy: plan.policy, policySHA256: nil, policyPath: nil,
+        let metadata = Transaction.Metadata(kind: .undo, policy: plan.policy, policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: options.rootPath, actions: plan.steps.count,
                                             reverses: plan.transaction)
         return try ApplyRun(lock: lock, options: options, steps: plan.steps, metadata: metadata, planTimeNs: plan.madeAtNs).run(progress: nil)
     }
-
-    /// The verb of a step that removes an attribute (it was absent before the transaction set it).
-    static let unsetVerb = "unset"
 
     /// The entry at `path` now, when it is still what the transaction left: same dev and ino, and for a file the
     /// same size and mtime. Otherwise nil, with the reason recorded.

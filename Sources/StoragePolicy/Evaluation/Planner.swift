@@ -102,7 +102,7 @@ public struct Planner: Sendable {
         let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
             ?? walker.walk(evaluator)
         guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
-            throw FileSystemError("open", path: .root, errno: .busy)
+            throw FileSystemError(.open, path: .root, errno: .busy)
         }
 
         let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,

@@ -29,7 +29,7 @@ public final class DirectoryHandle: Sendable {
         let fd = systemCall(.open) { system_open(root, cposix_o_directory_flags()) }
         switch fd {
         case .success(let fd): return DirectoryHandle(descriptor: Int32(fd), path: .root)
-        case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
+        case .failure(let e): throw FileSystemError(.open, path: .root, errno: e)
         }
     }
 
@@ -49,10 +49,10 @@ public final class DirectoryHandle: Sendable {
         case .success(let fd):
             let handle = DirectoryHandle(descriptor: fd, path: target)
             if checkMount, try !handle.status().isOnSameMount(as: status()) {
-                throw FileSystemError("openat", path: target, errno: .crossDevice)
+                throw FileSystemError(.openat, path: target, errno: .crossDevice)
             }
             return handle
-        case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
+        case .failure(let e): throw FileSystemError(.openat, path: target, errno: e)
         }
     }
 
@@ -69,7 +69,7 @@ public final class DirectoryHandle: Sendable {
     public func status() throws(FileSystemError) -> FileStatus {
         var s = cposix_stat()
         if case .failure(let e) = systemCall(.stat, { cposix_stat_at(descriptor, nil, &s) }) {
-            throw FileSystemError("fstat", path: path, errno: e)
+            throw FileSystemError(.fstat, path: path, errno: e)
         }
         return FileStatus(s)
     }
@@ -78,7 +78,7 @@ public final class DirectoryHandle: Sendable {
     public func status(of name: FileName) throws(FileSystemError) -> FileStatus {
         var s = cposix_stat()
         let r = name.withCString { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
-        if case .failure(let e) = r { throw FileSystemError("fstatat", path: path.appending(name), errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.fstatat, path: path.appending(name), errno: e) }
         return FileStatus(s)
     }
 
@@ -98,27 +98,27 @@ public final class DirectoryHandle: Sendable {
     public func entries() throws(FileSystemError) -> [DirectoryEntry] {
         let dup = systemCall(.open) { system_dup(descriptor) }
         guard case .success(let fd) = dup else {
-            if case .failure(let e) = dup { throw FileSystemError("dup", path: path, errno: e) }
+            if case .failure(let e) = dup { throw FileSystemError(.dup, path: path, errno: e) }
             return []
         }
         guard let dir = cposix_fdopendir(Int32(fd)) else {
             let e = Errno.current
             _ = system_close(Int32(fd))
-            throw FileSystemError("fdopendir", path: path, errno: e)
+            throw FileSystemError(.fdopendir, path: path, errno: e)
         }
         defer { _ = cposix_closedir(dir) }
         var result: [DirectoryEntry] = []
         var raw = cposix_dirent()
         while true {
             if let injected = FaultInjection.check(.readdir) {
-                throw FileSystemError("readdir", path: path, errno: injected)
+                throw FileSystemError(.readdir, path: path, errno: injected)
             }
             let r = cposix_readdir(dir, &raw)
             if r == 0 { break }
             if r < 0 {
                 let e = Errno.current
                 if e == .interrupted { continue }
-                throw FileSystemError("readdir", path: path, errno: e)
+                throw FileSystemError(.readdir, path: path, errno: e)
             }
             let length = system_strlen(raw.name)
             let bytes = UnsafeRawBufferPointer(start: raw.name, count: length)
@@ -131,13 +131,13 @@ public final class DirectoryHandle: Sendable {
     /// Removes the file (or symlink, fifo, ...) `name`: unlinkat never follows a symlink.
     public func removeFile(_ name: FileName) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, 0) } }
-        if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: path.appending(name), errno: e) }
     }
 
     /// Removes the empty directory `name`.
     public func removeDirectory(_ name: FileName) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, _AT_REMOVEDIR) } }
-        if case .failure(let e) = r { throw FileSystemError("unlinkat", path: path.appending(name), errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: path.appending(name), errno: e) }
     }
 
     /// Renames `name` to `newName` in `directory` (self when nil). With `noReplace` an existing target
@@ -150,13 +150,13 @@ public final class DirectoryHandle: Sendable {
                 systemCall(.rename) { cposix_renameat2(descriptor, from, destination.descriptor, to, noReplace ? 1 : 0) }
             }
         }
-        if case .failure(let e) = r { throw FileSystemError("renameat2", path: path.appending(name), errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.renameat2, path: path.appending(name), errno: e) }
     }
 
     /// Creates the directory `name`.
     public func makeDirectory(_ name: FileName, permissions: UInt32 = 0o755) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.mkdir) { system_mkdirat(descriptor, n, CInterop.Mode(permissions)) } }
-        if case .failure(let e) = r { throw FileSystemError("mkdirat", path: path.appending(name), errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.mkdirat, path: path.appending(name), errno: e) }
     }
 
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
@@ -166,7 +166,7 @@ public final class DirectoryHandle: Sendable {
         let r = name.withCString { n in systemCall(.open) { system_openat(descriptor, n, flags, CInterop.Mode(permissions)) } }
         switch r {
         case .success(let fd): return FileDescriptor(rawValue: fd, path: path.appending(name))
-        case .failure(let e): throw FileSystemError("openat", path: path.appending(name), errno: e)
+        case .failure(let e): throw FileSystemError(.openat, path: path.appending(name), errno: e)
         }
     }
 
@@ -186,7 +186,7 @@ public final class DirectoryHandle: Sendable {
     /// Flushes this directory's entries to stable storage (after renames into or out of it).
     public func sync() throws(FileSystemError) {
         if case .failure(let e) = systemCall(.fsync, { system_fsync(descriptor) }) {
-            throw FileSystemError("fsync", path: path, errno: e)
+            throw FileSystemError(.fsync, path: path, errno: e)
         }
     }
 
@@ -203,7 +203,7 @@ public final class DirectoryHandle: Sendable {
             case .success(let count): return Array(buffer[0..<Int(count)])
             case .failure(let e) where e == .noData: return nil
             case .failure(let e) where e == .range && size < 65536: size *= 16
-            case .failure(let e): throw FileSystemError("getxattr", path: target, errno: e)
+            case .failure(let e): throw FileSystemError(.getxattr, path: target, errno: e)
             }
         }
     }
@@ -213,14 +213,14 @@ public final class DirectoryHandle: Sendable {
         let r = withEntryName(name) { n in
             systemCall(.setxattr) { value.withUnsafeBytes { cposix_setxattrat(descriptor, n, attribute, $0.baseAddress, value.count, 0) } }
         }
-        if case .failure(let e) = r { throw FileSystemError("setxattr", path: name.map(path.appending) ?? path, errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.setxattr, path: name.map(path.appending) ?? path, errno: e) }
     }
 
     /// Removes extended attribute `attribute` from `name` (self when nil); absent is not an error.
     public func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
         let r = withEntryName(name) { n in systemCall(.removexattr) { cposix_removexattrat(descriptor, n, attribute) } }
         if case .failure(let e) = r, e != .noData {
-            throw FileSystemError("removexattr", path: name.map(path.appending) ?? path, errno: e)
+            throw FileSystemError(.removexattr, path: name.map(path.appending) ?? path, errno: e)
         }
     }
 
@@ -237,7 +237,7 @@ public final class DirectoryHandle: Sendable {
                 return buffer[0..<Int(count)].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             case .failure(let e) where e == .range && size < 1 << 20: size *= 16
             case .failure(let e) where e == .notSupported: return []
-            case .failure(let e): throw FileSystemError("listxattr", path: name.map(path.appending) ?? path, errno: e)
+            case .failure(let e): throw FileSystemError(.listxattr, path: name.map(path.appending) ?? path, errno: e)
             }
         }
     }

@@ -64,14 +64,14 @@ public final class DirectoryListing {
         let nameOffset = MemoryLayout<CInterop.DirectoryEntry>.offset(of: \CInterop.DirectoryEntry.d_name)!
         while true {
             if let injected = FaultInjection.check(.readdir) {
-                throw FileSystemError("readdir", path: path, errno: injected)
+                throw FileSystemError(.readdir, path: path, errno: injected)
             }
             system_errno = 0
             guard let entry = system_readdir(directory.stream) else {
                 let e = Errno.current
                 if e.rawValue == 0 { break }
                 if e == .interrupted { continue }
-                throw FileSystemError("readdir", path: path, errno: e)
+                throw FileSystemError(.readdir, path: path, errno: e)
             }
             let raw = UnsafeRawPointer(entry) + nameOffset
             let length = system_strlen(raw.assumingMemoryBound(to: CChar.self))
@@ -175,9 +175,9 @@ public final class DirectoryListing {
             return status
         }
         let error = switch code {
-        case StatPrefetch.mountPoint: FileSystemError(FileSystemError.mountPoint, path: path(of: i), errno: .crossDevice)
-        case StatPrefetch.timeOutOfRange: FileSystemError(FileSystemError.timeOutOfRange, path: path(of: i), errno: .overflow)
-        default: FileSystemError("fstatat", path: path(of: i), errno: Errno(rawValue: code))
+        case StatPrefetch.mountPoint: FileSystemError(.mountPoint, path: path(of: i), errno: .crossDevice)
+        case StatPrefetch.timeOutOfRange: FileSystemError(.timeOutOfRange, path: path(of: i), errno: .overflow)
+        default: FileSystemError(.fstatat, path: path(of: i), errno: Errno(rawValue: code))
         }
         statusErrors[i] = error
         throw error
@@ -207,7 +207,7 @@ public final class DirectoryListing {
             case .success(let n): return Array(buffer[0..<n])
             case .failure(let e) where e == .noData: return nil
             case .failure(let e) where e == .range && size < 65536: size *= 16
-            case .failure(let e): throw FileSystemError("getxattr", path: i.map(path(of:)) ?? path, errno: e)
+            case .failure(let e): throw FileSystemError(.getxattr, path: i.map(path(of:)) ?? path, errno: e)
             }
         }
     }
@@ -223,7 +223,7 @@ public final class DirectoryListing {
         let fd: Int32
         switch r {
         case .success(let f): fd = f
-        case .failure(let e): throw FileSystemError("openat", path: path(of: i), errno: e)
+        case .failure(let e): throw FileSystemError(.openat, path: path(of: i), errno: e)
         }
         defer { _ = system_close(fd) }
         var out = [UInt8](repeating: 0, count: limit)
@@ -233,7 +233,7 @@ public final class DirectoryListing {
             switch n {
             case .success(0): return Array(out[0..<filled])
             case .success(let k): filled += k
-            case .failure(let e): throw FileSystemError("read", path: path(of: i), errno: e)
+            case .failure(let e): throw FileSystemError(.read, path: path(of: i), errno: e)
             }
         }
         return out
@@ -249,14 +249,10 @@ public final class DirectoryListing {
 }
 
 extension FileSystemError {
-    /// The operation of the error for an entry that is a mount point (EXDEV): no system call failed, so it
-    /// is told apart from a real (or injected) EXDEV by this, not by the errno alone.
-    static let mountPoint = "mount point; not entered"
-    /// The operation of the error for an entry whose timestamps do not fit in nanoseconds (EOVERFLOW).
-    static let timeOutOfRange = "timestamp out of range"
-
+    // `.mountPoint` and `.timeOutOfRange` name no failed call: a mount point is told apart from a real (or
+    // injected) EXDEV by the operation, not by the errno alone.
     /// True for the error a mount point's status or removal gives.
-    var isMountPoint: Bool { errno == .crossDevice && operation == FileSystemError.mountPoint }
+    var isMountPoint: Bool { errno == .crossDevice && operation == .mountPoint }
     /// True for the error an entry with an out-of-range timestamp gives.
-    var isTimeOutOfRange: Bool { errno == .overflow && operation == FileSystemError.timeOutOfRange }
+    var isTimeOutOfRange: Bool { errno == .overflow && operation == .timeOutOfRange }
 }

@@ -46,8 +46,8 @@ public final class FileDescriptor: Sendable {
             case .success(0): return out
             case .success(let n):
                 out.append(contentsOf: chunk[0..<n])
-                if out.count > limit { throw FileSystemError("read", path: path, errno: Errno(rawValue: _EFBIG)) }
-            case .failure(let e): throw FileSystemError("read", path: path, errno: e)
+                if out.count > limit { throw FileSystemError(.read, path: path, errno: Errno(rawValue: _EFBIG)) }
+            case .failure(let e): throw FileSystemError(.read, path: path, errno: e)
             }
         }
     }
@@ -61,21 +61,21 @@ public final class FileDescriptor: Sendable {
             }
             switch r {
             case .success(let n): offset += n
-            case .failure(let e): throw FileSystemError("write", path: path, errno: e)
+            case .failure(let e): throw FileSystemError(.write, path: path, errno: e)
             }
         }
     }
 
     public func sync() throws(FileSystemError) {
         if case .failure(let e) = systemCall(.fsync, { system_fsync(rawValue) }) {
-            throw FileSystemError("fsync", path: path, errno: e)
+            throw FileSystemError(.fsync, path: path, errno: e)
         }
     }
 
     public func status() throws(FileSystemError) -> FileStatus {
         var s = CInterop.Stat()
         if case .failure(let e) = systemCall(.stat, { system_fstat(rawValue, &s) }) {
-            throw FileSystemError("fstat", path: path, errno: e)
+            throw FileSystemError(.fstat, path: path, errno: e)
         }
         return FileStatus(s)
     }
@@ -83,12 +83,12 @@ public final class FileDescriptor: Sendable {
     /// Takes an exclusive advisory lock (flock); `wait: false` fails at once with EWOULDBLOCK when held.
     public func lockExclusively(wait: Bool) throws(FileSystemError) {
         let r = systemCall(.open) { system_flock(rawValue, _LOCK_EX | (wait ? 0 : _LOCK_NB)) }
-        if case .failure(let e) = r { throw FileSystemError("flock", path: path, errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.flock, path: path, errno: e) }
     }
 
     /// Shrinks or grows the file to `length` bytes.
     public func truncate(to length: Int64) throws(FileSystemError) {
         let r = systemCall(.write) { system_ftruncate(rawValue, CInterop.Offset(length)) }
-        if case .failure(let e) = r { throw FileSystemError("ftruncate", path: path, errno: e) }
+        if case .failure(let e) = r { throw FileSystemError(.ftruncate, path: path, errno: e) }
     }
 }

@@ -2,19 +2,19 @@
 // Reads as `tmp/a.dat: Permission denied (EACCES)`; the path is shown escaped, never lossy.
 
 public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The system call that failed, e.g. `openat`, `renameat2`.
-    public var operation: String
+    /// The system call that failed, e.g. `openat`, `renameat2` (typed; `operation.name` is its text).
+    public var operation: Operation
     /// The path the call was about, relative to the walk or apply root where known.
     public var path: RelativePath
     public var errno: Errno
 
-    public init(_ operation: String, path: RelativePath, errno: Errno) {
+    public init(_ operation: Operation, path: RelativePath, errno: Errno) {
         self.operation = operation
         self.path = path
         self.errno = errno
     }
 
     public var description: String {
-        "\(path.isEmpty ? "." : path.escaped): \(errno) [\(operation)]"
+        "\(path.isEmpty ? "." : path.escaped): \(errno) [\(operation.name)]"
     }
 }

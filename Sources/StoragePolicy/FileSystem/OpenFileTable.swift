@@ -96,7 +96,7 @@ extension DirectoryHandle {
     func openDirectoryLeavingAtime(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
         let target = path.appending(name)
         let handle = DirectoryHandle(descriptor: try WalkDirectory.openDescriptor(name, in: descriptor, path: target), path: target)
-        if try !handle.status().isOnSameMount(as: status()) { throw FileSystemError("openat", path: target, errno: .crossDevice) }
+        if try !handle.status().isOnSameMount(as: status()) { throw FileSystemError(.openat, path: target, errno: .crossDevice) }
         return handle
     }
 
@@ -116,17 +116,17 @@ extension DirectoryHandle {
         let fd: Int32
         switch r {
         case .success(let value): fd = value
-        case .failure(let e): throw FileSystemError("openat", path: target, errno: e)
+        case .failure(let e): throw FileSystemError(.openat, path: target, errno: e)
         }
         defer { _ = system_close(fd) }
         var s = CInterop.Stat()
-        guard system_fstat(fd, &s) == 0 else { throw FileSystemError("fstat", path: target, errno: Errno.current) }
+        guard system_fstat(fd, &s) == 0 else { throw FileSystemError(.fstat, path: target, errno: Errno.current) }
         let type = FileType(mode: UInt32(s.st_mode))
         guard type == .regular || type == .directory else { return false }
         if let expected, UInt64(s.st_dev) != expected.device || UInt64(s.st_ino) != expected.inode { return false }
         if system_flock(fd, _LOCK_EX | _LOCK_NB) == 0 { return false }
         let e = Errno.current
         if e == .wouldBlock { return true }
-        throw FileSystemError("flock", path: target, errno: e)
+        throw FileSystemError(.flock, path: target, errno: e)
     }
 }

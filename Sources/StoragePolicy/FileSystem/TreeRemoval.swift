@@ -83,7 +83,7 @@ private struct TreeRemoval {
     /// Opens a subdirectory; openDirectory refuses a mount point (EXDEV), said here in plain words.
     private static func open(_ name: FileName, in parent: DirectoryHandle) throws(FileSystemError) -> DirectoryHandle {
         do { return try parent.openDirectory(name) } catch where error.errno == .crossDevice {
-            throw FileSystemError(FileSystemError.mountPoint, path: error.path, errno: .crossDevice)
+            throw FileSystemError(.mountPoint, path: error.path, errno: .crossDevice)
         }
     }
 

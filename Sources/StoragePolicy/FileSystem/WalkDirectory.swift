@@ -62,7 +62,7 @@ final class WalkDirectory: @unchecked Sendable {
         if case .failure(let e) = r, e == .notPermitted { r = systemCall(.open) { system_open(root, flagsWithoutNoAtime) } }
         switch r {
         case .success(let fd): return try wrap(fd, path: .root, counter: counter)
-        case .failure(let e): throw FileSystemError("open", path: .root, errno: e)
+        case .failure(let e): throw FileSystemError(.open, path: .root, errno: e)
         }
     }
 
@@ -74,7 +74,7 @@ final class WalkDirectory: @unchecked Sendable {
         }
         switch r {
         case .success(let fd): return fd
-        case .failure(let e): throw FileSystemError("openat", path: path, errno: e)
+        case .failure(let e): throw FileSystemError(.openat, path: path, errno: e)
         }
     }
 
@@ -82,7 +82,7 @@ final class WalkDirectory: @unchecked Sendable {
     static func status(of fd: Int32, path: RelativePath) throws(FileSystemError) -> FileStatus {
         var s = cposix_stat()
         if case .failure(let e) = systemCall(.stat, { cposix_stat_at(fd, nil, &s) }) {
-            throw FileSystemError("fstat", path: path, errno: e)
+            throw FileSystemError(.fstat, path: path, errno: e)
         }
         return FileStatus(s)
     }
@@ -93,7 +93,7 @@ final class WalkDirectory: @unchecked Sendable {
         guard let stream = system_fdopendir(fd) else {
             let e = Errno.current
             _ = system_close(fd)
-            throw FileSystemError("fdopendir", path: path, errno: e)
+            throw FileSystemError(.fdopendir, path: path, errno: e)
         }
         return WalkDirectory(stream: stream, descriptor: fd, path: path, status: status, counter: counter)
     }

@@ -254,7 +254,7 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
             current = fd
             let status = try WalkDirectory.status(of: fd, path: path)
             guard status.device == link.device, status.inode == link.inode else {
-                throw FileSystemError("openat", path: path, errno: .notDirectory)
+                throw FileSystemError(.openat, path: path, errno: .notDirectory)
             }
         }
         return try WalkDirectory.open(item.name, in: current, path: target, counter: counter)

@@ -18,7 +18,7 @@ public struct ApplyResult: Sendable {
     /// The journal's id of the transaction, or nil when there was nothing to do.
     public var transaction: String? { report.transaction }
     /// Actions carried out, per action name (`delete`, `rename`, `mkdir`, `setxattr`, ...).
-    public var counts: [String: Int] { report.counts }
+    public var counts: ActionCounts { report.counts }
     /// Targets left alone because they changed since the plan, vanished, or were already as wanted.
     public var skipped: [ApplyReport.Item] { report.skipped }
     /// Targets skipped because a call on them failed (EACCES, EPERM...), each with its error; the rest was applied.

@@ -26,7 +26,7 @@ extension StorageEngine {
                             events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> ApplyResult? {
         guard let session = try EngineSession.open(root: request.root, stateDirectory: request.stateDirectory,
                                                    create: true, events: events) else {
-            throw .stateFolder(FileSystemError("mkdir", path: .root, errno: .noSuchFile))
+            throw .stateFolder(FileSystemError(.mkdir, path: .root, errno: .noSuchFile))
         }
         // A saved plan is refused before anything else: no waiting for the lock, no recovery.
         var checked: Policy? = nil

@@ -73,6 +73,15 @@ public struct StorageEngine: Sendable {
         }
     }
 
+    /// ``plan(only:progress:)`` sending ``PlanEvent/planning(_:)`` while it walks (from the walking threads, one
+    /// call at a time), then ``PlanEvent/planned(_:)``: what `policyctl plan` renders.
+    public func plan(only restriction: PathRestriction? = nil,
+                     events: @escaping @Sendable (PlanEvent) -> Void) throws(EngineError) -> Plan {
+        let plan = try plan(only: restriction) { events(.planning($0)) }
+        events(.planned(plan))
+        return plan
+    }
+
     /// ``plan(progress:)`` on a thread of its own: the caller (the main actor, say) is suspended, not blocked.
     public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) async throws(EngineError) -> Plan {
         try await offThread { () throws(EngineError) -> Plan in try self.plan(progress: progress) }
@@ -130,11 +139,36 @@ public struct StorageEngine: Sendable {
         AuditReport(plan: try plan(only: restriction, progress: progress), policy: policy, baseline: baseline, failOn: failOn)
     }
 
+    /// ``audit(only:baseline:failOn:progress:)`` sending its steps: ``PlanEvent/baselineNarrowed(kept:setAside:)``
+    /// when a restriction sets baseline entries aside, ``PlanEvent/planning(_:)`` while it walks, then
+    /// ``PlanEvent/planned(_:)`` and ``PlanEvent/audited(_:)``. With a restriction, the baseline entries for paths
+    /// it does not name are left out: a path not audited is neither new nor fixed.
+    public func audit(only restriction: PathRestriction?, baseline: Baseline?, failOn: Rule.Severity = .warning,
+                      events: @escaping @Sendable (PlanEvent) -> Void) throws(EngineError) -> AuditReport {
+        var baseline = baseline
+        if let restriction, let known = baseline {
+            let kept = known.entries.filter { RelativePath($0.path).map(restriction.covers) ?? false }
+            baseline = Baseline(policy: known.policy, entries: kept)
+            events(.baselineNarrowed(kept: kept.count, setAside: known.entries.count - kept.count))
+        }
+        let plan = try plan(only: restriction, events: events)
+        let report = AuditReport(plan: plan, policy: policy, baseline: baseline, failOn: failOn)
+        events(.audited(report))
+        return report
+    }
+
     /// Which rules hold `path` (root-relative), what each says about it and why, and what the plan does to it.
     /// Changes nothing on disk.
     public func explain(_ path: RelativePath) throws(EngineError) -> Explanation {
         do { return try Explainer(policy: policy, root: root, options: planOptions).explain(path) }
         catch { throw EngineError.wrap(error) }
+    }
+
+    /// ``explain(_:)`` sending ``PlanEvent/explained(_:)`` when it is ready: what `policyctl explain` renders.
+    public func explain(_ path: RelativePath, events: (PlanEvent) -> Void) throws(EngineError) -> Explanation {
+        let explanation = try explain(path)
+        events(.explained(explanation))
+        return explanation
     }
 
     /// Finishes or rolls back whatever apply was interrupted on this root (a crash, a power cut).

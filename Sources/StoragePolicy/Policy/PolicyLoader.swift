@@ -92,11 +92,11 @@ public enum PolicyLoader {
 
     static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
         let fd = system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK)
-        guard fd >= 0 else { throw FileSystemError("open", path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }
+        guard fd >= 0 else { throw FileSystemError(.open, path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }
         let file = FileDescriptor(rawValue: fd, path: RelativePath(unchecked: Array(path.utf8)))
         let status = try file.status()
         guard status.type == .regular else {
-            throw FileSystemError("open", path: file.path, errno: status.type == .directory ? .isDirectory : .invalidArgument)
+            throw FileSystemError(.open, path: file.path, errno: status.type == .directory ? .isDirectory : .invalidArgument)
         }
         return try file.readAll(limit: maximumFileSize)
     }

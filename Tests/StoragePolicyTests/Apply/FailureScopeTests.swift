@@ -6,7 +6,7 @@ import Testing
 @Suite("Failure scope")
 struct FailureScopeTests {
     private func scope(_ operation: String, _ errno: Errno) -> FailureScope {
-        FailureScope(FileSystemError(operation, path: RelativePath("tmp/a")!, errno: errno))
+        FailureScope(FileSystemError(.init(name: operation), path: RelativePath("tmp/a")!, errno: errno))
     }
 
     @Test("EACCES, EPERM, ENAMETOOLONG, EBUSY, ELOOP, EROFS, ENOTEMPTY and EXDEV on an entry's call skip that entry")

@@ -157,7 +157,7 @@ struct JournalTrustTests {
     func damagedIntent() throws {
         let f = try ApplyFixture()
         f.file("a", size: 5); f.file("b", size: 6); f.file("c", size: 7)
-        let metadata = Transaction.Metadata(kind: "apply", policy: "unit", policySHA256: nil, policyPath: nil,
+        let metadata = Transaction.Metadata(kind: .apply, policy: "unit", policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: f.rootPath, actions: 3)
         let t = try Transaction.begin(metadata, lock: f.lock, journal: try f.lock.state.openJournal())
         var intents: [Intent] = []
@@ -288,7 +288,7 @@ struct JournalTrustTests {
         var st = stat()
         #expect(stat(stateDir, &st) == 0 && st.st_mode & 0o7777 == 0o700)
         let lock = try state.lock(wait: false)
-        let metadata = Transaction.Metadata(kind: "apply", policy: "unit", policySHA256: nil, policyPath: nil,
+        let metadata = Transaction.Metadata(kind: .apply, policy: "unit", policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: other, actions: 1)
         let t = try Transaction.begin(metadata, lock: lock, journal: try state.openJournal())
         #expect(stat(other + "/.policyctl-staging-" + t.id, &st) == 0 && st.st_mode & 0o7777 == 0o700 && st.st_uid == geteuid())
@@ -326,7 +326,7 @@ struct JournalTrustTests {
         #expect(f.exists("r/tmp/old"))
         engine.stateDirectory = f.path + "/state"
         let result = try engine.apply()
-        #expect(result.counts == ["delete": 1])
+        #expect(result.counts == [.delete: 1])
         #expect(!f.exists("r/tmp/old"))
         #expect(try engine.journal().map(\.outcome) == [.committed])
         #expect(access(f.path + "/state/journal.jsonl", F_OK) == 0)

@@ -12,7 +12,7 @@ import Testing
 @Suite("Recovery")
 struct RecoveryTests {
     private func begin(_ f: ApplyFixture, actions: Int) throws -> Transaction {
-        let metadata = Transaction.Metadata(kind: "apply", policy: "unit", policySHA256: nil, policyPath: nil,
+        let metadata = Transaction.Metadata(kind: .apply, policy: "unit", policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: f.rootPath, actions: actions)
         return try Transaction.begin(metadata, lock: f.lock, journal: try f.lock.state.openJournal())
     }
@@ -81,14 +81,14 @@ struct RecoveryTests {
         let t = try begin(f, actions: 2)
         try make(t, [(.stage(path: RelativePath("d")!, name: t.stagingName()), try f.status("d").identity),
                      (.stage(path: RelativePath("a")!, name: t.stagingName()), try f.status("a").identity)])
-        try t.commit(counts: ["delete": 2], bytesFreed: 0, skipped: 0)
+        try t.commit(counts: [.delete: 2], bytesFreed: 0, skipped: 0)
         let report = try Recovery.run(holding: f.lock)
         #expect(report.entries.first?.resolution == .purgeFinished)
         #expect(try f.listing().isEmpty)
         #expect(!f.exists(".policyctl/staging/\(t.id)"))
         let summary = try #require(try JournalHistory.read(f.lock.state).transactions.first)
         #expect(summary.outcome == .committed)
-        #expect(summary.counts == ["delete": 2])
+        #expect(summary.counts == [.delete: 2])
         #expect(summary.recovered)
     }
 

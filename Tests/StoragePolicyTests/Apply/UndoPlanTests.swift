@@ -22,7 +22,7 @@ import Testing
         #expect(f.exists("Doc.TXT") && !f.exists("doc.txt"))
         #expect(try f.root.extendedAttribute("user.xdg.robots.backup", of: FileName("cache")!) == Array("old".utf8))
         let history = try JournalHistory.read(f.lock.state).transactions
-        #expect(history.last?.kind == "undo")
+        #expect(history.last?.kind == .undo)
         #expect(history.last?.reverses == id)
     }
 

@@ -209,7 +209,7 @@ import Glibc
         #expect(share.mountID != rootStatus.mountID)
         #expect(root.mountIDFromHandle(of: FileName("share")!) == share.mountID)
         #expect(!share.isOnSameMount(as: rootStatus))
-        #expect(throws: FileSystemError("openat", path: RelativePath("share")!, errno: .crossDevice)) {
+        #expect(throws: FileSystemError(.openat, path: RelativePath("share")!, errno: .crossDevice)) {
             _ = try root.openDirectory(FileName("share")!)
         }
     }

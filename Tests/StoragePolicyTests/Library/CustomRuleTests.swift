@@ -102,7 +102,7 @@ import TreeFixture
         }
         let engine = StorageEngine(policy: policy, root: tree.root, planOptions: tree.options())
         let result = try engine.apply()
-        #expect(result.counts == ["delete": 3, "setxattr": 1])
+        #expect(result.counts == [.delete: 3, .setxattr: 1])
         #expect(result.skipped.isEmpty)
         let after = Set(Manifest.take(tree.root).map { String(decoding: $0.path, as: UTF8.self) })
         #expect(!after.contains("Documents/empty-old.log"))
@@ -118,7 +118,7 @@ import TreeFixture
         #expect(journal.first?.id == result.transaction)
         #expect(journal.first?.policy == "custom")
         #expect(journal.first?.outcome == .committed)
-        #expect(journal.first?.counts == ["delete": 3, "setxattr": 1])
+        #expect(journal.first?.counts == [.delete: 3, .setxattr: 1])
         // Planned again, nothing is left to do: the custom rule now sees the tree as it wants it.
         #expect(try engine.plan().actions.isEmpty)
     }

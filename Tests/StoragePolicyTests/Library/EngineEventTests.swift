@@ -41,7 +41,7 @@ import TreeFixture
             var template = TestScratch.template("events")
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
                 tree.remove()
-                throw FileSystemError("mkdtemp", path: .root, errno: .current)
+                throw FileSystemError(.mkdtemp, path: .root, errno: .current)
             }
             folder = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
             try write(policy)
@@ -91,7 +91,7 @@ import TreeFixture
             case .skipped(let item, let why): return "skipped \(item.verb) \(item.action.path.escaped): \(why)"
             case .warning(let message): return "warning \(message)"
             case .committed(let report):
-                return "committed " + report.counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                return "committed " + report.counts.sorted { $0.verb.rawValue < $1.verb.rawValue }.map { "\($0.count) \($0.verb)" }.joined(separator: ", ")
             case .refused(let error): return "refused: \(error)"
             case .failed(let error): return "failed: \(error)"
             }
@@ -278,7 +278,7 @@ import TreeFixture
         let root = try DirectoryHandle.open(root: s.root)
         let state = try StateDirectory.open(root: root, create: true)!
         let lock = try state.lock(wait: false)
-        let metadata = Transaction.Metadata(kind: "apply", policy: "scratch", policySHA256: nil, policyPath: nil,
+        let metadata = Transaction.Metadata(kind: .apply, policy: "scratch", policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: s.rootPath, actions: 1)
         let t = try Transaction.begin(metadata, lock: lock, journal: try state.openJournal())
         let path = RelativePath(relative)!

@@ -126,7 +126,7 @@ import TreeFixture
         #expect(try engine.journal().isEmpty)
         let result = try engine.apply()
         #expect(result.plan.lines == ["delete tmp/old"])
-        #expect(result.counts == ["delete": 1])
+        #expect(result.counts == [.delete: 1])
         #expect(result.recovery.nothingToDo)
         #expect(try engine.recover().nothingToDo)
         #expect(try engine.journal().map(\.outcome) == [.committed])
@@ -140,7 +140,7 @@ import TreeFixture
         let engine = try StorageEngine(yaml: Self.policy, root: tree.root, planOptions: tree.options())
         let result = try await engine.apply()
         #expect(result.plan.lines == ["delete tmp/old"])
-        #expect(result.counts == ["delete": 1])
+        #expect(result.counts == [.delete: 1])
         #expect(try engine.journal().map(\.id) == [result.transaction!])
     }
 }

@@ -72,7 +72,7 @@ struct RaceTests {
         #expect(didSwap)
         #expect(!plan.actions.contains { $0.path.string.contains("outside-only") })
         let report = try s.apply(plan)
-        #expect(report.counts["delete", default: 0] <= 1, "only tmp (whole) or nothing: \(report.items.map(\.outcome))")
+        #expect(report.counts[.delete] <= 1, "only tmp (whole) or nothing: \(report.items.map(\.outcome))")
         #expect(SafetyRoot.shape(s.outside) == outsideBefore, "the outside folder changed")
         // The symlink itself may go (it is an old entry of tmp), never what it points to.
         #expect(s.contents(s.outside + "/a.0") == "SENTINEL")
