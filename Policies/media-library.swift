@@ -31,9 +31,9 @@ struct OrphanedSidecars: CustomRule {
 // (a bad glob, a path with '..'); write `func policy() throws -> Policy { try Policy(...) }` instead to get
 // every problem listed and exit 65, as for a YAML policy.
 let policy = try Policy("media-library", maxDelete: .percent(10)) {
-    Layout("Photos")
-    Layout("Imports")
-    Layout("Cache/Thumbnails", excludeFromBackup: true, cacheTag: true)
+    LayoutDirectory("Photos")
+    LayoutDirectory("Imports")
+    LayoutDirectory("Cache/Thumbnails", excludeFromBackup: true, cacheTag: true)
     Rule.custom("orphaned-sidecars", in: "Photos", OrphanedSidecars()).matching("**/*.xmp", "**/*.XMP", "**/*.thm", "**/*.THM", "**/*.aae", "**/*.AAE")
     Rule.expire("import-residue", in: "Imports", after: .days(7)).matching("**/*.part", "**/.DS_Store")
     Rule.quota("thumbnail-quota", in: "Cache/Thumbnails", max: .gibibytes(2), target: .percent(80))

@@ -17,7 +17,7 @@ let applying = arguments.dropFirst().contains("--apply")
 
 do {
     let policy = try Policy("custom-rule-example") {
-        Layout("Media")
+        LayoutDirectory("Media")
         Rule.expire("tmp-expiry", in: "tmp", after: .hours(24))
         // A struct rule with a parameter...
         Rule.custom("zero-byte-files", in: "Documents", ZeroByteFiles(olderThan: .hours(1)))

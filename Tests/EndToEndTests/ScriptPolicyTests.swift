@@ -35,7 +35,7 @@ struct ScriptPolicyTests {
         }
 
         let policy = try Policy("media") {
-            Layout("logs")
+            LayoutDirectory("logs")
             Rule.custom("empty-logs", in: "logs", EmptyLogs()).matching("**/*.log")
         }
 
@@ -44,7 +44,7 @@ struct ScriptPolicyTests {
     /// The same policy built in this process.
     static func inProcessPolicy() throws -> Policy {
         try Policy("media") {
-            Layout("logs")
+            LayoutDirectory("logs")
             Rule.custom("empty-logs", in: "logs", EmptyLogs()).matching("**/*.log")
         }
     }

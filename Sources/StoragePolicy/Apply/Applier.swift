@@ -2,15 +2,15 @@
 // it needs, and runs them as one transaction; also `trash` and `restore`. Changes nothing without the lock.
 
 /// Applies plans (and trash/restore requests) as journaled transactions, holding the root's lock.
-public struct Applier: Sendable {
+package struct Applier: Sendable {
     /// The root's lock, held for the applier's lifetime.
-    public let lock: ApplyLock
+    package let lock: ApplyLock
 
     /// Holding the lock is the precondition: only one apply, recover or trash runs on a root at a time.
-    public init(holding lock: ApplyLock) { self.lock = lock }
+    package init(holding lock: ApplyLock) { self.lock = lock }
 
     /// Entries a plan deletes (a deleted directory counts everything in it), what `--max-delete` limits.
-    public static func deletions(in plan: Plan) -> Int {
+    package static func deletions(in plan: Plan) -> Int {
         plan.actions.reduce(0) { $0 + ($1.isDelete ? max(1, $1.entries) : 0) }
     }
 
@@ -18,7 +18,7 @@ public struct Applier: Sendable {
     /// targets a call fails on (EACCES, EPERM...: `ApplyReport.failed`, each with its error) and the steps that
     /// depend on them, unless `options.allOrNothing`. An error about the run (I/O, ENOSPC once the journal's
     /// reserve is used up, the time budget) rolls everything back. Run `Recovery.run` first (the CLI does).
-    public func apply(_ plan: Plan, options: ApplyOptions, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
+    package func apply(_ plan: Plan, options: ApplyOptions, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
         if let limit = options.maxDelete {
             let deletions = Applier.deletions(in: plan)
             let allowed = limit.allowed(outOf: plan.summary.entriesScanned)
@@ -43,7 +43,7 @@ public struct Applier: Sendable {
     /// The order actions run in: directories are created first (parents before children), then attributes and
     /// tags are set, then renames and trash moves, then deletions, the last two deepest path first so an
     /// entry is handled before the directory holding it.
-    public static func ordered(_ actions: [Action]) -> [Action] {
+    package static func ordered(_ actions: [Action]) -> [Action] {
         actions.enumerated().sorted { x, y in
             let (px, py) = (phase(of: x.element), phase(of: y.element))
             if px != py { return px < py }
@@ -85,7 +85,7 @@ public struct Applier: Sendable {
 
     /// Moves each path into `folder` (created when missing, in `options.trashLayout`), with a Finder-style
     /// unique name, recording when: a `.trashinfo` in the FreeDesktop layout, xattr stamps in an app trash.
-    public func trash(_ paths: [RelativePath], into folder: RelativePath, policy: String = "-",
+    package func trash(_ paths: [RelativePath], into folder: RelativePath, policy: String = "-",
                       options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         var missing: [ApplyReport.Item] = []
         var steps: [Step] = []
@@ -108,7 +108,7 @@ public struct Applier: Sendable {
 
     /// Puts items named `names` (as they are in the trash) back where they were trashed from, never replacing
     /// anything; their `.trashinfo` or xattr stamps go with them.
-    public func restore(_ names: [FileName], from folder: RelativePath, policy: String = "-",
+    package func restore(_ names: [FileName], from folder: RelativePath, policy: String = "-",
                         options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         var missing: [ApplyReport.Item] = []
         var steps: [Step] = []
@@ -171,7 +171,7 @@ public struct Applier: Sendable {
     }
 
     /// `.freedesktop` when the folder has `files/` or `info/`, else `.app`, unless a layout is requested.
-    public func detectLayout(_ folder: RelativePath, requested: TrashRetention.Layout) -> TrashRetention.Layout {
+    package func detectLayout(_ folder: RelativePath, requested: TrashRetention.Layout) -> TrashRetention.Layout {
         guard requested == .automatic else { return requested }
         guard let directory = try? lock.state.root.openDirectory(at: folder) else { return .app }
         let files = (try? directory.statusIfPresent(of: TrashFolder.filesName)) ?? nil

@@ -2,10 +2,10 @@
 // (or when the process dies, which is why flock and not a pid file). Never taken twice by one run.
 
 /// Proof that this process holds the root's exclusive lock; released when the value goes away.
-public final class ApplyLock: Sendable {
+package final class ApplyLock: Sendable {
     let file: FileDescriptor
     /// The state folder the lock belongs to.
-    public let state: StateDirectory
+    package let state: StateDirectory
 
     init(file: FileDescriptor, state: StateDirectory) {
         self.file = file

@@ -2,43 +2,43 @@
 // begin record says about where the work came from. A value; holds no handles.
 
 /// How one apply runs: the blast-radius cap, the time budget, and what the journal records about its origin.
-public struct ApplyOptions: Sendable {
+package struct ApplyOptions: Sendable {
     /// The root as an absolute path: recorded in the journal and written into FreeDesktop `.trashinfo` files.
-    public var rootPath: String
+    package var rootPath: String
     /// Refuse, before changing anything, a plan deleting more entries than this.
-    public var maxDelete: DeleteLimit?
+    package var maxDelete: DeleteLimit?
     /// How the cap is named in the refusal, e.g. `--max-delete 1000` or `the policy's max-delete 10%`.
-    public var maxDeleteLabel: String?
+    package var maxDeleteLabel: String?
     /// Past this instant the run stops and rolls back what it did.
-    public var deadline: ContinuousClock.Instant?
+    package var deadline: ContinuousClock.Instant?
     /// How the budget is named in the rollback reason, e.g. `--max-runtime 30s`.
-    public var deadlineLabel: String?
+    package var deadlineLabel: String?
     /// The layout of trash folders that must be created; existing ones are detected.
-    public var trashLayout: TrashRetention.Layout
+    package var trashLayout: TrashRetention.Layout
     /// The policy file, recorded in the journal.
-    public var policyPath: String?
+    package var policyPath: String?
     /// The policy's digest, recorded in the journal.
-    public var policySHA256: String?
+    package var policySHA256: String?
     /// The plan file applied, recorded in the journal.
-    public var planFile: String?
+    package var planFile: String?
     /// Intents per journal fsync in the first group; each next group is twice as large, up to 16 times this,
     /// so a small apply journals in small steps and a large one needs few fsyncs.
-    public var groupSize: Int
+    package var groupSize: Int
     /// Strict mode (`--all-or-nothing`): an error on one entry (EACCES, EPERM, ENAMETOOLONG...) rolls the whole
     /// transaction back instead of skipping that entry. Entries that changed or vanished are skipped either way.
-    public var allOrNothing: Bool
+    package var allOrNothing: Bool
     /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
     /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
-    public var inUseRules: Set<String> = []
+    package var inUseRules: Set<String> = []
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
-    public var stagesEveryDelete = false
+    package var stagesEveryDelete = false
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?
 
     /// Options; only the root path is required.
-    public init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
+    package init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
                 deadline: ContinuousClock.Instant? = nil, deadlineLabel: String? = nil,
                 trashLayout: TrashRetention.Layout = .automatic, policyPath: String? = nil,
                 policySHA256: String? = nil, planFile: String? = nil, groupSize: Int = 256, allOrNothing: Bool = false) {

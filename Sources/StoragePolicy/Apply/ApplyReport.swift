@@ -28,7 +28,7 @@ public struct ApplyReport: Sendable {
         public var error: FileSystemError?
 
         /// An item; `verb` defaults to the action's name.
-        public init(action: Action, verb: StepVerb? = nil, outcome: Outcome, destination: RelativePath? = nil,
+        package init(action: Action, verb: StepVerb? = nil, outcome: Outcome, destination: RelativePath? = nil,
                     error: FileSystemError? = nil) {
             self.action = action; self.verb = verb ?? StepVerb(action.kind); self.outcome = outcome; self.destination = destination
             self.error = error

@@ -80,7 +80,7 @@ public enum JournalHistory {
     }
 
     /// Every transaction in the journal under `state`, oldest first.
-    public static func read(_ state: StateDirectory) throws -> Reading {
+    package static func read(_ state: StateDirectory) throws -> Reading {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             return Reading(transactions: [], corruptLines: [], tornTail: false)
         }

@@ -1,13 +1,13 @@
 // Reading a saved plan and deciding whether it may still be applied: a plan whose policy file or root
 // changed since it was made is stale (as Terraform refuses a stale saved plan). Reads only; never applies.
 
-public enum PlanFile {
+package enum PlanFile {
     /// The largest plan file read: 1 GiB. A plan action takes about 300 to 500 bytes of pretty JSON, so a
     /// million-entry plan fits with room to spare; anything larger is refused before a byte is read.
-    public static let sizeLimit = 1 << 30
+    package static let sizeLimit = 1 << 30
 
     /// Why a plan (or policy) file was not read.
-    public enum ReadError: Error, Sendable, CustomStringConvertible {
+    package enum ReadError: Error, Sendable, CustomStringConvertible {
         /// It could not be opened, stat'ed or read (exit 74).
         case io(FileSystemError)
         /// It is not a regular file: a device, a FIFO, a socket or a directory (exit 65).
@@ -15,7 +15,7 @@ public enum PlanFile {
         /// It is larger than the cap (exit 65).
         case tooLarge(path: String, size: Int64, limit: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .io(let e): return "\(e.path.escaped): cannot read: \(e.errno)"
             case .notRegular(let path, let type):
@@ -27,7 +27,7 @@ public enum PlanFile {
     }
 
     /// Reads a whole file given as a path string (a plan or policy file, not a tree entry), up to `limit` bytes.
-    public static func read(path: String, limit: Int = sizeLimit) throws(FileSystemError) -> [UInt8] {
+    package static func read(path: String, limit: Int = sizeLimit) throws(FileSystemError) -> [UInt8] {
         do { return try readRegular(path: path, limit: limit) } catch {
             switch error {
             case .io(let e): throw e
@@ -44,7 +44,7 @@ public enum PlanFile {
     /// sockets and directories are refused after one fstat, and so is a file larger than `limit`, whatever
     /// its content. Opened non-blocking, so a FIFO with no writer never blocks the open; at most `limit`
     /// bytes (plus one read) are ever read, even from a file that grows meanwhile.
-    public static func readRegular(path: String, limit: Int = sizeLimit) throws(ReadError) -> [UInt8] {
+    package static func readRegular(path: String, limit: Int = sizeLimit) throws(ReadError) -> [UInt8] {
         let display = RelativePath(unchecked: Array(path.utf8))
         let r = systemCall(.open) { system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK | _O_NOCTTY) }
         let fd: Int32
@@ -68,7 +68,7 @@ public enum PlanFile {
 
     /// Why `plan` must not be applied to the root with `rootStatus`, or nil when it is fresh. `policyBytes` is
     /// the current content of the plan's policy file (nil when it cannot be read).
-    public static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> String? {
+    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> String? {
         let current = policyBytes.map {
             SHA256.hex(PolicyLoader.fingerprintBytes($0, file: plan.fingerprint?.policyPath ?? "<policy>"))
         }
@@ -98,7 +98,7 @@ public enum PlanFile {
     /// The first action of `plan` that the policy in `policyBytes` (the bytes the fingerprint was checked
     /// against, not a second read) could not have produced; nil when the plan is the policy's.
     /// Throws the policy's load error when those bytes are no valid policy.
-    public static func validate(_ plan: Plan, policyBytes: [UInt8], policyPath: String) throws(PolicyLoadError) -> InvalidPlanAction? {
+    package static func validate(_ plan: Plan, policyBytes: [UInt8], policyPath: String) throws(PolicyLoadError) -> InvalidPlanAction? {
         let policy = try PolicyLoader.load(bytes: policyBytes, file: policyPath).policy
         return PlanValidation(policy: policy).firstInvalid(in: plan)
     }

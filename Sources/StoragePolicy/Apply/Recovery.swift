@@ -71,9 +71,9 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Finishes or rolls back interrupted applies from the journal; idempotent.
-public enum Recovery {
+package enum Recovery {
     /// Journals larger than this are compacted before a new transaction begins.
-    public static let compactionThreshold: Int64 = 16 << 20
+    package static let compactionThreshold: Int64 = 16 << 20
 
     /// What recovery needs to know about one transaction, gathered while streaming the journal.
     private struct Open {
@@ -91,7 +91,7 @@ public enum Recovery {
     }
 
     /// Finishes or rolls back whatever the journal shows as open. Run under the lock, before any new transaction.
-    public static func run(holding lock: ApplyLock) throws -> RecoveryReport {
+    package static func run(holding lock: ApplyLock) throws -> RecoveryReport {
         var report = RecoveryReport()
         let journal = try lock.state.openJournal()
         switch try journal.tail() {
@@ -204,7 +204,7 @@ public enum Recovery {
 
     /// Rewrites a large journal keeping what `policyctl journal` shows (begin, skip, commit, rollback, kept,
     /// end) and dropping the per-change intents of closed transactions. Atomic: a crash keeps the old file.
-    public static func compactIfLarge(holding lock: ApplyLock, threshold: Int64 = compactionThreshold) throws {
+    package static func compactIfLarge(holding lock: ApplyLock, threshold: Int64 = compactionThreshold) throws {
         let journal = try lock.state.openJournal()
         guard try journal.file.status().size > threshold else { return }
         var lines: [UInt8] = []

@@ -4,19 +4,19 @@
 // descriptor (owner, no group/other write, type, device); anything else is refused, naming the path and fix.
 
 /// The lock, the journal and the staging folders of one root.
-public final class StateDirectory: Sendable {
+package final class StateDirectory: Sendable {
     /// The root directory.
-    public let root: DirectoryHandle
+    package let root: DirectoryHandle
     /// The root's status when the state folder was opened.
-    public let rootStatus: FileStatus
+    package let rootStatus: FileStatus
     /// Where the lock and the journal live: ROOT/.policyctl, or the --state-dir.
     let directory: DirectoryHandle
     /// True when the lock and journal live in a --state-dir outside the root.
-    public let isExternal: Bool
+    package let isExternal: Bool
     /// How the state folder is named in messages: `.policyctl`, or the --state-dir as given.
-    public let displayPath: String
+    package let displayPath: String
     /// What was noticed and ignored while opening (a ROOT/.policyctl left alone because of --state-dir).
-    public let notices: [String]
+    package let notices: [String]
 
     static let lockName = FileName(unchecked: Array("lock".utf8))
     static let stagingName = FileName(unchecked: Array("staging".utf8))
@@ -34,7 +34,7 @@ public final class StateDirectory: Sendable {
     /// `create` is set. Returns nil when it does not exist and `create` is false.
     /// - Throws: ``UntrustedState`` when it exists but this process did not make it (another owner, group or
     ///   other write permission, a symlink, not a directory, another filesystem).
-    public static func open(root: DirectoryHandle, create: Bool) throws -> StateDirectory? {
+    package static func open(root: DirectoryHandle, create: Bool) throws -> StateDirectory? {
         let rootStatus = try root.status()
         let display = Markers.stateDirectory.escaped
         if try root.statusIfPresent(of: Markers.stateDirectory) == nil {
@@ -54,7 +54,7 @@ public final class StateDirectory: Sendable {
     /// root, which keeps the lock and the journal. A ROOT/.policyctl is then never used: it is reported in
     /// `notices` and otherwise ignored.
     /// - Throws: ``UntrustedState`` when `path` is not this user's own private directory.
-    public static func open(root: DirectoryHandle, stateDirectory path: String) throws -> StateDirectory {
+    package static func open(root: DirectoryHandle, stateDirectory path: String) throws -> StateDirectory {
         let rootStatus = try root.status()
         let fix = "give --state-dir a directory owned by uid \(system_geteuid()) with mode 0700 (for example under /var/lib/policyctl)"
         let opened = Result { () throws(FileSystemError) -> DirectoryHandle in try DirectoryHandle.open(root: path) }
@@ -132,7 +132,7 @@ public final class StateDirectory: Sendable {
 
     /// Takes the exclusive apply lock. When another process holds it: with `wait`, calls `whileWaiting`
     /// once (with the holder's pid when known) and blocks; without, throws `LockHeld`.
-    public func lock(wait: Bool, whileWaiting: (Int32?) -> Void = { _ in }) throws -> ApplyLock {
+    package func lock(wait: Bool, whileWaiting: (Int32?) -> Void = { _ in }) throws -> ApplyLock {
         let file = try openStateFile(StateDirectory.lockName)
         if try !StateDirectory.tryLock(file) {
             let holder = ApplyLock.holder(in: self)
@@ -273,11 +273,11 @@ public struct UntrustedState: Error, Sendable, CustomStringConvertible {
 }
 
 /// Another apply, recover or trash holds the lock of this root.
-public struct LockHeld: Error, Sendable, CustomStringConvertible {
+package struct LockHeld: Error, Sendable, CustomStringConvertible {
     /// The holder's pid, when the lock file says.
-    public var pid: Int32?
+    package var pid: Int32?
     /// `another run holds the lock (pid N)`.
-    public var description: String {
+    package var description: String {
         "another run holds the lock" + (pid.map { " (pid \($0))" } ?? "")
     }
 }

@@ -19,7 +19,7 @@ public struct TrashFolder: Sendable, Hashable {
     /// An app trash's index: `.policyctl-info/NAME.trashinfo` (the FreeDesktop format) records when and from
     /// where an item was trashed when no xattr may be written to it (a file with several hard links: the
     /// stamp would land on every other name of the inode, possibly outside the root) or can be (a symlink).
-    public static let indexName = FileName(unchecked: Array(".policyctl-info".utf8))
+    package static let indexName = FileName(unchecked: Array(".policyctl-info".utf8))
 
     /// The layout of an existing folder given which of `files/` and `info/` are directories: FreeDesktop
     /// when either is (a half-made FreeDesktop trash is still one: its `files/` is never an item).
@@ -33,11 +33,11 @@ public struct TrashFolder: Sendable, Hashable {
     }
 
     /// Where trashed items go: `files/` in the FreeDesktop layout, the folder itself in an app trash.
-    public var itemsFolder: RelativePath { layout == .freedesktop ? path.appending(TrashFolder.filesName) : path }
+    package var itemsFolder: RelativePath { layout == .freedesktop ? path.appending(TrashFolder.filesName) : path }
     /// Where `.trashinfo` files go (FreeDesktop only).
-    public var infoFolder: RelativePath? { layout == .freedesktop ? path.appending(TrashFolder.infoName) : nil }
+    package var infoFolder: RelativePath? { layout == .freedesktop ? path.appending(TrashFolder.infoName) : nil }
     /// Where an app trash records items that carry no xattr stamps (app layout only).
-    public var indexFolder: RelativePath? { layout == .app ? path.appending(TrashFolder.indexName) : nil }
+    package var indexFolder: RelativePath? { layout == .app ? path.appending(TrashFolder.indexName) : nil }
 
     /// The `.trashinfo` name recording the item `name`.
     static func infoName(for name: FileName) -> FileName {
@@ -46,7 +46,7 @@ public struct TrashFolder: Sendable, Hashable {
 
     /// The xattr holding the item's original root-relative path (raw bytes), so an app-layout trash can
     /// put it back; FreeDesktop keeps that in the `.trashinfo` instead.
-    public static let originAttribute = "user.policyctl.origin"
+    package static let originAttribute = "user.policyctl.origin"
 
     // MARK: Unique names
 

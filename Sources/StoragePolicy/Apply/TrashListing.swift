@@ -12,9 +12,9 @@ public struct TrashedItem: Sendable, Hashable {
     public var trashedAt: String?
 }
 
-public enum TrashListing {
+package enum TrashListing {
     /// The items in `folder` (in `layout`, `.automatic` detects it), sorted by name.
-    public static func items(in folder: RelativePath, root: DirectoryHandle, rootPath: String,
+    package static func items(in folder: RelativePath, root: DirectoryHandle, rootPath: String,
                              layout: TrashRetention.Layout) throws(FileSystemError) -> [TrashedItem] {
         let directory: DirectoryHandle
         do { directory = try root.openDirectory(at: folder) } catch where error.errno == .noSuchFile { return [] }

@@ -38,7 +38,7 @@ public struct UndoError: Error, Sendable, CustomStringConvertible {
 extension Applier {
     /// What undoing `transaction` would do now. Throws when the journal has no such transaction, when it did
     /// not commit, or when its intents were compacted away (then only its summary is left: nothing to reverse).
-    public func undoPlan(_ transaction: String) throws -> UndoPlan {
+    package func undoPlan(_ transaction: String) throws -> UndoPlan {
         let state = lock.state
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             throw UndoError(message: "no journal under the root: there is no transaction \(transaction)")
@@ -181,7 +181,7 @@ extension Applier {
     }
 
     /// Carries out `plan` as a new journaled transaction (kind `undo`, naming the transaction it reverses).
-    public func undo(_ plan: UndoPlan, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
+    package func undo(_ plan: UndoPlan, options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         let metadata = Transaction.Metadata(kind: .undo, policy: plan.policy, policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: options.rootPath, actions: plan.steps.count,
                                             reverses: plan.transaction)

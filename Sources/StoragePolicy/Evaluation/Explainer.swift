@@ -28,17 +28,17 @@ public struct RuleExplanation: Sendable, Hashable {
     public var origin: String? = nil
 }
 
-public struct Explainer: Sendable {
-    public let policy: Policy
-    public let root: String
-    public let options: PlanOptions
+package struct Explainer: Sendable {
+    package let policy: Policy
+    package let root: String
+    package let options: PlanOptions
 
-    public init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
+    package init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
         self.policy = policy; self.root = root; self.options = options
     }
 
     /// Explains `path` (root-relative). Runs the whole plan to say what actually happens to it.
-    public func explain(_ path: RelativePath) throws -> Explanation {
+    package func explain(_ path: RelativePath) throws -> Explanation {
         let now = options.now ?? Planner.currentTimeNs()
         var planOptions = options
         planOptions.now = now

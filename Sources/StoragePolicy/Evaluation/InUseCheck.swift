@@ -8,44 +8,44 @@
 import Synchronization
 
 /// Whether one entry is in use, against one reading of /proc.
-public struct InUseCheck: Sendable {
+package struct InUseCheck: Sendable {
     /// Open files when the run started.
-    public let table: OpenFileTable
+    package let table: OpenFileTable
     /// Flocks when the run started: an entry on a trusted device that it does not list is not probed.
-    public let flocks: FlockTable
+    package let flocks: FlockTable
     /// Devices whose flocks /proc/locks lists in full (the root's, on a local filesystem).
-    public let localDevices: Set<UInt64>
+    package let localDevices: Set<UInt64>
     private let probes = ProbeCount()
 
-    public init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = []) {
+    package init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = []) {
         self.table = table
         self.flocks = flocks
         self.localDevices = localDevices
     }
 
     /// Reads /proc now; /proc/locks is trusted for entries on `root`'s device when its filesystem is local.
-    public static func now(root: DirectoryHandle? = nil) -> InUseCheck {
+    package static func now(root: DirectoryHandle? = nil) -> InUseCheck {
         let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
         return InUseCheck(table: .read(), flocks: .read(), localDevices: device.map { [$0] } ?? [])
     }
 
     /// The same check with /proc/locks read again (a few system calls): apply does so before each group of
     /// deletes, so a flock taken during a long run is seen by the deletes that come after it.
-    public func rereadingFlocks(proc: String = "/proc") -> InUseCheck {
+    package func rereadingFlocks(proc: String = "/proc") -> InUseCheck {
         InUseCheck(table: table, flocks: .read(proc: proc), localDevices: localDevices)
     }
 
     /// How many flock probes this check has made (tests pin "one or none per candidate").
-    public var flockProbes: Int { probes.value.load(ordering: .relaxed) }
+    package var flockProbes: Int { probes.value.load(ordering: .relaxed) }
 
     /// The note a run prints once when /proc could not be read: nothing a rule checks is deleted then.
-    public var unreadableNote: String? {
+    package var unreadableNote: String? {
         table.unreadable.map { "in-use check: /proc could not be read (\($0)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)" }
     }
 
     /// Why the entry `name` in `parent` (at `path`, planned as `identity`) must be kept, or nil when nothing uses it.
     /// A target that vanished or was swapped for a symlink is not in use: apply's identity check refuses it.
-    public func reason(parent: DirectoryHandle, name: FileName, path: RelativePath, type: FileType?,
+    package func reason(parent: DirectoryHandle, name: FileName, path: RelativePath, type: FileType?,
                        identity: EntryIdentity) -> String? {
         if let error = table.unreadable { return "in use unknown: /proc could not be read (\(error)); kept" }
         if type == .symlink { return nil }
@@ -154,7 +154,7 @@ public struct InUseCheck: Sendable {
     }
 
     /// The names of the rules whose deletes are checked: expire, quota and trash rules without `inUse: ignore`.
-    public static func checkedRules(_ rules: [Rule]) -> Set<String> {
+    package static func checkedRules(_ rules: [Rule]) -> Set<String> {
         Set(rules.filter { rule in
             guard rule.inUse == .skip else { return false }
             switch rule.kind {

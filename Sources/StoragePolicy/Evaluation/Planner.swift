@@ -19,28 +19,28 @@ public struct PlanOptions: Sendable {
 }
 
 /// Plans a policy against a root in one walk, changing nothing. `StorageEngine` is the simpler front door.
-public struct Planner: Sendable {
+package struct Planner: Sendable {
     /// The policy evaluated.
-    public let policy: Policy
+    package let policy: Policy
     /// The root directory, as given.
-    public let root: String
+    package let root: String
     /// How the plan is made.
-    public let options: PlanOptions
+    package let options: PlanOptions
 
     /// A planner for `policy` over `root`.
-    public init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
+    package init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
         self.policy = policy; self.root = root; self.options = options
     }
 
     /// Walks the root and returns the plan, sorted. `progress` is called now and then, from the walking
     /// threads (one call at a time), with the entries seen so far and the directory being read.
     /// Throws FileSystemError when the root itself cannot be opened or read.
-    public func plan(progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
+    package func plan(progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
         try plan(only: nil, progress: progress)
     }
 
     /// The plan for `restriction`'s paths only (nil: the whole tree): see PathRestriction.
-    public func plan(only restriction: PathRestriction?, progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
+    package func plan(only restriction: PathRestriction?, progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
         let now = options.now ?? Planner.currentTimeNs()
         let rootHandle = try DirectoryHandle.open(root: root)
         let rootStatus = try rootHandle.status()

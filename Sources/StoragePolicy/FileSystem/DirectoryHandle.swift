@@ -3,18 +3,18 @@
 internal import CPosix
 
 /// One entry as the directory listing reports it, before any stat.
-public struct DirectoryEntry: Sendable, Hashable {
-    public var name: FileName
+package struct DirectoryEntry: Sendable, Hashable {
+    package var name: FileName
     /// From d_type; nil when the file system did not say (DT_UNKNOWN): stat to find out.
-    public var type: FileType?
-    public var inode: UInt64
+    package var type: FileType?
+    package var inode: UInt64
 }
 
-public final class DirectoryHandle: Sendable {
+package final class DirectoryHandle: Sendable {
     /// The descriptor; owned by this handle and closed when it goes away.
     let descriptor: Int32
     /// Where this directory is, relative to the root it was opened under; used in error messages.
-    public let path: RelativePath
+    package let path: RelativePath
 
     init(descriptor: Int32, path: RelativePath) {
         self.descriptor = descriptor
@@ -25,7 +25,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Opens a root directory given as a path string (absolute or relative to the working directory).
     /// Its last component must not be a symlink; ancestors are resolved by the kernel as usual.
-    public static func open(root: String) throws(FileSystemError) -> DirectoryHandle {
+    package static func open(root: String) throws(FileSystemError) -> DirectoryHandle {
         let fd = systemCall(.open) { system_open(root, cposix_o_directory_flags()) }
         switch fd {
         case .success(let fd): return DirectoryHandle(descriptor: Int32(fd), path: .root)
@@ -36,7 +36,7 @@ public final class DirectoryHandle: Sendable {
     /// Opens the directory `name` inside this one, refusing a symlink (ELOOP/ENOTDIR) and a mount point
     /// (EXDEV, bind mounts included): openat2 with RESOLVE_NO_XDEV, or openat and a mount-id check where the
     /// kernel lacks openat2.
-    public func openDirectory(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
+    package func openDirectory(_ name: FileName) throws(FileSystemError) -> DirectoryHandle {
         let target = path.appending(name)
         let flags = cposix_o_directory_flags()
         var r = name.withCString { n in systemCall(.open) { cposix_openat_same_mount(descriptor, n, flags) } }
@@ -57,7 +57,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Opens a nested directory one component at a time, never following a symlink on the way.
-    public func openDirectory(at relative: RelativePath) throws(FileSystemError) -> DirectoryHandle {
+    package func openDirectory(at relative: RelativePath) throws(FileSystemError) -> DirectoryHandle {
         var current = self
         for component in relative.components {
             current = try current.openDirectory(component)
@@ -66,7 +66,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Status of this directory itself, with its mount id (statx of the descriptor).
-    public func status() throws(FileSystemError) -> FileStatus {
+    package func status() throws(FileSystemError) -> FileStatus {
         var s = cposix_stat()
         if case .failure(let e) = systemCall(.stat, { cposix_stat_at(descriptor, nil, &s) }) {
             throw FileSystemError(.fstat, path: path, errno: e)
@@ -75,7 +75,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Status of `name` inside this directory, without following a symlink, with its mount id (one statx).
-    public func status(of name: FileName) throws(FileSystemError) -> FileStatus {
+    package func status(of name: FileName) throws(FileSystemError) -> FileStatus {
         var s = cposix_stat()
         let r = name.withCString { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
         if case .failure(let e) = r { throw FileSystemError(.fstatat, path: path.appending(name), errno: e) }
@@ -90,12 +90,12 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Status of `name`, or nil when it does not exist.
-    public func statusIfPresent(of name: FileName) throws(FileSystemError) -> FileStatus? {
+    package func statusIfPresent(of name: FileName) throws(FileSystemError) -> FileStatus? {
         do { return try status(of: name) } catch where error.errno == .noSuchFile { return nil }
     }
 
     /// Lists the entries (without "." and ".."), in the order the file system returns them.
-    public func entries() throws(FileSystemError) -> [DirectoryEntry] {
+    package func entries() throws(FileSystemError) -> [DirectoryEntry] {
         let dup = systemCall(.open) { system_dup(descriptor) }
         guard case .success(let fd) = dup else {
             if case .failure(let e) = dup { throw FileSystemError(.dup, path: path, errno: e) }
@@ -129,20 +129,20 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Removes the file (or symlink, fifo, ...) `name`: unlinkat never follows a symlink.
-    public func removeFile(_ name: FileName) throws(FileSystemError) {
+    package func removeFile(_ name: FileName) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, 0) } }
         if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: path.appending(name), errno: e) }
     }
 
     /// Removes the empty directory `name`.
-    public func removeDirectory(_ name: FileName) throws(FileSystemError) {
+    package func removeDirectory(_ name: FileName) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, _AT_REMOVEDIR) } }
         if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: path.appending(name), errno: e) }
     }
 
     /// Renames `name` to `newName` in `directory` (self when nil). With `noReplace` an existing target
     /// fails with EEXIST instead of being overwritten (RENAME_NOREPLACE).
-    public func rename(_ name: FileName, to newName: FileName, in directory: DirectoryHandle? = nil,
+    package func rename(_ name: FileName, to newName: FileName, in directory: DirectoryHandle? = nil,
                        noReplace: Bool = true) throws(FileSystemError) {
         let destination = directory ?? self
         let r = name.withCString { from in
@@ -154,13 +154,13 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Creates the directory `name`.
-    public func makeDirectory(_ name: FileName, permissions: UInt32 = 0o755) throws(FileSystemError) {
+    package func makeDirectory(_ name: FileName, permissions: UInt32 = 0o755) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.mkdir) { system_mkdirat(descriptor, n, CInterop.Mode(permissions)) } }
         if case .failure(let e) = r { throw FileSystemError(.mkdirat, path: path.appending(name), errno: e) }
     }
 
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
-    public func openFile(_ name: FileName, options: FileDescriptor.Options,
+    package func openFile(_ name: FileName, options: FileDescriptor.Options,
                          permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {
         let flags = options.rawValue | _O_NOFOLLOW | _O_CLOEXEC
         let r = name.withCString { n in systemCall(.open) { system_openat(descriptor, n, flags, CInterop.Mode(permissions)) } }
@@ -172,7 +172,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Reads a small file without following a symlink and without updating its atime where permitted.
     /// Fails with EFBIG past `limit` bytes, so a hostile file cannot exhaust memory.
-    public func readFile(_ name: FileName, limit: Int = 1 << 20) throws(FileSystemError) -> [UInt8] {
+    package func readFile(_ name: FileName, limit: Int = 1 << 20) throws(FileSystemError) -> [UInt8] {
         let file: FileDescriptor
         do {
             file = try openFile(name, options: [.readOnly, .noAccessTime, .nonBlocking])
@@ -184,14 +184,14 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Flushes this directory's entries to stable storage (after renames into or out of it).
-    public func sync() throws(FileSystemError) {
+    package func sync() throws(FileSystemError) {
         if case .failure(let e) = systemCall(.fsync, { system_fsync(descriptor) }) {
             throw FileSystemError(.fsync, path: path, errno: e)
         }
     }
 
     /// The value of extended attribute `attribute` on `name` (self when nil), or nil when it is not set.
-    public func extendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) -> [UInt8]? {
+    package func extendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) -> [UInt8]? {
         let target = name.map(path.appending) ?? path
         var size = 256
         while true {
@@ -209,7 +209,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Sets extended attribute `attribute` on `name` (self when nil).
-    public func setExtendedAttribute(_ attribute: String, to value: [UInt8], of name: FileName? = nil) throws(FileSystemError) {
+    package func setExtendedAttribute(_ attribute: String, to value: [UInt8], of name: FileName? = nil) throws(FileSystemError) {
         let r = withEntryName(name) { n in
             systemCall(.setxattr) { value.withUnsafeBytes { cposix_setxattrat(descriptor, n, attribute, $0.baseAddress, value.count, 0) } }
         }
@@ -217,7 +217,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Removes extended attribute `attribute` from `name` (self when nil); absent is not an error.
-    public func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
+    package func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
         let r = withEntryName(name) { n in systemCall(.removexattr) { cposix_removexattrat(descriptor, n, attribute) } }
         if case .failure(let e) = r, e != .noData {
             throw FileSystemError(.removexattr, path: name.map(path.appending) ?? path, errno: e)
@@ -225,7 +225,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Names of the extended attributes on `name` (self when nil).
-    public func extendedAttributeNames(of name: FileName? = nil) throws(FileSystemError) -> [String] {
+    package func extendedAttributeNames(of name: FileName? = nil) throws(FileSystemError) -> [String] {
         var size = 1024
         while true {
             var buffer = [UInt8](repeating: 0, count: size)
@@ -243,9 +243,9 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Filesystem flags that matter to `lru` eviction: true when atime is not kept precisely.
-    public var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
+    package var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
     /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime.
-    public var atimeMode: Int { Int(cposix_mount_atime_mode(descriptor)) }
+    package var atimeMode: Int { Int(cposix_mount_atime_mode(descriptor)) }
 
     private func withEntryName<R>(_ name: FileName?, _ body: (UnsafePointer<CChar>) -> R) -> R {
         if let name { return name.withCString(body) }

@@ -6,17 +6,17 @@ internal import CPosix
 /// directory, so a visitor copies out what it keeps (`name(_:)`, `path(of:)`), never the listing.
 /// One thread uses a listing at a time, and no access overlaps another: the arrays skip the dynamic
 /// exclusivity checks (`@exclusivity(unchecked)`) that otherwise cost a tenth of the walk.
-public final class DirectoryListing {
+package final class DirectoryListing {
     /// The directory's path, relative to the walk's root.
-    public private(set) var path: RelativePath = .root
+    package private(set) var path: RelativePath = .root
     /// The directory's own status (fstat of the open descriptor).
-    public private(set) var directoryStatus: FileStatus = FileStatus(device: 0, inode: 0, type: .directory, size: 0,
+    package private(set) var directoryStatus: FileStatus = FileStatus(device: 0, inode: 0, type: .directory, size: 0,
                                                               allocatedSize: 0, accessTimeNs: 0,
                                                               modificationTimeNs: 0, changeTimeNs: 0)
     /// The directory's components, sliced from `path` once: lets matchers see paths without copying.
-    public private(set) var components: [ArraySlice<UInt8>] = []
+    package private(set) var components: [ArraySlice<UInt8>] = []
     /// How many entries (without "." and "..", and without the root's state folder).
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     // All names back to back, each followed by a NUL so system calls can use them in place.
     @exclusivity(unchecked) private var names: [UInt8] = []
@@ -101,13 +101,13 @@ public final class DirectoryListing {
     // MARK: What a visitor reads
 
     /// The name's bytes, without copying them.
-    public func nameBytes(_ i: Int) -> ArraySlice<UInt8> { names[starts[i]..<(starts[i + 1] - 1)] }
+    package func nameBytes(_ i: Int) -> ArraySlice<UInt8> { names[starts[i]..<(starts[i + 1] - 1)] }
 
     /// The name as a value to keep.
-    public func name(_ i: Int) -> FileName { FileName(unchecked: Array(nameBytes(i))) }
+    package func name(_ i: Int) -> FileName { FileName(unchecked: Array(nameBytes(i))) }
 
     /// The entry's root-relative path.
-    public func path(of i: Int) -> RelativePath {
+    package func path(of i: Int) -> RelativePath {
         var bytes = [UInt8]()
         let name = nameBytes(i)
         bytes.reserveCapacity(path.bytes.count + 1 + name.count)
@@ -118,16 +118,16 @@ public final class DirectoryListing {
     }
 
     /// The type from d_type (or a stat when the file system did not say); nil when it could not be learnt.
-    public func type(_ i: Int) -> FileType? { types[i] }
+    package func type(_ i: Int) -> FileType? { types[i] }
 
     /// True when the entry's status was already fetched (so asking again costs nothing).
-    public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
+    package func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
 
     /// The entry's status, fetched with statx(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
     /// ENOENT means the entry vanished after it was listed. An entry that is a mount point (its mount id is
     /// not this directory's) fails with EXDEV, and one whose timestamps do not fit in nanoseconds with
     /// EOVERFLOW: nothing is judged by their status, so no rule can act on them.
-    public func status(_ i: Int) throws(FileSystemError) -> FileStatus {
+    package func status(_ i: Int) throws(FileSystemError) -> FileStatus {
         let slot = statusSlots[i]
         if slot >= 0 { return fetched[Int(slot)] }
         if let e = statusErrors[i] { throw e }
@@ -184,13 +184,13 @@ public final class DirectoryListing {
     }
 
     /// Asks the walker to walk into subdirectory `i` after this visit.
-    public func enter(_ i: Int) { entered.append(i) }
+    package func enter(_ i: Int) { entered.append(i) }
     /// Drops the subdirectories entered so far that `keep` refuses (a walk restricted to some paths).
     func keepEntered(where keep: (Int) -> Bool) { entered.removeAll { !keep($0) } }
 
     /// An extended attribute of entry `i` (nil: of this directory itself); nil when it is not set.
     /// Never follows a symlink.
-    public func extendedAttribute(_ attribute: String, of i: Int?) throws(FileSystemError) -> [UInt8]? {
+    package func extendedAttribute(_ attribute: String, of i: Int?) throws(FileSystemError) -> [UInt8]? {
         var size = 256
         while true {
             var buffer = [UInt8](repeating: 0, count: size)
@@ -214,7 +214,7 @@ public final class DirectoryListing {
 
     /// The first `limit` bytes of regular file `i` (or all of it when shorter), read with O_NOATIME where
     /// permitted and O_NONBLOCK, so a FIFO put in its place cannot hang the walk.
-    public func readPrefix(of i: Int, limit: Int) throws(FileSystemError) -> [UInt8] {
+    package func readPrefix(of i: Int, limit: Int) throws(FileSystemError) -> [UInt8] {
         let base = _O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK
         var r = withName(i) { n in systemCall(.open) { system_openat(descriptor, n, base | cposix_o_noatime()) } }
         if case .failure(let e) = r, e == .notPermitted {

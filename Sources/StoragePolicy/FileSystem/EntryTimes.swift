@@ -3,7 +3,7 @@
 
 extension DirectoryHandle {
     /// Sets atime and mtime of `name` (nanoseconds since the epoch) with utimensat(AT_SYMLINK_NOFOLLOW).
-    public func setTimes(of name: FileName, accessNs: Int64, modificationNs: Int64) throws(FileSystemError) {
+    package func setTimes(of name: FileName, accessNs: Int64, modificationNs: Int64) throws(FileSystemError) {
         var times = [EntryTimes.spec(accessNs), EntryTimes.spec(modificationNs)]
         let r = name.withCString { n in systemCall(.write) { system_utimensat(descriptor, n, &times, _AT_SYMLINK_NOFOLLOW) } }
         if case .failure(let e) = r { throw FileSystemError(.utimensat, path: path.appending(name), errno: e) }
@@ -22,7 +22,7 @@ enum EntryTimes {
 
 extension FileDescriptor {
     /// Reserves `length` bytes of real disk blocks (so `du` counts them) without writing data.
-    public func allocate(_ length: Int64) throws(FileSystemError) {
+    package func allocate(_ length: Int64) throws(FileSystemError) {
         let r = system_posix_fallocate(rawValue, 0, CInterop.Offset(length))
         if r != 0 { throw FileSystemError(.posixFallocate, path: path, errno: Errno(rawValue: r)) }
     }

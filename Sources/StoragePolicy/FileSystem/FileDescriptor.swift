@@ -2,9 +2,9 @@
 // Used for journals, trashinfo files and cache tags; never for walking.
 internal import CPosix
 
-public final class FileDescriptor: Sendable {
+package final class FileDescriptor: Sendable {
     let rawValue: Int32
-    public let path: RelativePath
+    package let path: RelativePath
 
     init(rawValue: Int32, path: RelativePath) {
         self.rawValue = rawValue
@@ -13,31 +13,31 @@ public final class FileDescriptor: Sendable {
 
     deinit { _ = system_close(rawValue) }
 
-    public struct Options: OptionSet, Sendable {
-        public let rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+    package struct Options: OptionSet, Sendable {
+        package let rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
         /// O_RDONLY
-        public static let readOnly = Options([])
+        package static let readOnly = Options([])
         /// O_WRONLY
-        public static let writeOnly = Options(rawValue: _O_WRONLY)
+        package static let writeOnly = Options(rawValue: _O_WRONLY)
         /// O_RDWR
-        public static let readWrite = Options(rawValue: _O_RDWR)
+        package static let readWrite = Options(rawValue: _O_RDWR)
         /// O_CREAT
-        public static let create = Options(rawValue: _O_CREAT)
+        package static let create = Options(rawValue: _O_CREAT)
         /// O_EXCL
-        public static let exclusive = Options(rawValue: _O_EXCL)
+        package static let exclusive = Options(rawValue: _O_EXCL)
         /// O_APPEND
-        public static let append = Options(rawValue: _O_APPEND)
+        package static let append = Options(rawValue: _O_APPEND)
         /// O_TRUNC
-        public static let truncate = Options(rawValue: _O_TRUNC)
+        package static let truncate = Options(rawValue: _O_TRUNC)
         /// O_NONBLOCK: a FIFO opened by mistake cannot hang the run.
-        public static let nonBlocking = Options(rawValue: _O_NONBLOCK)
+        package static let nonBlocking = Options(rawValue: _O_NONBLOCK)
         /// O_NOATIME where the platform has it: reading leaves atime as it was.
-        public static let noAccessTime = Options(rawValue: cposix_o_noatime())
+        package static let noAccessTime = Options(rawValue: cposix_o_noatime())
     }
 
     /// Reads to the end; fails with EFBIG past `limit` bytes.
-    public func readAll(limit: Int) throws(FileSystemError) -> [UInt8] {
+    package func readAll(limit: Int) throws(FileSystemError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -53,7 +53,7 @@ public final class FileDescriptor: Sendable {
     }
 
     /// Writes all of `bytes`, continuing after short writes.
-    public func write(_ bytes: [UInt8]) throws(FileSystemError) {
+    package func write(_ bytes: [UInt8]) throws(FileSystemError) {
         var offset = 0
         while offset < bytes.count {
             let r = systemCall(.write) {
@@ -66,13 +66,13 @@ public final class FileDescriptor: Sendable {
         }
     }
 
-    public func sync() throws(FileSystemError) {
+    package func sync() throws(FileSystemError) {
         if case .failure(let e) = systemCall(.fsync, { system_fsync(rawValue) }) {
             throw FileSystemError(.fsync, path: path, errno: e)
         }
     }
 
-    public func status() throws(FileSystemError) -> FileStatus {
+    package func status() throws(FileSystemError) -> FileStatus {
         var s = CInterop.Stat()
         if case .failure(let e) = systemCall(.stat, { system_fstat(rawValue, &s) }) {
             throw FileSystemError(.fstat, path: path, errno: e)
@@ -81,13 +81,13 @@ public final class FileDescriptor: Sendable {
     }
 
     /// Takes an exclusive advisory lock (flock); `wait: false` fails at once with EWOULDBLOCK when held.
-    public func lockExclusively(wait: Bool) throws(FileSystemError) {
+    package func lockExclusively(wait: Bool) throws(FileSystemError) {
         let r = systemCall(.open) { system_flock(rawValue, _LOCK_EX | (wait ? 0 : _LOCK_NB)) }
         if case .failure(let e) = r { throw FileSystemError(.flock, path: path, errno: e) }
     }
 
     /// Shrinks or grows the file to `length` bytes.
-    public func truncate(to length: Int64) throws(FileSystemError) {
+    package func truncate(to length: Int64) throws(FileSystemError) {
         let r = systemCall(.write) { system_ftruncate(rawValue, CInterop.Offset(length)) }
         if case .failure(let e) = r { throw FileSystemError(.ftruncate, path: path, errno: e) }
     }

@@ -58,7 +58,7 @@ public struct FileStatus: Sendable, Hashable {
     /// The birth time (statx btime) in ns since the epoch; nil where the file system records none.
     public var birthTimeNs: Int64?
 
-    public init(device: UInt64, inode: UInt64, type: FileType, permissions: UInt32 = 0o644, linkCount: UInt64 = 1,
+    package init(device: UInt64, inode: UInt64, type: FileType, permissions: UInt32 = 0o644, linkCount: UInt64 = 1,
                 userID: UInt32 = 0, size: Int64, allocatedSize: Int64, accessTimeNs: Int64,
                 modificationTimeNs: Int64, changeTimeNs: Int64, mountID: UInt64 = 0, hasTimeOutOfRange: Bool = false,
                 birthTimeNs: Int64? = nil) {
@@ -122,7 +122,7 @@ public struct EntryIdentity: Sendable, Hashable, Codable {
     public var size: Int64
     public var modificationTimeNs: Int64
 
-    public init(device: UInt64, inode: UInt64, size: Int64, modificationTimeNs: Int64) {
+    package init(device: UInt64, inode: UInt64, size: Int64, modificationTimeNs: Int64) {
         self.device = device; self.inode = inode; self.size = size; self.modificationTimeNs = modificationTimeNs
     }
 

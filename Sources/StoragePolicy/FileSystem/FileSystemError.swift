@@ -6,9 +6,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var operation: Operation
     /// The path the call was about, relative to the walk or apply root where known.
     public var path: RelativePath
-    public var errno: Errno
+    package var errno: Errno
 
-    public init(_ operation: Operation, path: RelativePath, errno: Errno) {
+    package init(_ operation: Operation, path: RelativePath, errno: Errno) {
         self.operation = operation
         self.path = path
         self.errno = errno

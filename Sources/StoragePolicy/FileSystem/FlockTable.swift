@@ -6,19 +6,19 @@
 internal import CPosix
 
 /// The inodes some process holds a FLOCK on, as /proc/locks listed them when the table was read.
-public struct FlockTable: Sendable {
+package struct FlockTable: Sendable {
     /// Matched by inode alone: /proc/locks names the superblock's device, which is not `st_dev` on a btrfs
     /// subvolume, so an inode listed on any device is probed rather than trusted absent.
     private var inodes: Set<UInt64> = []
     /// Why the table may miss a flock (so every entry is probed); nil when it lists every flock there is.
-    public private(set) var incomplete: String? = "/proc/locks not read"
+    package private(set) var incomplete: String? = "/proc/locks not read"
 
     /// A table that knows nothing: every entry is probed.
-    public init() {}
+    package init() {}
 
     /// Reads `proc`/locks once. Trusted only in the initial PID namespace: a /proc of another namespace hides the
     /// locks of processes outside it (Linux 4.9 and later filter /proc/locks by the mount's namespace).
-    public static func read(proc: String = "/proc") -> FlockTable {
+    package static func read(proc: String = "/proc") -> FlockTable {
         var table = FlockTable()
         let bytes: [UInt8]
         do {
@@ -34,12 +34,12 @@ public struct FlockTable: Sendable {
     }
 
     /// True unless the table is complete and does not list `inode`: then no process holds a flock on it.
-    public func mayHold(inode: UInt64) -> Bool {
+    package func mayHold(inode: UInt64) -> Bool {
         incomplete != nil || inodes.contains(inode)
     }
 
     /// How many distinct inodes hold a flock.
-    public var count: Int { inodes.count }
+    package var count: Int { inodes.count }
 
     /// The inodes of the FLOCK lines: `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`. Waiters (`1: -> FLOCK ...`)
     /// hold nothing yet; POSIX, OFDLCK and LEASE locks do not conflict with a flock on a local filesystem.
@@ -67,7 +67,7 @@ public struct FlockTable: Sendable {
 extension DirectoryHandle {
     /// True when this directory is on a filesystem whose flocks all live in this kernel (so /proc/locks lists
     /// them): ext2/3/4, XFS, btrfs, tmpfs, f2fs. Network and FUSE filesystems, overlayfs and anything unknown: false.
-    public var flocksAreLocal: Bool {
+    package var flocksAreLocal: Bool {
         switch UInt64(bitPattern: cposix_fs_type(descriptor)) {
         case 0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010: true
         default: false

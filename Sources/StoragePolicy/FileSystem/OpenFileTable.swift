@@ -5,7 +5,7 @@ internal import CPosix
 
 /// The (device, inode) of every file some process had open when the table was read.
 /// Root sees every process; another user sees only their own (the kernel hides other users' /proc/PID/fd).
-public struct OpenFileTable: Sendable {
+package struct OpenFileTable: Sendable {
     struct Key: Hashable, Sendable {
         var device: UInt64
         var inode: UInt64
@@ -13,15 +13,15 @@ public struct OpenFileTable: Sendable {
 
     private var holders: [Key: Int32] = [:]
     /// Why /proc could not be listed at all; nil when it was read.
-    public private(set) var unreadable: FileSystemError?
+    package private(set) var unreadable: FileSystemError?
     /// Processes whose descriptors could not be listed (another user's, without root): not known, not checked.
-    public private(set) var hiddenProcesses = 0
+    package private(set) var hiddenProcesses = 0
 
     /// An empty table that knows nothing (tests, and rules that opt out).
-    public init() {}
+    package init() {}
 
     /// Reads /proc/*/fd once. A process that exits meanwhile, or an fd closed meanwhile, is skipped.
-    public static func read(proc: String = "/proc") -> OpenFileTable {
+    package static func read(proc: String = "/proc") -> OpenFileTable {
         var table = OpenFileTable()
         let processes: [DirectoryEntry]
         do {
@@ -52,26 +52,26 @@ public struct OpenFileTable: Sendable {
     }
 
     /// A process holding the file open, or nil when none is known to.
-    public func holder(device: UInt64, inode: UInt64) -> Int32? {
+    package func holder(device: UInt64, inode: UInt64) -> Int32? {
         holders[Key(device: device, inode: inode)]
     }
 
     /// How many distinct files are open.
-    public var count: Int { holders.count }
+    package var count: Int { holders.count }
 
     /// `PID (command)`, the command from /proc/PID/comm (escaped; `?` when it cannot be read).
-    public static func describe(pid: Int32, proc: String = "/proc") -> String {
+    package static func describe(pid: Int32, proc: String = "/proc") -> String {
         "\(pid) (\(command(of: pid, proc: proc) ?? "?"))"
     }
 
     /// The command of a running process, escaped; nil when it has exited (or /proc hides it).
-    public static func command(of pid: Int32, proc: String = "/proc") -> String? {
+    package static func command(of pid: Int32, proc: String = "/proc") -> String? {
         guard let comm = try? DirectoryHandle.open(root: "\(proc)/\(pid)").readFile(FileName("comm")!, limit: 64) else { return nil }
         return PathEscaping.escape(comm.last == 0x0A ? Array(comm.dropLast()) : comm)
     }
 
     /// The process /proc/locks names as holding a FLOCK on (device, inode), or nil.
-    public static func flockHolder(device: UInt64, inode: UInt64, proc: String = "/proc") -> Int32? {
+    package static func flockHolder(device: UInt64, inode: UInt64, proc: String = "/proc") -> Int32? {
         guard let bytes = try? DirectoryHandle.open(root: proc).readFile(FileName("locks")!, limit: 16 << 20) else { return nil }
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
         let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
@@ -104,7 +104,7 @@ extension DirectoryHandle {
     /// Opened O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY (O_NOATIME where permitted), so a symlink is never
     /// followed and a FIFO swapped in cannot block; only regular files and directories are probed.
     /// Our own probe lock goes with the descriptor at once.
-    public func holdsFlock(_ name: FileName?, expected: EntryIdentity? = nil) throws(FileSystemError) -> Bool {
+    package func holdsFlock(_ name: FileName?, expected: EntryIdentity? = nil) throws(FileSystemError) -> Bool {
         let target = name.map(path.appending) ?? path
         let base = _O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
         func open(_ flags: Int32) -> Result<Int32, Errno> {

@@ -55,10 +55,10 @@ enum PathEscaping {
 }
 
 /// Standard base64 (RFC 4648, with padding), without Foundation so byte paths never pass through it.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0
@@ -78,7 +78,7 @@ public enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var values: [UInt8] = []
         for c in text.utf8 {
             if c == 0x3D { break }

@@ -3,7 +3,7 @@
 import Synchronization
 
 /// The kinds of system call the engine makes, as the fault-injection seam names them.
-public enum SystemCall: String, Sendable, CaseIterable {
+package enum SystemCall: String, Sendable, CaseIterable {
     case open, stat, readdir, unlink, rename, mkdir, getxattr, setxattr, removexattr, read, write, fsync
 }
 

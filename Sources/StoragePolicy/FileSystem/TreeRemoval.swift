@@ -10,7 +10,7 @@ extension DirectoryHandle {
     /// not an error, so an interrupted removal can simply be run again. A mount point inside (or `name`
     /// itself being one) stops the removal with EXDEV ("mount point; not entered"): what is mounted there
     /// belongs to someone else, however it got into the tree.
-    public func removeTree(_ name: FileName) throws(FileSystemError) {
+    package func removeTree(_ name: FileName) throws(FileSystemError) {
         guard let status = try statusIfPresent(of: name) else { return }
         guard status.type == .directory else {
             try removeFileIfPresent(name)

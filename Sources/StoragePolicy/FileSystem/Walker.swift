@@ -5,7 +5,7 @@ import Synchronization
 
 /// What the walker calls. `Directory` is the visitor's own state for one directory, kept until its subtree
 /// is finished; `Worker` is per-thread scratch space, handed back when the walk ends.
-public protocol WalkVisitor: Sendable {
+package protocol WalkVisitor: Sendable {
     associatedtype Directory: AnyObject & Sendable
     associatedtype Worker: AnyObject & Sendable
 
@@ -20,7 +20,7 @@ public protocol WalkVisitor: Sendable {
 }
 
 /// Why a directory was not walked.
-public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
+package enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
     /// It could not be opened or read (EACCES, EIO, ...).
     case unreadable(Errno)
     /// It was gone by the time the walker got to it.
@@ -30,7 +30,7 @@ public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
     /// It is a mount point (another file system, or a bind mount of any folder): the walk never enters it.
     case otherFileSystem
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let e): "cannot read directory: \(e)"
         case .vanished: "vanished during the walk"
@@ -40,37 +40,37 @@ public enum WalkSkipReason: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public struct WalkOptions: Sendable {
+package struct WalkOptions: Sendable {
     /// Threads reading directories at once; 0 means one per available core.
-    public var threads: Int
+    package var threads: Int
     /// Directory descriptors the walk may keep open at once beyond the ones being read; nil derives it
     /// from RLIMIT_NOFILE. Past it, directories are reopened by name from an open ancestor, checking each
     /// reopened directory's device and inode.
-    public var openDirectoryBudget: Int?
+    package var openDirectoryBudget: Int?
 
     /// Tests only: called with an entry's path just before the walker stats it, so a test can make the
     /// entry vanish between listing and stat for real.
     var willStat: (@Sendable (RelativePath) -> Void)?
 
-    public init(threads: Int = 0, openDirectoryBudget: Int? = nil) {
+    package init(threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
     }
 }
 
-public struct Walker: Sendable {
-    public let root: String
-    public let options: WalkOptions
+package struct Walker: Sendable {
+    package let root: String
+    package let options: WalkOptions
 
-    public init(root: String, options: WalkOptions = WalkOptions()) {
+    package init(root: String, options: WalkOptions = WalkOptions()) {
         self.root = root; self.options = options
     }
 
     /// The number of threads a walk uses.
-    public var threadCount: Int { options.threads > 0 ? options.threads : WorkerThreads.availableCores }
+    package var threadCount: Int { options.threads > 0 ? options.threads : WorkerThreads.availableCores }
 
     /// Walks the whole tree. Throws only when the root itself cannot be opened or read; everything below
     /// it that cannot be walked goes to `couldNotEnter`. Returns each thread's worker.
-    public func walk<V: WalkVisitor>(_ visitor: V) throws(FileSystemError) -> (root: FileStatus, workers: [V.Worker]) {
+    package func walk<V: WalkVisitor>(_ visitor: V) throws(FileSystemError) -> (root: FileStatus, workers: [V.Worker]) {
         let counter = WalkDirectory.Counter()
         let rootDirectory = try WalkDirectory.open(root: root, counter: counter)
         let run = WalkRun(visitor: visitor, rootStatus: rootDirectory.status, counter: counter,

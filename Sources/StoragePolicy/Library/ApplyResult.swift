@@ -11,7 +11,7 @@ public struct ApplyResult: Sendable {
     public var report: ApplyReport
 
     /// Creates a result; the engine makes these.
-    public init(recovery: RecoveryReport, plan: Plan, report: ApplyReport) {
+    package init(recovery: RecoveryReport, plan: Plan, report: ApplyReport) {
         self.recovery = recovery; self.plan = plan; self.report = report
     }
 

@@ -9,7 +9,7 @@ public struct PlanProgress: Sendable, Hashable {
     public var directory: RelativePath
 
     /// A progress report.
-    public init(entriesScanned: Int, directory: RelativePath) {
+    package init(entriesScanned: Int, directory: RelativePath) {
         self.entriesScanned = entriesScanned; self.directory = directory
     }
 }

@@ -57,7 +57,7 @@ public struct Action: Sendable, Hashable {
     public var entries: Int
 
     /// An action.
-    public init(kind: Kind, path: RelativePath, rule: String, reason: String, bytes: Int64 = 0,
+    package init(kind: Kind, path: RelativePath, rule: String, reason: String, bytes: Int64 = 0,
                 identity: EntryIdentity? = nil, type: FileType? = nil, entries: Int = 1) {
         self.kind = kind; self.path = path; self.rule = rule; self.reason = reason; self.bytes = bytes
         self.identity = identity; self.type = type; self.entries = entries

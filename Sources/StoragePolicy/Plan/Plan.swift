@@ -31,7 +31,7 @@ public struct Plan: Sendable, Hashable, Codable {
     public var fingerprint: Fingerprint?
 
     /// A plan; the summary is computed from the actions, violations and skipped entries.
-    public init(policy: String, root: String, createdAt: String, evaluatedAtNs: Int64, actions: [Action] = [],
+    package init(policy: String, root: String, createdAt: String, evaluatedAtNs: Int64, actions: [Action] = [],
                 violations: [Violation] = [], skipped: [SkippedEntry] = [], notes: [String] = [],
                 entriesScanned: Int = 0, fingerprint: Fingerprint? = nil) {
         self.version = StoragePolicyVersion.planFormat
@@ -59,7 +59,7 @@ public struct Plan: Sendable, Hashable, Codable {
         public var skipped: Int
 
         /// The summary of these actions.
-        public init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
+        package init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
             self.entriesScanned = entriesScanned
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
             for a in actions { counts[a.kind.name, default: 0] += 1 }
@@ -82,14 +82,14 @@ public struct Plan: Sendable, Hashable, Codable {
         public var rootInode: UInt64
 
         /// A fingerprint.
-        public init(policySHA256: String, policyPath: String?, rootDevice: UInt64, rootInode: UInt64) {
+        package init(policySHA256: String, policyPath: String?, rootDevice: UInt64, rootInode: UInt64) {
             self.policySHA256 = policySHA256; self.policyPath = policyPath
             self.rootDevice = rootDevice; self.rootInode = rootInode
         }
     }
 
     /// Sorts actions and violations by path, then rule: the deterministic order plans are shown in.
-    public mutating func sort() {
+    package mutating func sort() {
         // Swift's sort is not stable: break every tie (one rule may set a marker and write a tag on one path).
         // Paths compared as bytes first (memcmp, the order of RelativePath's <); the strings only on a tie.
         actions.sort { a, b in

@@ -2,19 +2,19 @@
 // actions never exists twice in memory as one string. Must decode with Plan.decode(json:) to the same plan.
 
 /// Writes a plan as JSON in chunks, so a plan with a million actions is never one string in memory.
-public struct PlanJSONWriter {
+package struct PlanJSONWriter {
     private var buffer: [UInt8] = []
     private let flush: ([UInt8]) throws -> Void
     private static let chunk = 64 * 1024
 
     /// `flush` receives the JSON in pieces of about 64 KiB, in order.
-    public init(flush: @escaping ([UInt8]) throws -> Void) {
+    package init(flush: @escaping ([UInt8]) throws -> Void) {
         self.flush = flush
         buffer.reserveCapacity(PlanJSONWriter.chunk + 4096)
     }
 
     /// The whole plan as one byte array (for small plans and tests).
-    public static func data(_ plan: Plan) -> [UInt8] {
+    package static func data(_ plan: Plan) -> [UInt8] {
         var out: [UInt8] = []
         var writer = PlanJSONWriter { out.append(contentsOf: $0) }
         try? writer.write(plan)
@@ -22,7 +22,7 @@ public struct PlanJSONWriter {
     }
 
     /// Writes the whole plan; rethrows what the sink throws.
-    public mutating func write(_ plan: Plan) throws {
+    package mutating func write(_ plan: Plan) throws {
         text("{\n")
         // Actions by index and borrowed: copying a million of them would retain every field of each.
         key("actions", 1)

@@ -36,16 +36,16 @@ public struct InvalidPlanAction: Error, Sendable, CustomStringConvertible {
 /// skips an entry whose mtime is not that one). What cannot be checked without the disk (an age by atime or
 /// ctime, a quota's eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
 /// action can at most do what that rule could do to that path.
-public struct PlanValidation: Sendable {
+package struct PlanValidation: Sendable {
     /// The policy the plan must come from.
-    public let policy: Policy
+    package let policy: Policy
     private let rules: [CompiledRule]
     private let byName: [String: Int]
     private let structural: [RelativePath]
     private let marker: (name: String, value: [UInt8])
 
     /// A validator for plans of `policy`, with the backup marker apply would set.
-    public init(policy: Policy, backupMarker: (name: String, value: [UInt8]) = Markers.backupAttribute) {
+    package init(policy: Policy, backupMarker: (name: String, value: [UInt8]) = Markers.backupAttribute) {
         self.policy = policy
         rules = policy.rules.enumerated().map { CompiledRule(index: $0.offset, rule: $0.element, trashLayout: .automatic) }
         byName = Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
@@ -59,7 +59,7 @@ public struct PlanValidation: Sendable {
 
     /// The first action of `plan` the policy could not have produced; nil when every action could. Ages are
     /// measured against `now` (nil: the clock), never the plan's own evaluation time, as forgeable as the rest.
-    public func firstInvalid(in plan: Plan, now: Int64? = nil) -> InvalidPlanAction? {
+    package func firstInvalid(in plan: Plan, now: Int64? = nil) -> InvalidPlanAction? {
         let now = now ?? Planner.currentTimeNs()
         if plan.policy != policy.name {
             if let first = plan.actions.first {
@@ -74,7 +74,7 @@ public struct PlanValidation: Sendable {
     }
 
     /// Why the policy could not have produced `action` by `now` (nil: the clock); nil when it could.
-    public func problem(with action: Action, now: Int64? = nil) -> String? {
+    package func problem(with action: Action, now: Int64? = nil) -> String? {
         let now = now ?? Planner.currentTimeNs()
         let path = action.path
         if path.isRoot { return "it targets the root itself" }

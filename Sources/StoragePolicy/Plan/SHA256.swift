@@ -2,7 +2,7 @@
 // One shot over a buffer: whole blocks are read in place (no copy of the message, no per-byte padding), fast
 // enough to checksum every journal record.
 
-public enum SHA256 {
+package enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -107,7 +107,7 @@ public enum SHA256 {
     }
 
     /// The 32-byte digest of `bytes`.
-    public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let state = state(of: bytes)
         var out: [UInt8] = []
         out.reserveCapacity(32)
@@ -129,7 +129,7 @@ public enum SHA256 {
     }
 
     /// The digest of `bytes` as 64 lowercase hex digits, as `sha256sum` prints it.
-    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         appendHexPrefix(of: bytes, digits: 64, to: &out)

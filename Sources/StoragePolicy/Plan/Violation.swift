@@ -13,7 +13,7 @@ public struct Violation: Sendable, Hashable, Codable {
     public var severity: Rule.Severity
 
     /// A violation.
-    public init(rule: String, path: RelativePath, message: String, severity: Rule.Severity = .warning) {
+    package init(rule: String, path: RelativePath, message: String, severity: Rule.Severity = .warning) {
         self.rule = rule; self.path = path; self.message = message; self.severity = severity
     }
 
@@ -45,7 +45,7 @@ public struct SkippedEntry: Sendable, Hashable, Codable {
     public var reason: String
 
     /// A skipped entry.
-    public init(path: RelativePath, reason: String) { self.path = path; self.reason = reason }
+    package init(path: RelativePath, reason: String) { self.path = path; self.reason = reason }
 
     enum CodingKeys: String, CodingKey { case path, pathBase64, reason }
 

@@ -30,17 +30,17 @@ public struct AnyCustomRule: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A custom rule made of a closure: `Rule.custom("empty-files", in: "tmp") { entry in ... }`.
-public struct ClosureCustomRule: CustomRule {
+package struct ClosureCustomRule: CustomRule {
     /// What the rule checks, for reports.
-    public let summary: String
+    package let summary: String
     /// The judgement, called for every selected entry from the walking threads.
-    public let body: @Sendable (CustomRuleEntry) -> [CustomRuleVerdict]
+    package let body: @Sendable (CustomRuleEntry) -> [CustomRuleVerdict]
 
     /// A rule evaluating `body`, described in reports by `summary`.
-    public init(summary: String, _ body: @escaping @Sendable (CustomRuleEntry) -> [CustomRuleVerdict]) {
+    package init(summary: String, _ body: @escaping @Sendable (CustomRuleEntry) -> [CustomRuleVerdict]) {
         self.summary = summary; self.body = body
     }
 
     /// Calls `body`.
-    public func evaluate(_ entry: CustomRuleEntry) -> [CustomRuleVerdict] { body(entry) }
+    package func evaluate(_ entry: CustomRuleEntry) -> [CustomRuleVerdict] { body(entry) }
 }

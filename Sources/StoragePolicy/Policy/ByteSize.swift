@@ -10,7 +10,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init(bytes: Int64) { self.bytes = bytes }
 
     /// How sizes may be written, for error messages.
-    public static let acceptedForms = "a number with a unit B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 512MiB, 1.5GB"
+    package static let acceptedForms = "a number with a unit B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 512MiB, 1.5GB"
 
     private static let units: [(String, Double)] = [
         ("TiB", 1_099_511_627_776), ("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024),

@@ -32,7 +32,7 @@ public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     /// How durations may be written, for error messages.
-    public static let acceptedForms = "a number followed by a unit s, m, h, d or w, summed without spaces (90s, 24h, 7d, 1d12h, 2w)"
+    package static let acceptedForms = "a number followed by a unit s, m, h, d or w, summed without spaces (90s, 24h, 7d, 1d12h, 2w)"
 
     /// Parses `1d12h`-style text; nil when it is not of that form or overflows.
     public init?(parsing text: String) {
@@ -65,7 +65,7 @@ public struct PolicyDuration: Sendable, Hashable, Comparable, CustomStringConver
     public var description: String { PolicyDuration.format(seconds: seconds, largestUnits: 5) }
 
     /// A rough human age for plans: the two largest units (`2d3h`, `5m12s`).
-    public static func humanAge(nanoseconds: Int64) -> String {
+    package static func humanAge(nanoseconds: Int64) -> String {
         format(seconds: nanoseconds / 1_000_000_000, largestUnits: 2)
     }
 

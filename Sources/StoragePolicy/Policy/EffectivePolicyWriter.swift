@@ -3,9 +3,9 @@
 // name or glob can never change the document's structure.
 
 /// Writes a (merged) policy as YAML.
-public enum EffectivePolicyWriter {
+package enum EffectivePolicyWriter {
     /// The policy as YAML with a `# from FILE:LINE` comment on each rule and layout entry.
-    public static func yaml(_ policy: Policy) -> String {
+    package static func yaml(_ policy: Policy) -> String {
         var out = "# The effective policy: what '\(policy.name)' means after extends is merged.\n"
         out += "version: \(policy.version)\nname: \(quote(policy.name))\n"
         if let d = policy.description { out += "description: \(quote(d))\n" }

@@ -65,7 +65,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when some path below `directory` could still match, so a walker knows whether a subtree matters.
-    public func couldMatchBelow(_ directory: RelativePath) -> Bool {
+    package func couldMatchBelow(_ directory: RelativePath) -> Bool {
         let components = directory.isEmpty ? [] : directory.bytes.split(separator: 0x2F, omittingEmptySubsequences: false)
         return alternatives.contains { Glob.prefixCouldMatch($0[...], components[...]) }
     }
@@ -101,7 +101,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
     /// True when no name can match both globs, judged by the characters their matches must end with
     /// (a safe under-approximation: false means "they might overlap").
-    public func isDisjoint(from other: Glob) -> Bool {
+    package func isDisjoint(from other: Glob) -> Bool {
         guard let mine = endings, let theirs = other.endings else { return false }
         for a in mine {
             for b in theirs where !Glob.endingsDiffer(a, b) { return false }

@@ -3,7 +3,7 @@
 
 /// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
 ///
-/// Load one with `PolicyLoader`, or build one with the DSL: `try Policy("app") { Layout("tmp"); Rule.expire(...) }`.
+/// Load one with `PolicyLoader`, or build one with the DSL: `try Policy("app") { LayoutDirectory("tmp"); Rule.expire(...) }`.
 public struct Policy: Sendable, Hashable {
     /// The policy language version (`version: 1`).
     public var version: Int
@@ -20,7 +20,7 @@ public struct Policy: Sendable, Hashable {
     /// The file the policy was loaded from, if any.
     public var source: PolicyLocation?
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
-    public var sourceBytes: [UInt8]?
+    package var sourceBytes: [UInt8]?
     /// Every file `extends:` pulled in, in the order they were read (empty without `extends`).
     public var inherited: [InheritedSource] = []
 
@@ -34,7 +34,7 @@ public struct Policy: Sendable, Hashable {
 
     /// What a plan's fingerprint hashes: the policy's own bytes, then (with `extends`) each inherited file's
     /// name and bytes, so changing any file in the chain makes a saved plan stale. Nil for a policy built in code.
-    public var fingerprintBytes: [UInt8]? {
+    package var fingerprintBytes: [UInt8]? {
         guard var bytes = sourceBytes else { return nil }
         for source in inherited {
             // Lengths frame each part, so no two different chains hash the same bytes.
@@ -79,7 +79,7 @@ public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
     case percent(Double, atLeast: Int = 0)
 
     /// The floor a policy's bare `max-delete: N%` gets (`{ percent: N%, atLeast: 10 }`).
-    public static let defaultFloor = 10
+    package static let defaultFloor = 10
 
     /// Parses `N` or `N%` (a percentage without a floor, as `--max-delete` takes it); nil for anything else.
     public init?(parsing text: String) {
@@ -99,7 +99,7 @@ public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The number of deletions allowed out of `total` candidates.
-    public func allowed(outOf total: Int) -> Int {
+    package func allowed(outOf total: Int) -> Int {
         switch self {
         case .count(let n): return n
         case .percent(let p, let floor): return Swift.max(floor, Int((Double(total) * p / 100).rounded(.down)))

@@ -1,5 +1,5 @@
 // A result-builder DSL that mirrors the YAML kinds, so Swift code states a policy the way a file does:
-// `try Policy("app") { Layout("tmp"); Rule.expire("tmp-expiry", in: "tmp", after: .hours(24)) }`.
+// `try Policy("app") { LayoutDirectory("tmp"); Rule.expire("tmp-expiry", in: "tmp", after: .hours(24)) }`.
 // It runs the same validation as the YAML loader; an invalid policy throws, it is never half-built.
 
 /// One piece of a policy built in Swift: a layout entry or a rule.
@@ -31,15 +31,15 @@ public struct RuleDraft: Sendable {
     /// `severity:`; nil means the kind's default.
     public var severity: Rule.Severity? = nil
     /// What the rule does.
-    public var kind: Kind
+    package var kind: Kind
 
     /// A draft with no globs, in enforce mode.
-    public init(name: String, path: String, kind: Kind) {
+    package init(name: String, path: String, kind: Kind) {
         self.name = name; self.path = path; self.kind = kind
     }
 
     /// The kind, with forbid's patterns still as text.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         case ready(Rule.Kind)
         case forbid([String])
     }

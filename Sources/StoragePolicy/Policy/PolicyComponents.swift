@@ -1,8 +1,8 @@
-// The DSL's vocabulary: `Layout(...)` and one `Rule.<kind>(...)` per YAML kind, with modifiers for the
+// The DSL's vocabulary: `LayoutDirectory(...)` and one `Rule.<kind>(...)` per YAML kind, with modifiers for the
 // keys every rule shares. Components only describe; nothing is checked until `Policy(_:content:)` builds them.
 
 /// `layout:` entry: a directory that must exist.
-public struct Layout: PolicyComponent {
+public struct LayoutDirectory: PolicyComponent {
     let path: String
     let excludeFromBackup: Bool
     let cacheTag: Bool

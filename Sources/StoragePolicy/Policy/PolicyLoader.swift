@@ -77,7 +77,7 @@ public enum PolicyLoader {
 
     /// What a plan made from the policy file `file` (with these bytes) fingerprints: the bytes, and with
     /// `extends` every inherited file's too. A policy that does not load is fingerprinted by its own bytes.
-    public static func fingerprintBytes(_ bytes: [UInt8], file: String) -> [UInt8] {
+    package static func fingerprintBytes(_ bytes: [UInt8], file: String) -> [UInt8] {
         (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
     }
 
@@ -114,7 +114,7 @@ public struct LoadedPolicy: Sendable {
     /// The policy's bytes, to show source lines under diagnostics.
     public var source: [UInt8]?
     /// A loaded policy.
-    public init(policy: Policy, warnings: [Diagnostic], source: [UInt8]? = nil) {
+    package init(policy: Policy, warnings: [Diagnostic], source: [UInt8]? = nil) {
         self.policy = policy; self.warnings = warnings; self.source = source
     }
 }
@@ -128,7 +128,7 @@ public struct PolicyLoadError: Error, Sendable, CustomStringConvertible {
     /// True when the file could not be read at all (exit 74, not 65).
     public var isIOError: Bool
     /// An error with these diagnostics.
-    public init(diagnostics: [Diagnostic], source: [UInt8]? = nil, isIOError: Bool = false) {
+    package init(diagnostics: [Diagnostic], source: [UInt8]? = nil, isIOError: Bool = false) {
         self.diagnostics = diagnostics; self.source = source; self.isIOError = isIOError
     }
 
@@ -148,7 +148,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     /// A diagnostic.
-    public init(severity: Severity, location: PolicyLocation?, message: String) {
+    package init(severity: Severity, location: PolicyLocation?, message: String) {
         self.severity = severity; self.location = location; self.message = message
     }
 

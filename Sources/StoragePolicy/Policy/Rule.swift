@@ -86,7 +86,7 @@ public struct Rule: Sendable, Hashable {
     }
 
     /// True when a scope-relative path is selected by `match` and not removed by `exclude`.
-    public func selects(_ relative: RelativePath) -> Bool {
+    package func selects(_ relative: RelativePath) -> Bool {
         if exclude.contains(where: { $0.matches(relative) }) { return false }
         return match.isEmpty || match.contains { $0.matches(relative) }
     }

@@ -2,9 +2,9 @@
 // edit distance. Never suggests something far away: a wrong hint is worse than none.
 
 /// "Did you mean" suggestions for misspelt keys and values.
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 1, at most 3 edits).
-    public static func closest(to word: String, in candidates: [String]) -> String? {
+    package static func closest(to word: String, in candidates: [String]) -> String? {
         let w = Array(word.lowercased())
         let scored = candidates.map { ($0, distance(w, Array($0.lowercased()))) }
         guard let best = scored.min(by: { $0.1 < $1.1 }),

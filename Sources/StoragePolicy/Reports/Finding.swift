@@ -33,9 +33,9 @@ public struct Finding: Sendable, Hashable {
     /// Hex SHA-256 of the rule name, the kind of finding and the path bytes: the same finding on the next
     /// run has the same one, while its message (which holds ages and sizes) may change. The kind keeps two
     /// findings of one rule on one path apart (a layout directory to create and to mark).
-    public let fingerprint: String
+    package let fingerprint: String
 
-    public init(rule: String, path: RelativePath, message: String, severity: Rule.Severity, source: Source,
+    package init(rule: String, path: RelativePath, message: String, severity: Rule.Severity, source: Source,
                 ruleLocation: PolicyLocation? = nil, isKnown: Bool = false) {
         self.rule = rule; self.path = path; self.message = message; self.severity = severity
         self.source = source; self.ruleLocation = ruleLocation; self.isKnown = isKnown
@@ -44,7 +44,7 @@ public struct Finding: Sendable, Hashable {
 
     /// The fingerprint of a (rule, kind of finding, path) triple. NULs separate them: a NUL occurs in none,
     /// so no two triples share the bytes that are hashed.
-    public static func fingerprint(rule: String, source: Source, path: RelativePath) -> String {
+    package static func fingerprint(rule: String, source: Source, path: RelativePath) -> String {
         SHA256.hex(Array(rule.utf8) + [0] + Array(source.name.utf8) + [0] + path.bytes)
     }
 

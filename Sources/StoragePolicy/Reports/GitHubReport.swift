@@ -2,22 +2,22 @@
 // Actions toolkit escapes them, so no file name can end a command early or start one of its own. Only
 // commands: the plain lines a person needs (known findings, what overflows the notice budget) are separate.
 
-public struct GitHubReport: Sendable {
+package struct GitHubReport: Sendable {
     /// GitHub turns only the first 10 notices of a step into annotations; the summary must be one of them.
-    public static let noticeLimit = 10
+    package static let noticeLimit = 10
 
-    public init() {}
+    package init() {}
 
     /// The workflow commands, and nothing else: every line starts with `::`, so the Actions runner never
     /// meets a plain line in a command stream. New findings become `::error`, `::warning` or `::notice`
     /// annotations; notes, skipped entries and the plan's remarks share the notice budget (9, so the closing
     /// summary notice, which carries the totals, is always shown). What does not fit, and findings known from
     /// the baseline (they must not crowd out new ones), are `logLines(_:)`, for standard error.
-    public func render(_ report: AuditReport) -> String { split(report).commands }
+    package func render(_ report: AuditReport) -> String { split(report).commands }
 
     /// The plain log lines that go with `render(_:)`: known findings, and notes, skipped entries and remarks
     /// past the notice budget. `policyctl audit` writes them to standard error.
-    public func logLines(_ report: AuditReport) -> [String] { split(report).log }
+    package func logLines(_ report: AuditReport) -> [String] { split(report).log }
 
     private func split(_ report: AuditReport) -> (commands: String, log: [String]) {
         var out = ""
@@ -65,7 +65,7 @@ public struct GitHubReport: Sendable {
     }
 
     /// A command's message: `%` -> `%25`, CR -> `%0D`, LF -> `%0A` (the toolkit's `escapeData`).
-    public static func escapeData(_ text: String) -> String {
+    package static func escapeData(_ text: String) -> String {
         var out = ""
         for c in text.unicodeScalars {
             switch c {
@@ -80,7 +80,7 @@ public struct GitHubReport: Sendable {
 
     /// A property value (`file=`, `title=`): `escapeData` plus `:` -> `%3A` and `,` -> `%2C`
     /// (the toolkit's `escapeProperty`), since those end a property.
-    public static func escapeProperty(_ text: String) -> String {
+    package static func escapeProperty(_ text: String) -> String {
         var out = ""
         for c in escapeData(text).unicodeScalars {
             switch c {

@@ -2,13 +2,13 @@
 // report order, a path that is not UTF-8 also given exactly as `pathBase64`. Fields are only ever added.
 import Foundation
 
-public struct JSONReport: Sendable {
+package struct JSONReport: Sendable {
     /// The `version` field: bumped only if a field changes meaning or goes away.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
-    public init() {}
+    package init() {}
 
-    public func render(_ report: AuditReport) throws -> String {
+    package func render(_ report: AuditReport) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(Document(report))

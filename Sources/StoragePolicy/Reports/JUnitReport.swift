@@ -1,12 +1,12 @@
 // The audit as JUnit XML for GitLab and other test viewers: a test suite per rule, a failing test case per
 // finding that fails the audit, a passing one for a clean rule. Everything is escaped; never ill-formed XML.
 
-public struct JUnitReport: Sendable {
-    public init() {}
+package struct JUnitReport: Sendable {
+    package init() {}
 
     /// Findings that fail the audit are `<failure>`s. Known findings (in the baseline) and those below
     /// `--fail-on` are `<skipped>` with the reason, so the test report agrees with the exit code.
-    public func render(_ report: AuditReport) -> String {
+    package func render(_ report: AuditReport) -> String {
         let counts = report.counts
         let byRule = Dictionary(grouping: report.findings, by: \.rule)
         let cases = report.rules.map { max(1, byRule[$0.id]?.count ?? 0) }.reduce(0, +)

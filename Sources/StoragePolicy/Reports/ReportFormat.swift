@@ -1,11 +1,11 @@
 // The formats `policyctl audit --format` writes, and the one place that picks a renderer for each.
 // Rendering only builds text: writing it anywhere is the caller's job.
 
-public enum ReportFormat: String, Sendable, CaseIterable {
+package enum ReportFormat: String, Sendable, CaseIterable {
     case text, json, sarif, junit, github
 
     /// Renders `report`; `workingDirectory` lets SARIF name the policy file relative to the checkout.
-    public func render(_ report: AuditReport, workingDirectory: String? = nil) throws -> String {
+    package func render(_ report: AuditReport, workingDirectory: String? = nil) throws -> String {
         switch self {
         case .text: TextReport().render(report)
         case .json: try JSONReport().render(report)

@@ -17,20 +17,20 @@ public struct ReportRule: Sendable, Hashable {
     public var help: String
     public var location: PolicyLocation?
 
-    public init(id: String, kind: String, mode: Rule.Mode = .enforce, severity: Rule.Severity, summary: String,
+    package init(id: String, kind: String, mode: Rule.Mode = .enforce, severity: Rule.Severity, summary: String,
                 details: String, help: String, location: PolicyLocation? = nil) {
         self.id = id; self.kind = kind; self.mode = mode; self.severity = severity; self.summary = summary
         self.details = details; self.help = help; self.location = location
     }
 
     /// The id layout findings carry when the planner names them after the layout as a whole.
-    public static let layoutID = "layout"
+    package static let layoutID = "layout"
 
     /// The default severity of layout findings: a missing required directory is an error, as forbid is.
-    public static let layoutSeverity = Rule.Severity.error
+    package static let layoutSeverity = Rule.Severity.error
 
     /// The descriptor of a policy rule.
-    public init(_ rule: Rule) {
+    package init(_ rule: Rule) {
         let scope = rule.path.isRoot ? "the root" : "'\(rule.path.escaped)'"
         let summary: String
         let help: String
@@ -75,7 +75,7 @@ public struct ReportRule: Sendable, Hashable {
     }
 
     /// The descriptor of the policy's layout (the directories that must exist).
-    public static func layout(_ entries: [LayoutEntry], id: String = layoutID) -> ReportRule {
+    package static func layout(_ entries: [LayoutEntry], id: String = layoutID) -> ReportRule {
         let paths = entries.map { "'\($0.path.escaped)'" }
         let summary = paths.isEmpty
             ? "The directories the policy's layout requires exist."

@@ -2,20 +2,20 @@
 // rule, a result per finding located at its root-relative path. Never emits an absolute path as a plain uri.
 import Foundation
 
-public struct SARIFReport: Sendable {
-    public static let schema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+package struct SARIFReport: Sendable {
+    package static let schema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
     /// Where people learn about the tool (SARIF `tool.driver.informationUri`).
-    public static let informationURI = "https://github.com/policyctl/policyctl"
+    package static let informationURI = "https://github.com/policyctl/policyctl"
     /// The `partialFingerprints` key: versioned, so a future change of what is hashed cannot collide.
-    public static let fingerprintKey = "policyctlFinding/v1"
+    package static let fingerprintKey = "policyctlFinding/v1"
 
     /// The directory relative policy paths were given from (the current directory): an absolute policy path
     /// under it is written relative, which is how code scanning finds files in the checkout.
-    public var workingDirectory: String?
+    package var workingDirectory: String?
 
-    public init(workingDirectory: String? = nil) { self.workingDirectory = workingDirectory }
+    package init(workingDirectory: String? = nil) { self.workingDirectory = workingDirectory }
 
-    public func render(_ report: AuditReport) throws -> String {
+    package func render(_ report: AuditReport) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(Log(runs: [run(report)]))
@@ -24,7 +24,7 @@ public struct SARIFReport: Sendable {
 
     /// A root-relative path as a relative URI reference (RFC 3986): every byte other than an unreserved
     /// character or `/` is percent-encoded, so spaces, `#`, `%`, `:` and bytes that are not UTF-8 survive.
-    public static func uri(for path: RelativePath) -> String { percentEncode(path.bytes) }
+    package static func uri(for path: RelativePath) -> String { percentEncode(path.bytes) }
 
     /// The URI of a policy file: relative (to the working directory) where it can be, else `file://`.
     func policyURI(_ file: String) -> String {

@@ -1,10 +1,10 @@
 // The audit for people: one line per finding, compiler-style (`path: severity: message [rule]`), then skipped
 // entries and a verdict. Paths are shown escaped and messages without control characters; never colour.
 
-public struct TextReport: Sendable {
-    public init() {}
+package struct TextReport: Sendable {
+    package init() {}
 
-    public func render(_ report: AuditReport) -> String {
+    package func render(_ report: AuditReport) -> String {
         var out = "Audit of \(PrintableText.escapingControls(report.root)) against policy '\(report.policy)'"
         out += " (\(AuditReport.Counts.plural(report.entriesScanned, "entry", "entries")) scanned)\n"
         for f in report.findings {

@@ -1,22 +1,22 @@
 // The common forms of systemd's calendar syntax (`daily`, `Mon..Fri 02:30`, `*-*-01 04:00`, `*:0/15`), parsed
 // into value sets so launchd and cron can be given the same times. Never accepts what systemd would refuse.
 
-public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
+package struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     /// The specification as given (whitespace collapsed): what `OnCalendar=` is written with.
-    public let text: String
+    package let text: String
     /// Each field's values in ascending order; nil means every value (`*`).
     /// Weekdays count 1 (Monday) to 7 (Sunday), as systemd orders them.
-    public private(set) var weekdays: [Int]?
-    public private(set) var years: [Int]?
-    public private(set) var months: [Int]?
-    public private(set) var days: [Int]?
-    public private(set) var hours: [Int]?
-    public private(set) var minutes: [Int]?
-    public private(set) var seconds: [Int]?
+    package private(set) var weekdays: [Int]?
+    package private(set) var years: [Int]?
+    package private(set) var months: [Int]?
+    package private(set) var days: [Int]?
+    package private(set) var hours: [Int]?
+    package private(set) var minutes: [Int]?
+    package private(set) var seconds: [Int]?
 
-    public var description: String { text }
+    package var description: String { text }
 
-    public static let acceptedForms = """
+    package static let acceptedForms = """
         minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly (or annually); \
         or [WEEKDAYS] [YEAR-MONTH-DAY] [HOUR:MINUTE[:SECOND]] as systemd.time(7) writes them, e.g. \
         'Mon..Fri 02:30', 'Sat,Sun 09:00', '*-*-* 03:00:00', '*-*-01 04:00', '*:0/15', '9..17:00'; \
@@ -34,7 +34,7 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     private static let weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     private static let weekdayFullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
-    public init(parsing input: String) throws(ScheduleError) {
+    package init(parsing input: String) throws(ScheduleError) {
         let words = input.split(whereSeparator: { $0 == " " || $0 == "\t" })
         text = words.joined(separator: " ")
         func refuse(_ why: String) -> ScheduleError {
@@ -143,7 +143,7 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// Refuses what cron and launchd cannot say: seconds other than :00, a year, and a weekday together with
     /// a day of the month (both fire when *either* matches; systemd wants both).
-    public func checkCronLike(scheduler: String) throws(ScheduleError) {
+    package func checkCronLike(scheduler: String) throws(ScheduleError) {
         let forms = "use minutes and coarser fields, e.g. 'Mon..Fri 02:30', '*-*-01 04:00', '*:0/15', 'daily'"
         if seconds != [0] {
             throw ScheduleError("\(scheduler) cannot run at seconds other than :00 ('\(text)'); \(forms)")
@@ -158,8 +158,8 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// The shortest and longest time between two runs. The shortest bounds the randomized delay (a delay as
     /// long as the gap would merge runs); the longest is what the effective maximum age adds to a rule's age.
-    public private(set) var shortestGap = PolicyDuration.days(365)
-    public private(set) var longestGap = PolicyDuration.days(365)
+    package private(set) var shortestGap = PolicyDuration.days(365)
+    package private(set) var longestGap = PolicyDuration.days(365)
 
     /// Walks the calendar day by day (eight years, or the years listed, so leap days and weekday/date
     /// alignments come round) to find the gaps between runs. Throws for a specification that never runs.

@@ -1,10 +1,10 @@
 // One file a scheduler reads (a unit, a plist, a crontab fragment): its file name and contents.
 // Only text: writing it into a directory is the caller's job.
 
-public struct GeneratedFile: Sendable, Hashable {
+package struct GeneratedFile: Sendable, Hashable {
     /// The file name, without a directory: `policyctl-app-sandbox.timer`.
-    public var name: String
-    public var contents: String
+    package var name: String
+    package var contents: String
 
-    public init(name: String, contents: String) { self.name = name; self.contents = contents }
+    package init(name: String, contents: String) { self.name = name; self.contents = contents }
 }

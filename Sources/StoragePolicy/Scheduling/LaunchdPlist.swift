@@ -1,17 +1,17 @@
 // A launchd job (macOS): a property list with the label, the apply command, its interval or calendar, and
 // background priority. Text only, every string XML-escaped; loading it is the user's step, never this one's.
 
-public struct LaunchdPlist: Sendable {
-    public var job: ScheduledJob
+package struct LaunchdPlist: Sendable {
+    package var job: ScheduledJob
 
-    public init(_ job: ScheduledJob) { self.job = job }
+    package init(_ job: ScheduledJob) { self.job = job }
 
-    public var label: String { "policyctl.\(job.name)" }
-    public var fileName: String { "\(label).plist" }
+    package var label: String { "policyctl.\(job.name)" }
+    package var fileName: String { "\(label).plist" }
 
     /// Agents (per user) log under ~/Library/Logs, daemons under /Library/Logs: both exist on every Mac,
     /// and launchd creates the file but not missing folders.
-    public var logPath: String {
+    package var logPath: String {
         switch job.scope {
         case .user: "\(job.home ?? "/Users/Shared")/Library/Logs/policyctl-\(job.name).log"
         case .system: "/Library/Logs/policyctl-\(job.name).log"
@@ -19,18 +19,18 @@ public struct LaunchdPlist: Sendable {
     }
 
     /// What to run once the file is in place.
-    public func loadCommand(installedAt path: String) -> String {
+    package func loadCommand(installedAt path: String) -> String {
         switch job.scope {
         case .user: "launchctl bootstrap gui/$(id -u) \(path)"
         case .system: "sudo launchctl bootstrap system \(path)"
         }
     }
 
-    public func file() throws(ScheduleError) -> GeneratedFile {
+    package func file() throws(ScheduleError) -> GeneratedFile {
         GeneratedFile(name: fileName, contents: try render())
     }
 
-    public func render() throws(ScheduleError) -> String {
+    package func render() throws(ScheduleError) -> String {
         var body = [
             key("Label"), string(label),
             key("ProgramArguments"), "<array>",

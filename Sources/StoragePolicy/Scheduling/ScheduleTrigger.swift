@@ -1,16 +1,16 @@
 // When a scheduled apply runs: every DURATION (counted from the last run) or on a calendar specification.
 // Parsing refuses what no scheduler should run (`0s`, `banana`) and says which forms are accepted.
 
-public enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
+package enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
     case every(PolicyDuration)
     case calendar(CalendarSpec)
 
     /// The shortest interval accepted: a run more often than this is a busy loop, not maintenance
     /// (and cron cannot go below a minute anyway).
-    public static let minimumInterval = PolicyDuration.minutes(1)
+    package static let minimumInterval = PolicyDuration.minutes(1)
 
     /// Parses `--every`: a policy duration of at least a minute.
-    public init(every text: String) throws(ScheduleError) {
+    package init(every text: String) throws(ScheduleError) {
         guard let duration = PolicyDuration(parsing: text) else {
             throw ScheduleError("invalid interval '\(text)' for --every: expected \(PolicyDuration.acceptedForms)")
         }
@@ -21,12 +21,12 @@ public enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `--on`: a calendar specification in the forms `CalendarSpec` accepts.
-    public init(calendar text: String) throws(ScheduleError) {
+    package init(calendar text: String) throws(ScheduleError) {
         self = .calendar(try CalendarSpec(parsing: text))
     }
 
     /// The shortest time between two runs.
-    public var shortestGap: PolicyDuration {
+    package var shortestGap: PolicyDuration {
         switch self {
         case .every(let d): d
         case .calendar(let c): c.shortestGap
@@ -34,7 +34,7 @@ public enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The longest time between two runs: what the effective maximum age adds to a rule's age.
-    public var longestGap: PolicyDuration {
+    package var longestGap: PolicyDuration {
         switch self {
         case .every(let d): d
         case .calendar(let c): c.longestGap
@@ -43,17 +43,17 @@ public enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
 
     /// A tenth of the shortest gap, at most an hour: enough to spread many hosts' runs apart, never so much
     /// that two runs merge.
-    public var randomizedDelay: PolicyDuration {
+    package var randomizedDelay: PolicyDuration {
         PolicyDuration(seconds: max(1, min(shortestGap.seconds / 10, 3600)))
     }
 
     /// How much later than planned systemd may start a run to batch wake-ups: a minute, less for short gaps.
-    public var accuracy: PolicyDuration {
+    package var accuracy: PolicyDuration {
         PolicyDuration(seconds: max(1, min(shortestGap.seconds / 10, 60)))
     }
 
     /// `every 1d` or `on Mon..Fri 02:30`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .every(let d): "every \(d)"
         case .calendar(let c): "on \(c.text)"

@@ -1,32 +1,32 @@
 // Everything a scheduler needs to run one policy on one root: a name, absolute paths, the trigger and
 // whether it is a system or a per-user job. Refuses paths and names a unit file or crontab cannot carry.
 
-public struct ScheduledJob: Sendable, Hashable {
+package struct ScheduledJob: Sendable, Hashable {
     /// System-wide (root's units, /etc/cron.d, LaunchDaemons) or one user's (user units, crontab, LaunchAgents).
-    public enum Scope: String, Sendable, Hashable { case system, user }
+    package enum Scope: String, Sendable, Hashable { case system, user }
 
     /// Names units, labels and files: `policyctl-<name>.service`. Letters, digits, `-` and `_` only.
-    public var name: String
-    public var policyName: String
+    package var name: String
+    package var policyName: String
     /// The policyctl binary, absolute.
-    public var executable: String
+    package var executable: String
     /// The policy file, absolute.
-    public var policyPath: String
+    package var policyPath: String
     /// The root the policy is applied to, absolute.
-    public var root: String
-    public var trigger: ScheduleTrigger
-    public var scope: Scope
+    package var root: String
+    package var trigger: ScheduleTrigger
+    package var scope: Scope
     /// The user's home directory (launchd agents log under ~/Library/Logs).
-    public var home: String?
+    package var home: String?
     /// Pass `--force-root` to apply: the root is one policyctl refuses by default (the home directory itself,
     /// say, for a policy whose rules are all scoped below it).
-    public var forceRoot: Bool
+    package var forceRoot: Bool
     /// Pass `--state-dir` to apply: the lock and journal live there, outside the root (absolute).
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// Pass `--cache-dir` to apply: where a Swift policy's compiled program is kept (absolute; writable by the run).
-    public var cacheDirectory: String?
+    package var cacheDirectory: String?
 
-    public init(name: String, policyName: String, executable: String, policyPath: String, root: String,
+    package init(name: String, policyName: String, executable: String, policyPath: String, root: String,
                 trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
                 forceRoot: Bool = false, stateDirectory: String? = nil, cacheDirectory: String? = nil) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
@@ -49,7 +49,7 @@ public struct ScheduledJob: Sendable, Hashable {
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
     /// the lock and logs plain lines that journald, syslog and launchd's log files read well.
-    public var arguments: [String] {
+    package var arguments: [String] {
         [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
             + (stateDirectory.map { ["--state-dir", $0] } ?? [])
             + (cacheDirectory.map { ["--cache-dir", $0] } ?? [])
@@ -57,7 +57,7 @@ public struct ScheduledJob: Sendable, Hashable {
     }
 
     /// A policy name made into a job name: runs of anything but letters, digits, `-` and `_` become one `-`.
-    public static func name(forPolicy policyName: String) -> String {
+    package static func name(forPolicy policyName: String) -> String {
         var out = ""
         for c in policyName.unicodeScalars {
             if isNameCharacter(c) { out.unicodeScalars.append(c) } else if !out.hasSuffix("-") { out += "-" }

@@ -5,11 +5,11 @@ internal import CYAML
 /// A position in a YAML source, as an editor shows it: line and column both start at 1.
 ///
 /// Columns count Unicode scalars, not bytes (libyaml's counting), so `é: x` puts `x` at column 4.
-public struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
@@ -19,10 +19,10 @@ public struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
     }
 
-    public static func < (lhs: Mark, rhs: Mark) -> Bool {
+    package static func < (lhs: Mark, rhs: Mark) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 
     /// `LINE:COL`, the form error messages use after the file name.
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }

@@ -3,8 +3,8 @@
 
 /// A YAML node. Aliases are already resolved: an alias is a copy of its anchor's node that shares the
 /// anchor's storage and carries the alias's own mark.
-public struct Node: Sendable {
-    public enum Kind: Sendable {
+package struct Node: Sendable {
+    package enum Kind: Sendable {
         case scalar(String, style: ScalarStyle)
         case sequence([Node])
         /// Keys in file order; the reader has already refused duplicate scalar keys.
@@ -12,47 +12,47 @@ public struct Node: Sendable {
     }
 
     /// How a scalar was written. Only plain scalars can mean null (`~`, `null`, or nothing at all).
-    public enum ScalarStyle: Sendable, Hashable {
+    package enum ScalarStyle: Sendable, Hashable {
         case plain, singleQuoted, doubleQuoted, literal, folded
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Where the node starts: its first character, or the `-` / first key of a block collection.
-    public var mark: Mark
+    package var mark: Mark
     /// The explicit tag, resolved to its full form (`!!str` is `tag:yaml.org,2002:str`); nil when untagged.
-    public var tag: String?
+    package var tag: String?
 
-    public init(_ kind: Kind, mark: Mark, tag: String? = nil) {
+    package init(_ kind: Kind, mark: Mark, tag: String? = nil) {
         self.kind = kind
         self.mark = mark
         self.tag = tag
     }
 
     /// The text of a scalar, nil for a collection. A null scalar returns its text too (`~`, `""`).
-    public var scalar: String? {
+    package var scalar: String? {
         if case .scalar(let value, _) = kind { return value }
         return nil
     }
 
-    public var sequence: [Node]? {
+    package var sequence: [Node]? {
         if case .sequence(let items) = kind { return items }
         return nil
     }
 
-    public var mapping: [(key: Node, value: Node)]? {
+    package var mapping: [(key: Node, value: Node)]? {
         if case .mapping(let pairs) = kind { return pairs }
         return nil
     }
 
     /// The scalar's style, nil for a collection.
-    public var style: ScalarStyle? {
+    package var style: ScalarStyle? {
         if case .scalar(_, let style) = kind { return style }
         return nil
     }
 
     /// True for YAML's null: an untagged plain `~`, `null`, `Null`, `NULL` or empty scalar, or `!!null`.
     /// A quoted `"null"` is a string, so it is not null.
-    public var isNull: Bool {
+    package var isNull: Bool {
         guard case .scalar(let value, let style) = kind else { return false }
         if let tag { return tag == "tag:yaml.org,2002:null" }
         guard style == .plain else { return false }
@@ -64,7 +64,7 @@ public struct Node: Sendable {
 
     /// What the node is, for messages such as "expected a list, found a mapping".
     /// Null is named apart ("null") because "found a string" would mislead for `rules:` left empty.
-    public var kindName: String {
+    package var kindName: String {
         switch kind {
         case .scalar: return isNull ? "null" : "a string"
         case .sequence: return "a list"

@@ -9,16 +9,16 @@ internal import CYAML
 /// Beyond libyaml's own checks, the reader refuses duplicate keys, merge keys (`<<`), unknown and
 /// self-referencing aliases, alias expansion past `Limits.maxAliasExpansion` nodes and nesting deeper
 /// than `Limits.maxDepth`.
-public enum YAML: Sendable {
+package enum YAML: Sendable {
     /// Bounds that keep hostile input from exhausting memory or the stack of whoever walks the tree.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// Most collections nested in one another, counting those reached through aliases.
-        public var maxDepth: Int
+        package var maxDepth: Int
         /// Most nodes that aliases may add to a stream (an alias adds the whole node it refers to).
         /// Literal nodes are not counted: they are bounded by the input's size already.
-        public var maxAliasExpansion: Int
+        package var maxAliasExpansion: Int
 
-        public init(maxDepth: Int = 512, maxAliasExpansion: Int = 100_000) {
+        package init(maxDepth: Int = 512, maxAliasExpansion: Int = 100_000) {
             self.maxDepth = maxDepth
             self.maxAliasExpansion = maxAliasExpansion
         }
@@ -26,7 +26,7 @@ public enum YAML: Sendable {
 
     /// The single document in `bytes`, or nil when there is none (empty input, only comments).
     /// Throws when a second document follows: policy files hold one document.
-    public static func load(_ bytes: [UInt8], limits: Limits = Limits()) throws(YAMLError) -> Node? {
+    package static func load(_ bytes: [UInt8], limits: Limits = Limits()) throws(YAMLError) -> Node? {
         let reader = try YAMLReader(bytes, limits: limits)
         guard let document = try reader.nextDocument() else { return nil }
         if let second = try reader.nextDocumentStart() {
@@ -35,12 +35,12 @@ public enum YAML: Sendable {
         return document
     }
 
-    public static func load(_ text: String, limits: Limits = Limits()) throws(YAMLError) -> Node? {
+    package static func load(_ text: String, limits: Limits = Limits()) throws(YAMLError) -> Node? {
         try load(Array(text.utf8), limits: limits)
     }
 
     /// Every document in `bytes`, in order; empty when there is none.
-    public static func loadAll(_ bytes: [UInt8], limits: Limits = Limits()) throws(YAMLError) -> [Node] {
+    package static func loadAll(_ bytes: [UInt8], limits: Limits = Limits()) throws(YAMLError) -> [Node] {
         let reader = try YAMLReader(bytes, limits: limits)
         var documents: [Node] = []
         while let document = try reader.nextDocument() {
@@ -49,7 +49,7 @@ public enum YAML: Sendable {
         return documents
     }
 
-    public static func loadAll(_ text: String, limits: Limits = Limits()) throws(YAMLError) -> [Node] {
+    package static func loadAll(_ text: String, limits: Limits = Limits()) throws(YAMLError) -> [Node] {
         try loadAll(Array(text.utf8), limits: limits)
     }
 }

@@ -3,20 +3,20 @@
 
 /// A YAML syntax or structure error. `description` reads `LINE:COL: message`, ready for a caller to
 /// prefix with the file name.
-public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var mark: Mark
-    public var message: String
+package struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var mark: Mark
+    package var message: String
     /// What libyaml was doing when it failed, with where that began ("while parsing a block mapping
     /// that starts at 1:1"); nil when there is nothing useful to add.
-    public var context: String?
+    package var context: String?
 
-    public init(mark: Mark, message: String, context: String? = nil) {
+    package init(mark: Mark, message: String, context: String? = nil) {
         self.mark = mark
         self.message = message
         self.context = context
     }
 
-    public var description: String {
+    package var description: String {
         let location = "\(mark.line):\(mark.column): \(message)"
         guard let context else { return location }
         return "\(location) (\(context))"

@@ -15,14 +15,14 @@ enum LibraryFixture {
     static func sandboxPolicyInSwift() throws -> Policy {
         try Policy("ios-app-sandbox", description: "Container layout, tmp expiry, download residue, trash retention, cache quota and naming.",
                    maxDelete: .percent(25, atLeast: 10)) {
-            Layout("Documents/UserFiles")
-            Layout("Documents/UserFiles/Download")
-            Layout("Documents/UserFiles/Import")
-            Layout("Documents/ExportTemp")
-            Layout("Library/Application Support/AppData")
-            Layout("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
-            Layout("Library/Caches/Downloading", excludeFromBackup: true)
-            Layout("tmp")
+            LayoutDirectory("Documents/UserFiles")
+            LayoutDirectory("Documents/UserFiles/Download")
+            LayoutDirectory("Documents/UserFiles/Import")
+            LayoutDirectory("Documents/ExportTemp")
+            LayoutDirectory("Library/Application Support/AppData")
+            LayoutDirectory("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
+            LayoutDirectory("Library/Caches/Downloading", excludeFromBackup: true)
+            LayoutDirectory("tmp")
             Rule.expire("tmp-expiry", in: "tmp", after: .hours(24))
             Rule.expire("download-residue", in: "Documents", after: .hours(1)).matching("**/*.tmp", "**/*.download")
             Rule.expire("export-staging", in: "Documents/ExportTemp", after: .days(7))

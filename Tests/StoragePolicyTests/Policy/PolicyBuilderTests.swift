@@ -14,8 +14,8 @@ import Testing
 
     @Test("a policy built in Swift equals the same policy loaded from YAML") func sameAsYAML() throws {
         let built = try Policy("app-sandbox", maxDelete: .percent(25, atLeast: 10)) {
-            Layout("Documents/UserFiles")
-            Layout("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
+            LayoutDirectory("Documents/UserFiles")
+            LayoutDirectory("Library/Caches/Thumbnails", excludeFromBackup: true, cacheTag: true)
             Rule.expire("tmp-expiry", in: "tmp", after: .hours(24), by: .newest)
             Rule.expire("download-residue", in: "Documents", after: .hours(1)).matching("**/*.tmp")
             Rule.trash("trash-retention", in: "Documents/UserFiles/.Trash", retain: .days(30))
