@@ -1,0 +1,57 @@
+// forbid: entries matching a forbidden glob are moved into the first trash rule's folder under a free name, or
+// reported. Never moves what is already in the trash, or what an earlier step deletes or moves.
+
+/// The forbid rule kind.
+struct ForbidKind: RuleKindBehavior {
+    static let keyword = "forbid"
+    static let resolvesAfterSettledDeletes = true
+    let globs: [Glob]
+
+    init(_ globs: [Glob]) { self.globs = globs }
+
+    /// Forbidden entries: moved into the trash folder under a free name, or reported.
+    static func resolve(_ c: inout ResolutionContext) {
+        // Taken: the names in the folder, those a .trashinfo or index entry still describes, and (app layout)
+        // the names of the folder's own structure.
+        var taken = Set(c.folderNames.map(\.bytes))
+        let trashRule = c.firstTrashRule
+        if let first = trashRule {
+            for info in c.trashInfos where info.rule == first.index { taken.insert(info.itemName.bytes) }
+            if first.trashLayout == .app {
+                for name in [TrashFolder.indexName, TrashFolder.filesName, TrashFolder.infoName] { taken.insert(name.bytes) }
+            }
+        }
+        var madeTrashFolder = false
+        var previousForbidden: RelativePath? = nil
+        for entry in c.forbidden.sorted(by: { ($0.path, $0.rule) < ($1.path, $1.rule) }) {
+            let rule = c.rules[entry.rule]
+            if entry.path == previousForbidden { continue }  // a later rule forbidding the same entry
+            previousForbidden = entry.path
+            if c.gone.isRemoved(entry.path) { continue }
+            if let folder = trashRule?.rule.path, entry.path.hasPrefix(folder) {
+                continue  // already in the trash
+            }
+            let what = "forbidden (matches '\(entry.glob)')"
+            guard rule.enforces else {
+                c.report(entry.rule, entry.path, what)
+                continue
+            }
+            guard let trashTarget = c.trashTarget else {
+                c.report(entry.rule, entry.path, "\(what); the policy has no trash folder to move it to")
+                continue
+            }
+            if !madeTrashFolder {
+                madeTrashFolder = true
+                for path in c.missingTrashTarget {
+                    c.actions.append(Action(kind: .mkdir, path: path, rule: rule.name, reason: "trash folder for forbidden entries"))
+                }
+            }
+            let name = NameRules.freeName(entry.name.bytes) { taken.contains($0) }
+            taken.insert(name)
+            let move = Action(kind: .trash(to: trashTarget.appending(FileName(unchecked: name))), path: entry.path,
+                              rule: rule.name, reason: what, identity: entry.identity, type: entry.type)
+            c.actions.append(move)
+            c.gone.recordMove(move)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// One place per rule kind: what a kind does after the walk, how it explains a path and how reports describe
+// it, behind one protocol. Nothing outside Kinds/ switches on a kind for these; the walk's per-entry code
+// never goes through an existential.
+
+/// What one rule kind contributes beyond the walk. Each kind's file (Kinds/<Kind>Kind.swift) implements it;
+/// `Rule.Kind.behavior` is the only switch from a kind to its behaviour.
+protocol RuleKindBehavior: Sendable {
+    /// The YAML key that introduces the kind (`Rule.Kind.keyword`).
+    static var keyword: String { get }
+
+    /// Whether `resolve` runs after the deletes planned so far are settled (it then sees what is gone):
+    /// kinds that delete run before, kinds that move or evict what is left run after.
+    static var resolvesAfterSettledDeletes: Bool { get }
+
+    /// The kind's whole-tree decisions after the walk, over every rule of the kind; most kinds decide
+    /// everything during the walk and have none.
+    static func resolve(_ context: inout ResolutionContext)
+}
+
+extension RuleKindBehavior {
+    static var resolvesAfterSettledDeletes: Bool { false }
+    static func resolve(_ context: inout ResolutionContext) {}
+}
+
+/// The rule kinds, in the order their resolution steps run.
+enum RuleKinds {
+    static let all: [any RuleKindBehavior.Type] = [
+        TrashKind.self, ExpireKind.self, ForbidKind.self, QuotaKind.self, NamingKind.self, BackupKind.self, CustomKind.self,
+    ]
+}
+
+extension Rule.Kind {
+    /// This kind's behaviour, with its settings.
+    var behavior: any RuleKindBehavior {
+        switch self {
+        case .expire(let expire): ExpireKind(expire)
+        case .trash(let retention): TrashKind(retention)
+        case .quota(let quota): QuotaKind(quota)
+        case .naming(let naming): NamingKind(naming)
+        case .backup(let backup): BackupKind(backup)
+        case .forbid(let globs): ForbidKind(globs)
+        case .custom(let custom): CustomKind(custom)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+// trash: the items of a trash folder, dated (FreeDesktop: by info/NAME.trashinfo; app: by the trash stamp or the
+// index policyctl trash wrote), deleted once kept longer than `retain`, then down to `maxSize`. Never dates an item
+// by its mtime, and never trusts an index entry written by anyone but root or the item's owner.
+
+/// The trash rule kind.
+struct TrashKind: RuleKindBehavior {
+    static let keyword = "trash"
+    let retention: TrashRetention
+
+    init(_ retention: TrashRetention) { self.retention = retention }
+
+    /// Retention over every recorded item, then each folder's maxSize, then orphaned `.trashinfo` files.
+    static func resolve(_ c: inout ResolutionContext) {
+        let now = c.now
+        let infos = Dictionary(c.trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
+        var listed: [Int: Set<FileName>] = [:]
+        for l in c.trashListings { listed[l.rule, default: []].formUnion(l.names) }
+        var sizeCap = TrashSizeCap()
+        for item in c.trashItems.sorted(by: { $0.path < $1.path }) {
+            let rule = c.rules[item.rule]
+            guard case .trash(let retention) = rule.rule.kind else { continue }
+            // The item's .trashinfo (FreeDesktop) or app index entry: deleted with the item.
+            let info = infos[InfoKey(rule: item.rule, name: item.name)]
+            var trashedAt = item.trashedAt
+            var undated = item.undated
+            var source = item.dateSource
+            if rule.trashLayout == .freedesktop {
+                if let info {
+                    trashedAt = info.deletionDate
+                    if trashedAt == nil { undated = "info/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
+                } else {
+                    undated = "there is no info/\(item.name.escaped).trashinfo"
+                }
+            } else if source == "ctime", let info, info.userID == 0 || info.userID == item.userID {
+                // No stamp (a hard-linked file or a symlink): the index entry policyctl trash wrote instead.
+                // Only root's or the item's owner's counts: anyone else could date someone else's item.
+                trashedAt = info.deletionDate
+                source = "trash index"
+                if trashedAt == nil { undated = "\(TrashFolder.indexName.escaped)/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
+            }
+            guard let trashedAt else {
+                c.report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
+                sizeCap.hold(item)
+                continue
+            }
+            guard !now.subtractingReportingOverflow(trashedAt).overflow else {
+                c.report(item.rule, item.path, "cannot tell when it was trashed: its date (\(source)) is out of range; kept")
+                sizeCap.hold(item)
+                continue
+            }
+            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else {
+                sizeCap.keep(item, trashedAt: trashedAt, info: info, source: source)
+                continue
+            }
+            let reason = Ages.describe("trashed (\(source))", trashedAt, limit: retention.retain, now: now)
+            if rule.enforces {
+                c.actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
+                                        identity: item.identity, type: item.type, entries: item.entries))
+                if let info {
+                    c.actions.append(Action(kind: .delete, path: info.path, rule: rule.name,
+                                            reason: "the .trashinfo of a deleted item", bytes: info.bytes,
+                                            identity: info.identity, type: .regular))
+                }
+            } else {
+                c.report(item.rule, item.path, "\(reason): would be deleted")
+            }
+        }
+        let evictions = sizeCap.evictions(c.rules, now: now) { c.report($0, $1, $2) }
+        c.actions += evictions
+        // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
+        // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
+        // was listed whole: an unreadable files/ makes nothing an orphan.
+        for info in c.trashInfos.sorted(by: { $0.path < $1.path }) {
+            let rule = c.rules[info.rule]
+            guard case .trash(let retention) = rule.rule.kind, let names = listed[info.rule],
+                  !names.contains(info.itemName), rule.selects([], info.itemName.bytes[...]) else { continue }
+            let what = rule.trashLayout == .freedesktop
+                ? "an orphaned .trashinfo (there is no files/\(info.itemName.escaped))"
+                : "an orphaned trash index entry (there is no \(info.itemName.escaped))"
+            guard let date = info.deletionDate, !now.subtractingReportingOverflow(date).overflow else {
+                c.report(info.rule, info.path, "\(what) \(info.problem ?? "has a DeletionDate out of range"); kept")
+                continue
+            }
+            guard Ages.isOlder(date, than: retention.retain, now: now) else { continue }
+            let reason = Ages.describe("\(what): trashed (DeletionDate)", date, limit: retention.retain, now: now)
+            if rule.enforces {
+                c.actions.append(Action(kind: .delete, path: info.path, rule: rule.name, reason: reason, bytes: info.bytes,
+                                        identity: info.identity, type: .regular))
+            } else {
+                c.report(info.rule, info.path, "\(reason): would be deleted")
+            }
+        }
+    }
+
+    private struct InfoKey: Hashable {
+        var rule: Int
+        var name: FileName
+    }
+}
