@@ -7,4 +7,16 @@ struct CustomKind: RuleKindBehavior {
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
+
+    func explain(_ entry: ExplainedEntry) -> [String] {
+        ["judged by a custom rule: \(custom.summary)\(entry.consequence)"]
+    }
+
+    func summary(of rule: Rule, scope: String) -> String { custom.summary }
+
+    func help(for rule: Rule) -> String {
+        rule.mode == .audit
+            ? "A rule written in Swift reported this entry; fix it, or adjust the rule."
+            : "A rule written in Swift plans this change; `apply` makes it through the journal like any other."
+    }
 }

@@ -9,6 +9,24 @@ struct ForbidKind: RuleKindBehavior {
 
     init(_ globs: [Glob]) { self.globs = globs }
 
+    func explain(_ entry: ExplainedEntry) -> [String] {
+        let rule = entry.rule
+        guard let glob = rule.forbiddenBy(entry.directory, entry.name) else {
+            return ["not forbidden: matches none of \(rule.forbid.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))"]
+        }
+        return ["forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (entry.hasTrashFolder ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")"]
+    }
+
+    func summary(of rule: Rule, scope: String) -> String {
+        "Nothing under \(scope) matches \(globs.map { "'\($0.pattern)'" }.joined(separator: ", "))."
+    }
+
+    func help(for rule: Rule) -> String {
+        rule.mode == .audit
+            ? "Move the entries where they belong (private data to Application Support, caches to Caches); the rule only reports."
+            : "`policyctl apply` moves them to the trash; move them where they belong, or adjust the rule."
+    }
+
     /// Forbidden entries: moved into the trash folder under a free name, or reported.
     static func resolve(_ c: inout ResolutionContext) {
         // Taken: the names in the folder, those a .trashinfo or index entry still describes, and (app layout)

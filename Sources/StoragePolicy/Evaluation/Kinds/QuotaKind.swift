@@ -10,6 +10,20 @@ struct QuotaKind: RuleKindBehavior {
 
     init(_ quota: Quota) { self.quota = quota }
 
+    func explain(_ entry: ExplainedEntry) -> [String] {
+        let s = entry.status
+        let time = quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs
+        return ["counts toward the quota: \(ByteSize.human(s.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: time, now: entry.now))) ago; eviction depends on the whole scope (see the plan below)"]
+    }
+
+    func summary(of rule: Rule, scope: String) -> String {
+        "Files under \(scope) take at most \(quota.max), evicting the \(quota.evict == .oldest ? "oldest" : "least recently used") first."
+    }
+
+    func help(for rule: Rule) -> String {
+        "The folder is over its quota: `policyctl apply` evicts the files listed; free space, or raise `max`."
+    }
+
     /// Quotas, in policy order, over what is left once the deletions and moves before them are done. Files
     /// are handled by (ledger, record) numbers: a quota scope may hold most of a million files.
     static func resolve(_ c: inout ResolutionContext) {

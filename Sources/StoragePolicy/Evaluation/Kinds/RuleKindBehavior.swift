@@ -15,11 +15,39 @@ protocol RuleKindBehavior: Sendable {
     /// The kind's whole-tree decisions after the walk, over every rule of the kind; most kinds decide
     /// everything during the walk and have none.
     static func resolve(_ context: inout ResolutionContext)
+
+    /// `policyctl explain` on the rule's scope itself, when the kind judges it (nil: rules judge what is inside).
+    func explainScope(_ rule: CompiledRule) -> String?
+
+    /// `policyctl explain`: the kind's verdict on an entry its rule selects and acts on, one line each.
+    func explain(_ entry: ExplainedEntry) -> [String]
+
+    /// Reports: one line saying what the rule keeps true.
+    func summary(of rule: Rule, scope: String) -> String
+
+    /// Reports: what to do about a finding of the rule.
+    func help(for rule: Rule) -> String
 }
 
 extension RuleKindBehavior {
     static var resolvesAfterSettledDeletes: Bool { false }
     static func resolve(_ context: inout ResolutionContext) {}
+    func explainScope(_ rule: CompiledRule) -> String? { nil }
+}
+
+/// An entry a rule selects and acts on, as `explain` sees it.
+struct ExplainedEntry {
+    let rule: CompiledRule
+    /// The entry's directory below the rule's scope, as components, and its name.
+    let directory: ArraySlice<ArraySlice<UInt8>>
+    let name: ArraySlice<UInt8>
+    let status: FileStatus
+    let now: Int64
+    /// Whether the policy has a trash folder (where forbidden entries go).
+    let hasTrashFolder: Bool
+
+    /// What an audit rule adds to a verdict that would change something.
+    var consequence: String { rule.enforces ? "" : " (audit: reported only)" }
 }
 
 /// The rule kinds, in the order their resolution steps run.

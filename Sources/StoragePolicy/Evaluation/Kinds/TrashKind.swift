@@ -9,6 +9,25 @@ struct TrashKind: RuleKindBehavior {
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
+    func explain(_ entry: ExplainedEntry) -> [String] {
+        let layout = entry.rule.trashLayout
+        let depth = entry.directory.count
+        let isItem = layout == .app ? depth == 0 : (depth == 1 && entry.directory.first!.elementsEqual("files".utf8))
+        let dating = layout == .app ? "dated by its trash stamp, else ctime" : "dated by info/NAME.trashinfo"
+        let retain = Ages.human(seconds: retention.retain.seconds, units: 4)
+        return [isItem
+            ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(entry.consequence)"
+            : "inside the trash folder but not an item itself: goes with its item"]
+    }
+
+    func summary(of rule: Rule, scope: String) -> String {
+        "Items in the trash \(scope) are kept for \(retention.retain) after they were trashed."
+    }
+
+    func help(for rule: Rule) -> String {
+        "Items trashed longer ago are deleted by `policyctl apply`; empty the trash, or adjust `retain`."
+    }
+
     /// Retention over every recorded item, then each folder's maxSize, then orphaned `.trashinfo` files.
     static func resolve(_ c: inout ResolutionContext) {
         let now = c.now
