@@ -9,6 +9,8 @@ struct ForbidKind: RuleKindBehavior {
 
     init(_ globs: [Glob]) { self.globs = globs }
 
+    func makeJudge() -> EntryJudge { ForbidJudge() }
+
     func explain(_ entry: ExplainedEntry) -> [String] {
         let rule = entry.rule
         guard let glob = rule.forbiddenBy(entry.directory, entry.name) else {
@@ -71,5 +73,18 @@ struct ForbidKind: RuleKindBehavior {
             c.actions.append(move)
             c.gone.recordMove(move)
         }
+    }
+}
+
+/// The walk's side of forbid rules: forbidden entries recorded, to be moved once the walk is done.
+final class ForbidJudge: EntryJudge {
+    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             worker: EvaluationResults) {
+        let rule = view.rule
+        guard rule.admits(type), rule.selects(view.directory, name),
+              let glob = rule.forbiddenBy(view.directory, name), let s = status() else { return }
+        worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
+                                               glob: glob.pattern, type: type, identity: s.identity))
     }
 }

@@ -10,6 +10,8 @@ struct QuotaKind: RuleKindBehavior {
 
     init(_ quota: Quota) { self.quota = quota }
 
+    func makeJudge() -> EntryJudge { QuotaJudge(quota) }
+
     func explain(_ entry: ExplainedEntry) -> [String] {
         let s = entry.status
         let time = quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs
@@ -141,5 +143,22 @@ struct QuotaKind: RuleKindBehavior {
         if remaining > target {
             c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (units that cannot be dated, structure and files with several hard links are never evicted)")
         }
+    }
+}
+
+/// The walk's side of quota rules: every selected regular file recorded in the thread's ledger.
+final class QuotaJudge: EntryJudge {
+    /// `evict: lru` orders by atime, `oldest` by mtime.
+    let byAccessTime: Bool
+
+    init(_ quota: Quota) { byAccessTime = quota.evict == .lru }
+
+    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             worker: EvaluationResults) {
+        guard type == .regular, view.rule.selects(view.directory, name), let s = status() else { return }
+        if scratch.quotaDirectory == nil { scratch.quotaDirectory = worker.quota.directory(listing.path) }
+        worker.quota.add(rule: view.index, directory: scratch.quotaDirectory!, name: name, status: s,
+                         time: byAccessTime ? s.accessTimeNs : s.modificationTimeNs)
     }
 }

@@ -16,6 +16,9 @@ protocol RuleKindBehavior: Sendable {
     /// everything during the walk and have none.
     static func resolve(_ context: inout ResolutionContext)
 
+    /// The walk's judge for one rule of this kind, made once per compiled rule.
+    func makeJudge() -> EntryJudge
+
     /// `policyctl explain` on the rule's scope itself, when the kind judges it (nil: rules judge what is inside).
     func explainScope(_ rule: CompiledRule) -> String?
 

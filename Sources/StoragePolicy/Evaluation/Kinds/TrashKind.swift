@@ -9,6 +9,8 @@ struct TrashKind: RuleKindBehavior {
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
+    func makeJudge() -> EntryJudge { TrashJudge() }
+
     func explain(_ entry: ExplainedEntry) -> [String] {
         let layout = entry.rule.trashLayout
         let depth = entry.directory.count
@@ -115,4 +117,116 @@ struct TrashKind: RuleKindBehavior {
         var rule: Int
         var name: FileName
     }
+}
+
+/// The walk's side of trash rules: items recorded with their dates, `.trashinfo` files read.
+final class TrashJudge: EntryJudge {
+    override func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
+                          worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
+        let role = e.trashRole(rule, parentComponents: listing.components[...])
+        if role == .items {
+            // Every name, judged or not (unreadable ones too): a .trashinfo is an orphan only when its
+            // item is really absent, never because the item could not be stat'ed.
+            worker.trashListings.append(TrashItemsListing(rule: rule.index, names: Set((0..<listing.count).map(listing.name))))
+        }
+        return (role, role == .items || role == .inside || (role == .folder && rule.trashLayout == .app))
+    }
+
+    override func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
+                                 _ d: inout DirectoryJudgement, worker: EvaluationResults) {
+        let listing = d.listing
+        guard !d.structural, e.trashRole(rule, parentComponents: listing.components.dropLast()) == .items,
+              rule.selects([], d.name) else { return }
+        // An app trash's index folder is its structure, never an item.
+        if rule.trashLayout == .app && d.name.elementsEqual(TrashFolder.indexName.bytes) { return }
+        let item = e.makeTrashItem(rule, path: listing.path, name: listing.path.lastComponent!, status: listing.directoryStatus,
+                                   stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: nil) })
+        d.trashItem = item
+        worker.trashItems.append(item)
+    }
+
+    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             worker: EvaluationResults) {
+        e.judgeTrashEntry(view.rule, role: view.trashRole, listing, i, type: type, status: status, worker: worker)
+    }
+}
+
+extension Evaluator {
+    enum TrashRole { case folder, items, infos, inside, ignored }
+
+    /// Where a directory with these components sits in rule's trash folder: the folder itself, the folder
+    /// holding the items (the folder for the app layout, `files/` for FreeDesktop), FreeDesktop's `info/`,
+    /// or inside an item.
+    func trashRole(_ rule: CompiledRule, parentComponents components: ArraySlice<ArraySlice<UInt8>>) -> TrashRole {
+        let depth = components.count - rule.scopeDepth
+        if depth == 0 { return rule.trashLayout == .app ? .items : .folder }
+        let top = components[components.startIndex + rule.scopeDepth]
+        guard rule.trashLayout == .freedesktop else {
+            guard top.elementsEqual(TrashFolder.indexName.bytes) else { return .inside }
+            return depth == 1 ? .infos : .ignored
+        }
+        if depth == 1 {
+            if top.elementsEqual("files".utf8) { return .items }
+            if top.elementsEqual("info".utf8) { return .infos }
+            return .ignored
+        }
+        return top.elementsEqual("files".utf8) ? .inside : .ignored
+    }
+
+    func judgeTrashEntry(_ rule: CompiledRule, role: TrashRole, _ listing: DirectoryListing, _ i: Int,
+                                 type: FileType, status: () -> FileStatus?, worker: EvaluationResults) {
+        switch role {
+        case .items:
+            // Directories are recorded when they are visited, with their totals.
+            guard type != .directory, rule.selects([], listing.nameBytes(i)), let s = status() else { return }
+            worker.trashItems.append(makeTrashItem(rule, path: listing.path(of: i), name: listing.name(i), status: s,
+                                                   stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: i) }))
+        case .infos:
+            let name = listing.nameBytes(i)
+            let suffix = Array(".trashinfo".utf8)
+            guard type == .regular, name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
+                  let s = status() else { return }
+            let reading: TrashDates.Reading?
+            do { reading = TrashDates.read(trashInfo: try listing.readPrefix(of: i, limit: 64 * 1024)) } catch { reading = nil }
+            worker.trashInfos.append(TrashInfoFile(rule: rule.index, itemName: FileName(unchecked: Array(name.dropLast(suffix.count))),
+                                                   path: listing.path(of: i), deletionDate: reading?.date,
+                                                   problem: reading == nil ? "cannot be read" : reading!.problem,
+                                                   identity: s.identity, bytes: s.bytesFreedByRemoval, userID: s.userID))
+        case .inside:
+            _ = status()
+        case .folder, .ignored:
+            return
+        }
+    }
+
+    /// A trash item dated, for the app layout, by the stamp `policyctl trash` wrote, else by ctime (never
+    /// mtime: a file keeps its old mtime when it is trashed). FreeDesktop items are dated after the walk.
+    func makeTrashItem(_ rule: CompiledRule, path: RelativePath, name: FileName, status: FileStatus,
+                               stamp: () throws(FileSystemError) -> [UInt8]?) -> TrashItem {
+        var trashedAt: Int64? = nil
+        var source = "DeletionDate"
+        var undated: String? = nil
+        if rule.trashLayout == .app {
+            let raw: [UInt8]?
+            do { raw = try stamp() } catch { raw = nil }
+            if let raw {
+                if let t = TrashDates.stamp(raw) {
+                    trashedAt = t
+                    source = "trash stamp"
+                } else {
+                    undated = "its trash stamp (\(Markers.trashStampAttribute)) is not a time: '\(PathEscaping.escape(raw))'"
+                }
+            } else {
+                trashedAt = status.changeTimeNs
+                source = "ctime"
+            }
+        }
+        let item = TrashItem(rule: rule.index, path: path, name: name, type: status.type, identity: status.identity,
+                             trashedAt: trashedAt, dateSource: source, undated: undated,
+                             bytes: status.bytesFreedByRemoval, entries: 1)
+        item.userID = status.userID
+        return item
+    }
+
 }
