@@ -69,7 +69,7 @@ import Testing
         #expect(Set(found.map { $0.joined(separator: "\n") }).count == found.count)
     }
 
-    @Test("Docs/policy.schema.json offers exactly the YAML kinds (every kind but custom), each with its own definition")
+    @Test("Docs/policy.schema.json and the decoder offer exactly the YAML kinds (every kind but custom)")
     func schemaNamesTheKinds() throws {
         let schema = try SchemaFixture.schema()
         let rule = try #require(schema["definitions"]?["rule"])
@@ -83,5 +83,8 @@ import Testing
         let required = Set(alternatives.compactMap { $0["required"]?.array?.compactMap(\.string) }
             .filter { $0.contains("path") }.flatMap { $0.filter { $0 != "path" } })
         #expect(required == yamlKinds)
+        // The decoder's list of kind keys (its "no rule kind" message and its suggestions) says the same.
+        #expect(Set(PolicyDecoder.kindKeys) == yamlKinds)
+        #expect(PolicyDecoder.kindKeys.count == yamlKinds.count)
     }
 }

@@ -53,7 +53,11 @@ struct ExplainedEntry {
     var consequence: String { rule.enforces ? "" : " (audit: reported only)" }
 }
 
-/// The rule kinds, in the order their resolution steps run.
+/// The rule kinds, in the order their resolution steps run. A new kind is a Rule.Kind case (Policy/Rule.swift:
+/// its keyword and default severity), its settings (Policy/RuleKinds.swift), its YAML in PolicyDecoder and
+/// PolicyValidator with Docs/policy.schema.json (kept central: one pass over a rule's keys, one set of
+/// suggestions), and everything else in one Kinds/<Kind>Kind.swift listed here and in `Rule.Kind.behavior`.
+/// RuleKindsTests check that these places agree.
 enum RuleKinds {
     static let all: [any RuleKindBehavior.Type] = [
         TrashKind.self, ExpireKind.self, ForbidKind.self, QuotaKind.self, NamingKind.self, BackupKind.self, CustomKind.self,
