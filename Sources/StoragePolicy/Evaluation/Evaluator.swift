@@ -100,6 +100,8 @@ final class Evaluator: WalkVisitor {
     struct RuleView {
         let index: Int
         let rule: CompiledRule
+        /// The rule's judge, loaded once per directory.
+        let judge: EntryJudge
         /// This directory's components below the rule's scope.
         let directory: ArraySlice<ArraySlice<UInt8>>
         let trashRole: TrashRole
@@ -110,7 +112,9 @@ final class Evaluator: WalkVisitor {
                               worker: EvaluationResults) {
         let components = listing.components
         var scratch = EntryScratch()
-        var expiring: [(view: RuleView, expiry: ExpireJudge)] = []
+        // Side by side, not as tuples: the per-entry loops copy plain values.
+        var expiring: [RuleView] = []
+        var expiryJudges: [ExpireJudge] = []
         var others: [RuleView] = []
         // Some kinds (trash) care about where in their scope this directory is, and what it measures.
         var measureAll = false
@@ -118,13 +122,18 @@ final class Evaluator: WalkVisitor {
             let rule = rules[index]
             let (role, measures) = rule.judge.prepare(self, rule, listing, worker: worker)
             if measures { measureAll = true }
-            let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
-            if let expiry = rule.judge.expiry { expiring.append((view, expiry)) } else { others.append(view) }
+            let view = RuleView(index: index, rule: rule, judge: rule.judge, directory: components[rule.scopeDepth...], trashRole: role)
+            if let expiry = rule.judge.expiry {
+                expiring.append(view)
+                expiryJudges.append(expiry)
+            } else {
+                others.append(view)
+            }
         }
-        if expiring.contains(where: { $0.expiry.expire.keep > 0 }) {
+        if expiryJudges.contains(where: { $0.expire.keep > 0 }) {
             // Unit rules count units, not entries: their keep is settled after the walk (DirectoryUnits.settle).
-            let counting = expiring.filter { !$0.expiry.expire.judgesUnits }
-            kept = KeptEntries.newest(listing, rules: counting.map { ($0.view.index, $0.view.rule, $0.view.directory) }) { i in
+            let counting = expiring.indices.filter { !expiryJudges[$0].expire.judgesUnits }.map { expiring[$0] }
+            kept = KeptEntries.newest(listing, rules: counting.map { ($0.index, $0.rule, $0.directory) }) { i in
                 listing.type(i) == .directory && node?.child(listing.nameBytes(i)) != nil
             }
         }
@@ -148,24 +157,16 @@ final class Evaluator: WalkVisitor {
                 continue
             }
             var enter = false
-            var failed = false
-            func status() -> FileStatus? {
-                if failed { return nil }
-                do { return try listing.status(i) } catch {
-                    failed = true
-                    recordStatusFailure(listing, i, worker: worker)
-                    return nil
-                }
-            }
+            var status = EntryStatus(listing, i)
 
             // Expiry first: an entry that is deleted meets no other rule.
             var deleteVerdict: Verdict? = nil
             var auditVerdicts: [Verdict] = []
-            for (view, expiry) in expiring {
-                expiry.judgeEntry(self, view, listing, i, name: name, type: type, status: status, kept: kept, enter: &enter,
-                                  deleteVerdict: &deleteVerdict, auditVerdicts: &auditVerdicts, worker: worker)
+            for k in expiring.indices {
+                expiryJudges[k].judgeEntry(self, expiring[k], listing, i, name: name, type: type, status: &status, kept: kept,
+                                           enter: &enter, deleteVerdict: &deleteVerdict, auditVerdicts: &auditVerdicts, worker: worker)
             }
-            if let verdict = deleteVerdict, let s = status() {
+            if let verdict = deleteVerdict, let s = status.read(self, worker: worker) {
                 let action = Action(kind: .delete, path: listing.path(of: i), rule: rules[verdict.rule].name,
                                     reason: verdict.reason, bytes: s.bytesFreedByRemoval, identity: s.identity, type: type)
                 if holds { aggregate.held.append(action) } else { worker.actions.append(action) }
@@ -182,13 +183,13 @@ final class Evaluator: WalkVisitor {
             }
 
             for view in others {
-                view.rule.judge.judgeEntry(self, view, listing, i, name: name, type: type, status: status, scratch: &scratch,
-                                           worker: worker)
+                view.judge.judgeEntry(self, view, listing, i, name: name, type: type, status: &status, scratch: &scratch,
+                                      worker: worker)
                 if type == .directory && !enter && view.rule.needsBelow(view.directory, name) { enter = true }
             }
             if type == .directory {
                 if enter { listing.enter(i) }
-            } else if measureAll || listing.hasStatus(i), let s = status() {
+            } else if measureAll || listing.hasStatus(i), let s = status.read(self, worker: worker) {
                 aggregate.bytes += s.bytesFreedByRemoval
             }
         }

@@ -45,11 +45,11 @@ final class BackupJudge: EntryJudge {
     }
 
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         let rule = view.rule
         guard type == .regular, !rule.match.isEmpty, rule.admits(type), rule.selects(view.directory, name),
-              let s = status() else { return }
+              let s = status.read(e, worker: worker) else { return }
         e.checkMarker(rule, path: listing.path(of: i), identity: s.identity, type: type, worker: worker) { () throws(FileSystemError) -> [UInt8]? in
             try listing.extendedAttribute(e.backupMarker.name, of: i)
         }

@@ -30,7 +30,7 @@ final class CustomJudge: EntryJudge {
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         guard view.rule.admits(type), view.rule.selects(view.directory, name) else { return }
         e.judgeCustom(custom, view.rule, listing, i, type: type, worker: worker)

@@ -23,7 +23,7 @@ class EntryJudge: @unchecked Sendable {
 
     /// Entry `i` of a listing (a regular file, directory or symlink that is not structure).
     func judgeEntry(_ evaluator: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                    name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                    name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                     worker: EvaluationResults) {}
 }
 
@@ -47,4 +47,23 @@ struct EntryScratch {
     var quotaDirectory: UInt32? = nil
     /// Entries naming rules judge together, with their siblings' names.
     var namingCandidates: [(rule: Int, entry: Int)] = []
+}
+
+/// An entry's status, read when the first verdict needs it (the listing keeps it); a failure is recorded once,
+/// and every later reader gets nil. A value passed inout: nothing is allocated per entry.
+struct EntryStatus {
+    let listing: DirectoryListing
+    let index: Int
+    private var failed = false
+
+    init(_ listing: DirectoryListing, _ index: Int) { self.listing = listing; self.index = index }
+
+    mutating func read(_ evaluator: Evaluator, worker: EvaluationResults) -> FileStatus? {
+        if failed { return nil }
+        do { return try listing.status(index) } catch {
+            failed = true
+            evaluator.recordStatusFailure(listing, index, worker: worker)
+            return nil
+        }
+    }
 }

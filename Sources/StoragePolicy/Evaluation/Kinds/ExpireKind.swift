@@ -61,7 +61,7 @@ final class ExpireJudge: EntryJudge {
     /// Entry `i` meets this expire rule: a delete verdict (the first enforcing one wins), an audit verdict,
     /// a pending unit, or (a directory) whether the walk must go below it.
     func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                    name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, kept: KeptEntries,
+                    name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, kept: KeptEntries,
                     enter: inout Bool, deleteVerdict: inout Verdict?, auditVerdicts: inout [Verdict],
                     worker: EvaluationResults) {
         let rule = view.rule
@@ -73,7 +73,7 @@ final class ExpireJudge: EntryJudge {
         if expire.judgesUnits && !view.directory.isEmpty { return }
         if expire.judgesUnits && expire.keep > 0 {
             // A file in the scope is a unit of its own, kept or not by its rank among all the units.
-            guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { return }
+            guard rule.admits(type), rule.selects(view.directory, name), let s = status.read(e, worker: worker) else { return }
             let (label, time) = Ages.timestamp(s, by: expire.by)
             var pending = PendingUnit(rule: view.index, scope: listing.path, name: Array(name), newest: time,
                                       action: nil, finding: nil, held: [])
@@ -91,7 +91,7 @@ final class ExpireJudge: EntryJudge {
         }
         if rule.enforces && deleteVerdict != nil { return }
         guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
-              let s = status() else { return }
+              let s = status.read(e, worker: worker) else { return }
         let (label, time) = Ages.timestamp(s, by: expire.by)
         guard Ages.isOlder(time, than: expire.after, now: e.now) else { return }
         let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: e.now)))

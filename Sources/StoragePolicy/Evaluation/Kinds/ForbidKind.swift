@@ -79,11 +79,11 @@ struct ForbidKind: RuleKindBehavior {
 /// The walk's side of forbid rules: forbidden entries recorded, to be moved once the walk is done.
 final class ForbidJudge: EntryJudge {
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         let rule = view.rule
         guard rule.admits(type), rule.selects(view.directory, name),
-              let glob = rule.forbiddenBy(view.directory, name), let s = status() else { return }
+              let glob = rule.forbiddenBy(view.directory, name), let s = status.read(e, worker: worker) else { return }
         worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
                                                glob: glob.pattern, type: type, identity: s.identity))
     }

@@ -47,7 +47,7 @@ struct NamingKind: RuleKindBehavior {
 /// The walk's side of naming rules: selected entries are gathered, then judged with their siblings' names.
 final class NamingJudge: EntryJudge {
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         if view.rule.admits(type), view.rule.selects(view.directory, name) { scratch.namingCandidates.append((view.index, i)) }
     }

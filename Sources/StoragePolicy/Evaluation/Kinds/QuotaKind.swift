@@ -154,9 +154,9 @@ final class QuotaJudge: EntryJudge {
     init(_ quota: Quota) { byAccessTime = quota.evict == .lru }
 
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
-        guard type == .regular, view.rule.selects(view.directory, name), let s = status() else { return }
+        guard type == .regular, view.rule.selects(view.directory, name), let s = status.read(e, worker: worker) else { return }
         if scratch.quotaDirectory == nil { scratch.quotaDirectory = worker.quota.directory(listing.path) }
         worker.quota.add(rule: view.index, directory: scratch.quotaDirectory!, name: name, status: s,
                          time: byAccessTime ? s.accessTimeNs : s.modificationTimeNs)

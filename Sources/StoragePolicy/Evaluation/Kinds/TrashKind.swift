@@ -146,9 +146,9 @@ final class TrashJudge: EntryJudge {
     }
 
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
-                             name: ArraySlice<UInt8>, type: FileType, status: () -> FileStatus?, scratch: inout EntryScratch,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
-        e.judgeTrashEntry(view.rule, role: view.trashRole, listing, i, type: type, status: status, worker: worker)
+        e.judgeTrashEntry(view.rule, role: view.trashRole, listing, i, type: type, status: &status, worker: worker)
     }
 }
 
@@ -175,18 +175,18 @@ extension Evaluator {
     }
 
     func judgeTrashEntry(_ rule: CompiledRule, role: TrashRole, _ listing: DirectoryListing, _ i: Int,
-                                 type: FileType, status: () -> FileStatus?, worker: EvaluationResults) {
+                                 type: FileType, status: inout EntryStatus, worker: EvaluationResults) {
         switch role {
         case .items:
             // Directories are recorded when they are visited, with their totals.
-            guard type != .directory, rule.selects([], listing.nameBytes(i)), let s = status() else { return }
+            guard type != .directory, rule.selects([], listing.nameBytes(i)), let s = status.read(self, worker: worker) else { return }
             worker.trashItems.append(makeTrashItem(rule, path: listing.path(of: i), name: listing.name(i), status: s,
                                                    stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: i) }))
         case .infos:
             let name = listing.nameBytes(i)
             let suffix = Array(".trashinfo".utf8)
             guard type == .regular, name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
-                  let s = status() else { return }
+                  let s = status.read(self, worker: worker) else { return }
             let reading: TrashDates.Reading?
             do { reading = TrashDates.read(trashInfo: try listing.readPrefix(of: i, limit: 64 * 1024)) } catch { reading = nil }
             worker.trashInfos.append(TrashInfoFile(rule: rule.index, itemName: FileName(unchecked: Array(name.dropLast(suffix.count))),
@@ -194,7 +194,7 @@ extension Evaluator {
                                                    problem: reading == nil ? "cannot be read" : reading!.problem,
                                                    identity: s.identity, bytes: s.bytesFreedByRemoval, userID: s.userID))
         case .inside:
-            _ = status()
+            _ = status.read(self, worker: worker)
         case .folder, .ignored:
             return
         }
