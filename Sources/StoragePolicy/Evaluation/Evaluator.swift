@@ -83,51 +83,25 @@ final class Evaluator: WalkVisitor {
                              worker: EvaluationResults, deletion: inout Verdict?, auditDeletions: inout [Verdict],
                              trashItem: inout TrashItem?) {
         let components = listing.components
-        let name = components[components.count - 1]
-        let status = listing.directoryStatus
+        var judgement = DirectoryJudgement(listing: listing, name: components[components.count - 1], structural: structural,
+                                           kept: kept, deletion: deletion, auditDeletions: auditDeletions, trashItem: trashItem)
         for index in parentActive {
             let rule = rules[index]
-            let directory = components[rule.scopeDepth..<(components.count - 1)]
-            switch rule.rule.kind {
-            case .expire(let expire):
-                // Scopes, layout directories and the way to them are structure: never expired.
-                guard !structural, !expire.judgesUnits, rule.admits(.directory), rule.selects(directory, name),
-                      !kept.protects(index, name) else { continue }
-                let (label, time) = Ages.timestamp(status, by: expire.by)
-                guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
-                let verdict = Verdict(rule: index, reason: Ages.describe(label, time, limit: expire.after, now: now))
-                if rule.enforces {
-                    if deletion == nil { deletion = verdict }
-                } else {
-                    auditDeletions.append(verdict)
-                }
-            case .trash:
-                guard !structural, trashRole(rule, parentComponents: components.dropLast()) == .items,
-                      rule.selects([], name) else { continue }
-                // An app trash's index folder is its structure, never an item.
-                if rule.trashLayout == .app && name.elementsEqual(TrashFolder.indexName.bytes) { continue }
-                let item = makeTrashItem(rule, path: listing.path, name: listing.path.lastComponent!, status: status,
-                                         stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: nil) })
-                trashItem = item
-                worker.trashItems.append(item)
-            case .backup(let backup):
-                // Structure is protected from deletes, renames and moves; a marker on it is fine.
-                guard !rule.match.isEmpty, rule.admits(.directory), rule.selects(directory, name) else { continue }
-                checkMarker(rule, path: listing.path, identity: status.identity, type: .directory, worker: worker) { () throws(FileSystemError) -> [UInt8]? in
-                    try listing.extendedAttribute(backupMarker.name, of: nil)
-                }
-                if backup.cacheDirectoryTag { checkCacheTag(rule, listing: listing, worker: worker) }
-            case .quota, .naming, .forbid, .custom:
-                continue
-            }
+            rule.judge.judgeDirectory(self, rule, directory: components[rule.scopeDepth..<(components.count - 1)], &judgement,
+                                      worker: worker)
         }
+        deletion = judgement.deletion
+        auditDeletions = judgement.auditDeletions
+        trashItem = judgement.trashItem
     }
 
     /// Every entry of the directory meets the rules whose scope holds it.
     /// One active rule as this directory's entries see it: worked out once per directory, not per entry.
-    private struct RuleView {
+    struct RuleView {
         let index: Int
         let rule: CompiledRule
+        /// The rule's judge, loaded once per directory.
+        let judge: EntryJudge
         /// This directory's components below the rule's scope.
         let directory: ArraySlice<ArraySlice<UInt8>>
         let trashRole: TrashRole
@@ -137,30 +111,28 @@ final class Evaluator: WalkVisitor {
                               aggregate: inout EvaluatedDirectory.Aggregate, kept: inout KeptEntries,
                               worker: EvaluationResults) {
         let components = listing.components
-        var namingCandidates: [(rule: Int, entry: Int)] = []
-        var quotaDirectory: UInt32? = nil
+        var scratch = EntryScratch()
+        // Side by side, not as tuples: the per-entry loops copy plain values.
         var expiring: [RuleView] = []
+        var expiryJudges: [ExpireJudge] = []
         var others: [RuleView] = []
-        // Trash rules care about where in the trash folder this directory is.
+        // Some kinds (trash) care about where in their scope this directory is, and what it measures.
         var measureAll = false
         for index in active {
             let rule = rules[index]
-            var role = TrashRole.ignored
-            if case .trash = rule.rule.kind {
-                role = trashRole(rule, parentComponents: components[...])
-                if role == .items || role == .inside || (role == .folder && rule.trashLayout == .app) { measureAll = true }
-                if role == .items {
-                    // Every name, judged or not (unreadable ones too): a .trashinfo is an orphan only when its
-                    // item is really absent, never because the item could not be stat'ed.
-                    worker.trashListings.append(TrashItemsListing(rule: index, names: Set((0..<listing.count).map(listing.name))))
-                }
+            let (role, measures) = rule.judge.prepare(self, rule, listing, worker: worker)
+            if measures { measureAll = true }
+            let view = RuleView(index: index, rule: rule, judge: rule.judge, directory: components[rule.scopeDepth...], trashRole: role)
+            if let expiry = rule.judge.expiry {
+                expiring.append(view)
+                expiryJudges.append(expiry)
+            } else {
+                others.append(view)
             }
-            let view = RuleView(index: index, rule: rule, directory: components[rule.scopeDepth...], trashRole: role)
-            if case .expire = rule.rule.kind { expiring.append(view) } else { others.append(view) }
         }
-        if expiring.contains(where: { if case .expire(let e) = $0.rule.rule.kind { e.keep > 0 } else { false } }) {
+        if expiryJudges.contains(where: { $0.expire.keep > 0 }) {
             // Unit rules count units, not entries: their keep is settled after the walk (DirectoryUnits.settle).
-            let counting = expiring.filter { if case .expire(let e) = $0.rule.rule.kind { !e.judgesUnits } else { false } }
+            let counting = expiring.indices.filter { !expiryJudges[$0].expire.judgesUnits }.map { expiring[$0] }
             kept = KeptEntries.newest(listing, rules: counting.map { ($0.index, $0.rule, $0.directory) }) { i in
                 listing.type(i) == .directory && node?.child(listing.nameBytes(i)) != nil
             }
@@ -185,55 +157,16 @@ final class Evaluator: WalkVisitor {
                 continue
             }
             var enter = false
-            var failed = false
-            func status() -> FileStatus? {
-                if failed { return nil }
-                do { return try listing.status(i) } catch {
-                    failed = true
-                    recordStatusFailure(listing, i, worker: worker)
-                    return nil
-                }
-            }
+            var status = EntryStatus(listing, i)
 
             // Expiry first: an entry that is deleted meets no other rule.
             var deleteVerdict: Verdict? = nil
             var auditVerdicts: [Verdict] = []
-            for view in expiring {
-                let rule = view.rule
-                guard case .expire(let expire) = rule.rule.kind else { continue }
-                if type == .directory {
-                    if !enter && rule.needsBelow(view.directory, name) { enter = true }
-                    continue
-                }
-                // A unit rule judges files directly in its scope; what is inside a unit goes with the unit.
-                if expire.judgesUnits && !view.directory.isEmpty { continue }
-                if expire.judgesUnits && expire.keep > 0 {
-                    // A file in the scope is a unit of its own, kept or not by its rank among all the units.
-                    guard rule.admits(type), rule.selects(view.directory, name), let s = status() else { continue }
-                    let (label, time) = Ages.timestamp(s, by: expire.by)
-                    var pending = PendingUnit(rule: view.index, scope: listing.path, name: Array(name), newest: time,
-                                              action: nil, finding: nil, held: [])
-                    if Ages.isOlder(time, than: expire.after, now: now) {
-                        let reason = worker.intern(Ages.describe(label, time, limit: expire.after, now: now))
-                        if rule.enforces {
-                            pending.action = Action(kind: .delete, path: listing.path(of: i), rule: rule.name, reason: reason,
-                                                    bytes: s.bytesFreedByRemoval, identity: s.identity, type: type)
-                        } else {
-                            pending.finding = "\(reason): would be deleted"
-                        }
-                    }
-                    worker.pendingUnits.append(pending)
-                    continue
-                }
-                if rule.enforces && deleteVerdict != nil { continue }
-                guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
-                      let s = status() else { continue }
-                let (label, time) = Ages.timestamp(s, by: expire.by)
-                guard Ages.isOlder(time, than: expire.after, now: now) else { continue }
-                let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: now)))
-                if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }
+            for k in expiring.indices {
+                expiryJudges[k].judgeEntry(self, expiring[k], listing, i, name: name, type: type, status: &status, kept: kept,
+                                           enter: &enter, deleteVerdict: &deleteVerdict, auditVerdicts: &auditVerdicts, worker: worker)
             }
-            if let verdict = deleteVerdict, let s = status() {
+            if let verdict = deleteVerdict, let s = status.read(self, worker: worker) {
                 let action = Action(kind: .delete, path: listing.path(of: i), rule: rules[verdict.rule].name,
                                     reason: verdict.reason, bytes: s.bytesFreedByRemoval, identity: s.identity, type: type)
                 if holds { aggregate.held.append(action) } else { worker.actions.append(action) }
@@ -250,45 +183,18 @@ final class Evaluator: WalkVisitor {
             }
 
             for view in others {
-                let rule = view.rule
-                let directory = view.directory
-                switch rule.rule.kind {
-                case .expire:
-                    continue
-                case .trash:
-                    judgeTrashEntry(rule, role: view.trashRole, listing, i, type: type, status: status, worker: worker)
-                case .quota(let quota):
-                    guard type == .regular, rule.selects(directory, name), let s = status() else { break }
-                    if quotaDirectory == nil { quotaDirectory = worker.quota.directory(listing.path) }
-                    worker.quota.add(rule: view.index, directory: quotaDirectory!, name: name, status: s,
-                                     time: quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs)
-                case .naming:
-                    if rule.admits(type), rule.selects(directory, name) { namingCandidates.append((view.index, i)) }
-                case .backup:
-                    guard type == .regular, !rule.match.isEmpty, rule.admits(type), rule.selects(directory, name),
-                          let s = status() else { break }
-                    checkMarker(rule, path: listing.path(of: i), identity: s.identity, type: type, worker: worker) { () throws(FileSystemError) -> [UInt8]? in
-                        try listing.extendedAttribute(backupMarker.name, of: i)
-                    }
-                case .forbid:
-                    guard rule.admits(type), rule.selects(directory, name),
-                          let glob = rule.forbiddenBy(directory, name), let s = status() else { break }
-                    worker.forbidden.append(ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
-                                                           glob: glob.pattern, type: type, identity: s.identity))
-                case .custom(let custom):
-                    guard rule.admits(type), rule.selects(directory, name) else { break }
-                    judgeCustom(custom, rule, listing, i, type: type, worker: worker)
-                }
-                if type == .directory && !enter && rule.needsBelow(directory, name) { enter = true }
+                view.judge.judgeEntry(self, view, listing, i, name: name, type: type, status: &status, scratch: &scratch,
+                                      worker: worker)
+                if type == .directory && !enter && view.rule.needsBelow(view.directory, name) { enter = true }
             }
             if type == .directory {
                 if enter { listing.enter(i) }
-            } else if measureAll || listing.hasStatus(i), let s = status() {
+            } else if measureAll || listing.hasStatus(i), let s = status.read(self, worker: worker) {
                 aggregate.bytes += s.bytesFreedByRemoval
             }
         }
-        if !namingCandidates.isEmpty {
-            judgeNames(listing, namingCandidates, worker: worker)
+        if !scratch.namingCandidates.isEmpty {
+            judgeNames(listing, scratch.namingCandidates, worker: worker)
         }
     }
 
@@ -315,225 +221,6 @@ final class Evaluator: WalkVisitor {
     func report(_ rule: Int, _ path: RelativePath, _ message: String, _ worker: EvaluationResults) {
         worker.violations.append(Violation(rule: rules[rule].name, path: path, message: message,
                                            severity: rules[rule].rule.effectiveSeverity))
-    }
-
-    // MARK: Trash folders
-
-    enum TrashRole { case folder, items, infos, inside, ignored }
-
-    /// Where a directory with these components sits in rule's trash folder: the folder itself, the folder
-    /// holding the items (the folder for the app layout, `files/` for FreeDesktop), FreeDesktop's `info/`,
-    /// or inside an item.
-    func trashRole(_ rule: CompiledRule, parentComponents components: ArraySlice<ArraySlice<UInt8>>) -> TrashRole {
-        let depth = components.count - rule.scopeDepth
-        if depth == 0 { return rule.trashLayout == .app ? .items : .folder }
-        let top = components[components.startIndex + rule.scopeDepth]
-        guard rule.trashLayout == .freedesktop else {
-            guard top.elementsEqual(TrashFolder.indexName.bytes) else { return .inside }
-            return depth == 1 ? .infos : .ignored
-        }
-        if depth == 1 {
-            if top.elementsEqual("files".utf8) { return .items }
-            if top.elementsEqual("info".utf8) { return .infos }
-            return .ignored
-        }
-        return top.elementsEqual("files".utf8) ? .inside : .ignored
-    }
-
-    private func judgeTrashEntry(_ rule: CompiledRule, role: TrashRole, _ listing: DirectoryListing, _ i: Int,
-                                 type: FileType, status: () -> FileStatus?, worker: EvaluationResults) {
-        switch role {
-        case .items:
-            // Directories are recorded when they are visited, with their totals.
-            guard type != .directory, rule.selects([], listing.nameBytes(i)), let s = status() else { return }
-            worker.trashItems.append(makeTrashItem(rule, path: listing.path(of: i), name: listing.name(i), status: s,
-                                                   stamp: { () throws(FileSystemError) -> [UInt8]? in try listing.extendedAttribute(Markers.trashStampAttribute, of: i) }))
-        case .infos:
-            let name = listing.nameBytes(i)
-            let suffix = Array(".trashinfo".utf8)
-            guard type == .regular, name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
-                  let s = status() else { return }
-            let reading: TrashDates.Reading?
-            do { reading = TrashDates.read(trashInfo: try listing.readPrefix(of: i, limit: 64 * 1024)) } catch { reading = nil }
-            worker.trashInfos.append(TrashInfoFile(rule: rule.index, itemName: FileName(unchecked: Array(name.dropLast(suffix.count))),
-                                                   path: listing.path(of: i), deletionDate: reading?.date,
-                                                   problem: reading == nil ? "cannot be read" : reading!.problem,
-                                                   identity: s.identity, bytes: s.bytesFreedByRemoval, userID: s.userID))
-        case .inside:
-            _ = status()
-        case .folder, .ignored:
-            return
-        }
-    }
-
-    /// A trash item dated, for the app layout, by the stamp `policyctl trash` wrote, else by ctime (never
-    /// mtime: a file keeps its old mtime when it is trashed). FreeDesktop items are dated after the walk.
-    private func makeTrashItem(_ rule: CompiledRule, path: RelativePath, name: FileName, status: FileStatus,
-                               stamp: () throws(FileSystemError) -> [UInt8]?) -> TrashItem {
-        var trashedAt: Int64? = nil
-        var source = "DeletionDate"
-        var undated: String? = nil
-        if rule.trashLayout == .app {
-            let raw: [UInt8]?
-            do { raw = try stamp() } catch { raw = nil }
-            if let raw {
-                if let t = TrashDates.stamp(raw) {
-                    trashedAt = t
-                    source = "trash stamp"
-                } else {
-                    undated = "its trash stamp (\(Markers.trashStampAttribute)) is not a time: '\(PathEscaping.escape(raw))'"
-                }
-            } else {
-                trashedAt = status.changeTimeNs
-                source = "ctime"
-            }
-        }
-        let item = TrashItem(rule: rule.index, path: path, name: name, type: status.type, identity: status.identity,
-                             trashedAt: trashedAt, dateSource: source, undated: undated,
-                             bytes: status.bytesFreedByRemoval, entries: 1)
-        item.userID = status.userID
-        return item
-    }
-
-    // MARK: Backup markers
-
-    private func checkMarker(_ rule: CompiledRule, path: RelativePath, identity: EntryIdentity?, type: FileType,
-                             worker: EvaluationResults, read: () throws(FileSystemError) -> [UInt8]?) {
-        let current: [UInt8]?
-        do { current = try read() } catch {
-            if error.errno == .notSupported {
-                report(rule.index, path, "the file system does not support extended attributes: cannot mark it excluded from backup", worker)
-            } else {
-                worker.skipped.append(SkippedEntry(path: path, reason: "cannot read extended attributes: \(error.errno)"))
-            }
-            return
-        }
-        guard current != backupMarker.value else { return }
-        let what = current == nil ? "missing" : "has the wrong value"
-        if rule.enforces {
-            worker.actions.append(Action(kind: .setxattr(name: backupMarker.name, value: backupMarker.value), path: path,
-                                         rule: rule.name, reason: "backup-exclusion marker \(what)",
-                                         identity: identity, type: type))
-        } else {
-            report(rule.index, path, "backup-exclusion marker \(backupMarker.name) \(what)", worker)
-        }
-    }
-
-    private func checkCacheTag(_ rule: CompiledRule, listing: DirectoryListing, worker: EvaluationResults) {
-        let signature = Array(Markers.cacheTagSignature.utf8)
-        var present = false
-        for i in 0..<listing.count where listing.nameBytes(i).elementsEqual(Markers.cacheTagName.bytes) {
-            if listing.type(i) == .regular, let prefix = try? listing.readPrefix(of: i, limit: signature.count) {
-                present = prefix == signature
-            }
-        }
-        guard !present else { return }
-        if rule.enforces {
-            worker.actions.append(Action(kind: .writeTag, path: listing.path, rule: rule.name,
-                                         reason: "CACHEDIR.TAG missing or without the signature",
-                                         identity: listing.directoryStatus.identity, type: .directory))
-        } else {
-            report(rule.index, listing.path, "CACHEDIR.TAG missing or without the signature", worker)
-        }
-    }
-
-    // MARK: Names
-
-    /// Naming rules over one directory: lowercase renames with Finder-style free names, case collisions,
-    /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
-    private func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
-        // Most directories hold tens of names: a linear scan beats building a hash set for each of them. A
-        // large one gets a set of its names, built once (on first use), so its cost stays linear in its size.
-        var names: Set<[UInt8]>?
-        func exists(_ name: [UInt8]) -> Bool {
-            if listing.count > 32 {
-                if names == nil { names = Set((0..<listing.count).map { Array(listing.nameBytes($0)) }) }
-                return names!.contains(name)
-            }
-            for j in 0..<listing.count where listing.nameBytes(j).elementsEqual(name) { return true }
-            return false
-        }
-        var byRule: [Int: [Int]] = [:]
-        for c in candidates { byRule[c.rule, default: []].append(c.entry) }
-        for ruleIndex in byRule.keys.sorted() {
-            let rule = rules[ruleIndex]
-            guard case .naming(let naming) = rule.rule.kind else { continue }
-            var entries = byRule[ruleIndex]!
-            // Free names are handed out in byte order of the names: sort only when something is renamed.
-            if naming.letterCase == .lower,
-               entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
-                entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
-            }
-            var planned: Set<[UInt8]> = []
-            // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
-            // case collision involves one of them. In order of first appearance, found by hashing.
-            var changed: [(lower: [UInt8], members: [Int])] = []
-            var changedIndex: [[UInt8]: Int] = [:]
-            for i in entries {
-                let name = listing.nameBytes(i)
-                if naming.letterCase == .lower {
-                    switch LowercaseForm(name) {
-                    case .notUTF8:
-                        report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot be lowercased", worker)
-                        continue
-                    case .unchanged:
-                        break
-                    case .changed(let lower):
-                        if let k = changedIndex[lower] {
-                            changed[k].members.append(i)
-                        } else {
-                            changedIndex[lower] = changed.count
-                            changed.append((lower, [i]))
-                        }
-                        let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
-                        let targetPath = listing.path.appending(FileName(unchecked: target))
-                        if let overlong = NameRules.overlong(target) {
-                            // Never planned: the rename would fail with ENAMETOOLONG at apply.
-                            report(ruleIndex, listing.path(of: i), "name has uppercase letters, but \(overlong); not renamed", worker)
-                        } else if rule.enforces {
-                            // No status (a mount point, vanished, unreadable): reported as skipped, never renamed.
-                            guard let s = try? listing.status(i) else {
-                                recordStatusFailure(listing, i, worker: worker)
-                                continue
-                            }
-                            planned.insert(target)
-                            worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
-                                                         rule: rule.name, reason: "name has uppercase letters",
-                                                         identity: s.identity, type: listing.type(i)))
-                        } else {
-                            planned.insert(target)
-                            report(ruleIndex, listing.path(of: i),
-                                   "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
-                        }
-                    }
-                }
-                if let text = rule.pattern, let pattern = worker.pattern(for: rule) {
-                    if let name = String(validating: name, as: UTF8.self) {
-                        if (try? pattern.wholeMatch(in: name)) == nil {
-                            report(ruleIndex, listing.path(of: i), "name does not match pattern '\(text)'", worker)
-                        }
-                    } else if naming.letterCase != .lower {
-                        report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot match pattern '\(text)'", worker)
-                    }
-                }
-            }
-            guard !changed.isEmpty else { continue }
-            // A lowercase name joins the group of the uppercase names that lower to it.
-            for i in entries {
-                let name = listing.nameBytes(i)
-                // Only a name without uppercase letters can be another's lowercase form.
-                if name.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { continue }
-                if let k = changedIndex[Array(name)] { changed[k].members.append(i) }
-            }
-            for group in changed where group.members.count > 1 {
-                for i in group.members {
-                    let others = group.members.filter { $0 != i }.map { "'\(PathEscaping.escape(Array(listing.nameBytes($0))))'" }
-                    report(ruleIndex, listing.path(of: i),
-                           "differs only by case from \(others.joined(separator: ", ")): they collide on case-insensitive file systems",
-                           worker)
-                }
-            }
-        }
     }
 
     // MARK: Finishing a directory

@@ -93,9 +93,10 @@ package struct Explainer: Sendable {
         let r = rule.rule
         let scope = r.path.isEmpty ? "the root" : "'\(r.path.escaped)'"
         var out = RuleExplanation(rule: r.name, kind: r.kind.keyword, mode: r.mode, inScope: false, findings: [])
-        if case .backup = r.kind, path == r.path, rule.match.isEmpty {
+        let behavior = r.kind.behavior
+        if path == r.path, let line = behavior.explainScope(rule) {
             out.inScope = true
-            out.findings.append("this is the rule's scope: it must carry the backup-exclusion marker \(Markers.backupAttribute.name)")
+            out.findings.append(line)
             return out
         }
         guard let relative = path.relative(to: r.path), !relative.isEmpty else {
@@ -127,54 +128,8 @@ package struct Explainer: Sendable {
             out.findings.append("not judged: a \(status.type.rawValue) is not a type this rule acts on")
             return out
         }
-        let consequence = rule.enforces ? "" : " (audit: reported only)"
-        switch r.kind {
-        case .expire(let expire):
-            let (label, time) = Ages.timestamp(status, by: expire.by)
-            let text = Ages.describe(label, time, limit: expire.after, now: now)
-            if Ages.isOlder(time, than: expire.after, now: now) {
-                out.findings.append(status.type == .directory
-                    ? "\(text): expired; deleted once everything in it is deleted\(consequence)"
-                    : "\(text): delete\(consequence)")
-            } else {
-                out.findings.append("\(text): keep")
-            }
-        case .trash(let retention):
-            let depth = directory.count
-            let isItem = rule.trashLayout == .app ? depth == 0 : (depth == 1 && directory.first!.elementsEqual("files".utf8))
-            let dating = rule.trashLayout == .app ? "dated by its trash stamp, else ctime" : "dated by info/NAME.trashinfo"
-            let retain = Ages.human(seconds: retention.retain.seconds, units: 4)
-            out.findings.append(isItem
-                ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(consequence)"
-                : "inside the trash folder but not an item itself: goes with its item")
-        case .quota(let quota):
-            out.findings.append("counts toward the quota: \(ByteSize.human(status.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: quota.evict == .lru ? status.accessTimeNs : status.modificationTimeNs, now: now))) ago; eviction depends on the whole scope (see the plan below)")
-        case .naming(let naming):
-            if naming.letterCase == .lower {
-                if let lower = NameRules.lowercased(name) {
-                    out.findings.append(lower.elementsEqual(name) ? "name is lowercase" : "name has uppercase letters: rename to '\(PathEscaping.escape(lower))' or a free numbered form\(consequence)")
-                } else {
-                    out.findings.append("name is not valid UTF-8: it cannot be lowercased")
-                }
-            }
-            if let text = naming.pattern {
-                if let compiled = try? Regex(text, as: Substring.self), let n = String(validating: name, as: UTF8.self) {
-                    out.findings.append((try? compiled.wholeMatch(in: n)) != nil ? "name matches pattern '\(text)'" : "name does not match pattern '\(text)'")
-                } else {
-                    out.findings.append("name cannot be checked against pattern '\(text)'")
-                }
-            }
-        case .backup:
-            out.findings.append(rule.match.isEmpty ? "only the scope itself carries the marker (it covers everything in it)" : "must carry the backup-exclusion marker \(Markers.backupAttribute.name)\(consequence)")
-        case .custom(let custom):
-            out.findings.append("judged by a custom rule: \(custom.summary)\(consequence)")
-        case .forbid:
-            if let glob = rule.forbiddenBy(directory, name) {
-                out.findings.append("forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (policy.trashFolder != nil ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")")
-            } else {
-                out.findings.append("not forbidden: matches none of \(rule.forbid.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))")
-            }
-        }
+        out.findings += behavior.explain(ExplainedEntry(rule: rule, directory: directory, name: name, status: status, now: now,
+                                                        hasTrashFolder: policy.trashFolder != nil))
         return out
     }
 }

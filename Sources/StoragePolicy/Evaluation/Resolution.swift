@@ -1,5 +1,6 @@
-// After the walk: the decisions that need the whole tree (trash dates from info/, forbidden moves with
-// free names, quota eviction) and the precedence that makes the actions consistent. Touches no disk.
+// After the walk: each kind's decisions that need the whole tree (Kinds/: trash dates from info/, expire
+// units, forbidden moves with free names, quota eviction) and the precedence that makes the actions consistent.
+// Touches no disk.
 
 struct Resolution {
     let rules: [CompiledRule]
@@ -18,241 +19,70 @@ struct Resolution {
     }
 
     func resolve(_ results: [EvaluationResults], preflight: [Action], violations: [Violation]) -> Outcome {
-        var notes: [String] = []
-        var found = violations
-        var actions = preflight
+        var context = ResolutionContext(self, results, preflight: preflight, violations: violations)
+        // Each kind's step in RuleKinds order: those that delete, then (deletes settled) those that move or evict.
+        for kind in RuleKinds.all where !kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
+        context.gone.settleDeletes(&context.actions)
+        for kind in RuleKinds.all where kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
+        context.gone.applyPrecedence(&context.actions)
+        return Outcome(actions: context.actions, violations: context.violations, notes: context.notes)
+    }
+}
+
+/// What the kinds' resolution steps share: the walk's records merged from every thread, and the actions,
+/// findings and notes so far.
+struct ResolutionContext {
+    let rules: [CompiledRule]
+    let now: Int64
+    /// Where forbidden entries go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
+    let trashTarget: RelativePath?
+    /// Components of `trashTarget` that do not exist yet: created (mkdir) before anything moves there.
+    let missingTrashTarget: [RelativePath]
+    /// Rules whose scope is on a mount that does not keep atime precisely (for `lru` notes).
+    let relaxedAtime: Set<Int>
+    let results: [EvaluationResults]
+    var actions: [Action]
+    var violations: [Violation]
+    var notes: [String] = []
+    var trashItems: [TrashItem] = []
+    var trashInfos: [TrashInfoFile] = []
+    var trashListings: [TrashItemsListing] = []
+    var forbidden: [ForbiddenEntry] = []
+    /// The names in the folder forbidden entries are moved to.
+    var folderNames: [FileName] = []
+    /// The deletions and moves decided so far.
+    var gone: Removals
+
+    init(_ resolution: Resolution, _ results: [EvaluationResults], preflight: [Action], violations: [Violation]) {
+        rules = resolution.rules; now = resolution.now; trashTarget = resolution.trashTarget
+        missingTrashTarget = resolution.missingTrashTarget; relaxedAtime = resolution.relaxedAtime
+        self.results = results
+        self.violations = violations
+        actions = preflight
         actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
-        var trashItems: [TrashItem] = []
-        var trashInfos: [TrashInfoFile] = []
-        var trashListings: [TrashItemsListing] = []
-        var forbidden: [ForbiddenEntry] = []
-        var folderNames: [FileName] = []
         // Moved out of each thread's results, so no action or record is held twice.
         for r in results {
             actions.append(contentsOf: r.actions)
             r.actions = []
-            found.append(contentsOf: r.violations)
+            self.violations.append(contentsOf: r.violations)
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
             trashListings.append(contentsOf: r.trashListings)
             forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
-        func report(_ rule: Int, _ path: RelativePath, _ message: String) {
-            found.append(Violation(rule: rules[rule].name, path: path, message: message,
-                                   severity: rules[rule].rule.effectiveSeverity))
-        }
-
-        // Trash retention: date every item, delete the ones kept longer than `retain`.
-        let infos = Dictionary(trashInfos.map { (InfoKey(rule: $0.rule, name: $0.itemName), $0) }, uniquingKeysWith: { a, _ in a })
-        var listed: [Int: Set<FileName>] = [:]
-        for l in trashListings { listed[l.rule, default: []].formUnion(l.names) }
-        var sizeCap = TrashSizeCap()
-        for item in trashItems.sorted(by: { $0.path < $1.path }) {
-            let rule = rules[item.rule]
-            guard case .trash(let retention) = rule.rule.kind else { continue }
-            // The item's .trashinfo (FreeDesktop) or app index entry: deleted with the item.
-            let info = infos[InfoKey(rule: item.rule, name: item.name)]
-            var trashedAt = item.trashedAt
-            var undated = item.undated
-            var source = item.dateSource
-            if rule.trashLayout == .freedesktop {
-                if let info {
-                    trashedAt = info.deletionDate
-                    if trashedAt == nil { undated = "info/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
-                } else {
-                    undated = "there is no info/\(item.name.escaped).trashinfo"
-                }
-            } else if source == "ctime", let info, info.userID == 0 || info.userID == item.userID {
-                // No stamp (a hard-linked file or a symlink): the index entry policyctl trash wrote instead.
-                // Only root's or the item's owner's counts: anyone else could date someone else's item.
-                trashedAt = info.deletionDate
-                source = "trash index"
-                if trashedAt == nil { undated = "\(TrashFolder.indexName.escaped)/\(item.name.escaped).trashinfo \(info.problem ?? "has no readable DeletionDate")" }
-            }
-            guard let trashedAt else {
-                report(item.rule, item.path, "cannot tell when it was trashed: \(undated ?? "no date"); kept")
-                sizeCap.hold(item)
-                continue
-            }
-            guard !now.subtractingReportingOverflow(trashedAt).overflow else {
-                report(item.rule, item.path, "cannot tell when it was trashed: its date (\(source)) is out of range; kept")
-                sizeCap.hold(item)
-                continue
-            }
-            guard Ages.isOlder(trashedAt, than: retention.retain, now: now) else {
-                sizeCap.keep(item, trashedAt: trashedAt, info: info, source: source)
-                continue
-            }
-            let reason = Ages.describe("trashed (\(source))", trashedAt, limit: retention.retain, now: now)
-            if rule.enforces {
-                actions.append(Action(kind: .delete, path: item.path, rule: rule.name, reason: reason, bytes: item.bytes,
-                                      identity: item.identity, type: item.type, entries: item.entries))
-                if let info {
-                    actions.append(Action(kind: .delete, path: info.path, rule: rule.name,
-                                          reason: "the .trashinfo of a deleted item", bytes: info.bytes,
-                                          identity: info.identity, type: .regular))
-                }
-            } else {
-                report(item.rule, item.path, "\(reason): would be deleted")
-            }
-        }
-        actions += sizeCap.evictions(rules, now: now, report: report)
-        // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
-        // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
-        // was listed whole: an unreadable files/ makes nothing an orphan.
-        for info in trashInfos.sorted(by: { $0.path < $1.path }) {
-            let rule = rules[info.rule]
-            guard case .trash(let retention) = rule.rule.kind, let names = listed[info.rule],
-                  !names.contains(info.itemName), rule.selects([], info.itemName.bytes[...]) else { continue }
-            let what = rule.trashLayout == .freedesktop
-                ? "an orphaned .trashinfo (there is no files/\(info.itemName.escaped))"
-                : "an orphaned trash index entry (there is no \(info.itemName.escaped))"
-            guard let date = info.deletionDate, !now.subtractingReportingOverflow(date).overflow else {
-                report(info.rule, info.path, "\(what) \(info.problem ?? "has a DeletionDate out of range"); kept")
-                continue
-            }
-            guard Ages.isOlder(date, than: retention.retain, now: now) else { continue }
-            let reason = Ages.describe("\(what): trashed (DeletionDate)", date, limit: retention.retain, now: now)
-            if rule.enforces {
-                actions.append(Action(kind: .delete, path: info.path, rule: rule.name, reason: reason, bytes: info.bytes,
-                                      identity: info.identity, type: .regular))
-            } else {
-                report(info.rule, info.path, "\(reason): would be deleted")
-            }
-        }
-
-        actions += DirectoryUnits.settle(results.flatMap(\.pendingUnits), rules: rules, report: report)
-        var gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
-        gone.settleDeletes(&actions)
-
-        // Forbidden entries: moved into the trash folder under a free name, or reported.
-        // Taken: the names in the folder, those a .trashinfo or index entry still describes, and (app layout)
-        // the names of the folder's own structure.
-        var taken = Set(folderNames.map(\.bytes))
-        if let first = rules.first(where: { if case .trash = $0.rule.kind { true } else { false } }) {
-            for info in trashInfos where info.rule == first.index { taken.insert(info.itemName.bytes) }
-            if first.trashLayout == .app {
-                for name in [TrashFolder.indexName, TrashFolder.filesName, TrashFolder.infoName] { taken.insert(name.bytes) }
-            }
-        }
-        var madeTrashFolder = false
-        var previousForbidden: RelativePath? = nil
-        for entry in forbidden.sorted(by: { ($0.path, $0.rule) < ($1.path, $1.rule) }) {
-            let rule = rules[entry.rule]
-            if entry.path == previousForbidden { continue }  // a later rule forbidding the same entry
-            previousForbidden = entry.path
-            if gone.isRemoved(entry.path) { continue }
-            if let folder = rules.first(where: { if case .trash = $0.rule.kind { true } else { false } })?.rule.path,
-               entry.path.hasPrefix(folder) {
-                continue  // already in the trash
-            }
-            let what = "forbidden (matches '\(entry.glob)')"
-            guard rule.enforces else {
-                report(entry.rule, entry.path, what)
-                continue
-            }
-            guard let trashTarget else {
-                report(entry.rule, entry.path, "\(what); the policy has no trash folder to move it to")
-                continue
-            }
-            if !madeTrashFolder {
-                madeTrashFolder = true
-                for path in missingTrashTarget {
-                    actions.append(Action(kind: .mkdir, path: path, rule: rule.name, reason: "trash folder for forbidden entries"))
-                }
-            }
-            let name = NameRules.freeName(entry.name.bytes) { taken.contains($0) }
-            taken.insert(name)
-            let move = Action(kind: .trash(to: trashTarget.appending(FileName(unchecked: name))), path: entry.path,
-                              rule: rule.name, reason: what, identity: entry.identity, type: entry.type)
-            actions.append(move)
-            gone.recordMove(move)
-        }
-
-        // Quotas, in policy order, over what is left once the deletions and moves above are done. Files are
-        // handled by (ledger, record) numbers: a quota scope may hold most of a million files.
-        let ledgers = results.map(\.quota)
-        let lastQuotaRule = rules.last { if case .quota = $0.rule.kind { true } else { false } }?.index
-        for rule in rules {
-            guard case .quota(let quota) = rule.rule.kind else { continue }
-            if quota.unit == .directory {
-                evictUnits(rule, quota, ledgers: ledgers, units: results.flatMap(\.quotaUnits), gone: &gone,
-                           actions: &actions, notes: &notes, report: report)
-                continue
-            }
-            // Per-file removal checks only when something under this scope was deleted or moved.
-            let check = gone.hasRemovals(under: rule.rule.path)
-            // Eviction order keys side by side: sorting compares times in one flat array.
-            var candidates: [(time: Int64, member: UInt64)] = []
-            var seenInodes = Set<UInt64>()
-            var used: Int64 = 0
-            for (l, ledger) in ledgers.enumerated() {
-                ledger.records.withUnsafeBufferPointer { records in
-                    for i in records.indices where Int(records[i].rule) == rule.index {
-                        if check && gone.isRemoved(ledger.path(i)) { continue }
-                        let r = records[i]
-                        if r.linkCount <= 1 || seenInodes.insert(r.inode).inserted { used += r.allocated }
-                        if r.linkCount <= 1 { candidates.append((r.time, UInt64(l) << 32 | UInt64(i))) }
-                    }
-                }
-            }
-            @inline(__always) func record(_ m: UInt64) -> QuotaLedger.Record { ledgers[Int(m >> 32)].records[Int(m & 0xFFFF_FFFF)] }
-            @inline(__always) func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
-            let maximum = quota.max.bytes
-            let target = quota.target.bytes(of: quota.max)
-            guard used > maximum else { continue }
-            if quota.evict == .lru && relaxedAtime.contains(rule.index) {
-                notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
-            }
-            candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
-            let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: now)
-            var remaining = used
-            var evicted = 0
-            for c in candidates where remaining > target {
-                remaining -= record(c.member).allocated
-                evicted += 1
-            }
-            candidates.removeLast(candidates.count - evicted)
-            // One reason shared by every eviction of this rule (one string, not one per file).
-            let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
-            let reason = "quota: \(summary); \(quota.evict == .lru ? "least recently used (atime)" : "oldest (mtime)") first"
-            if rule.enforces {
-                // Paths and identities first, then the ledgers go (after the last quota rule), then the actions:
-                // the ledgers and a quarter of a million new actions are never in memory together.
-                var evictions: [(path: RelativePath, bytes: Int64, identity: EntryIdentity)] = []
-                evictions.reserveCapacity(evicted)
-                for c in candidates {
-                    let l = Int(c.member >> 32), i = Int(c.member & 0xFFFF_FFFF)
-                    evictions.append((ledgers[l].path(i), ledgers[l].records[i].allocated, ledgers[l].identity(i)))
-                }
-                candidates = []
-                if rule.index == lastQuotaRule { for ledger in ledgers { ledger.release() } }
-                actions.reserveCapacity(actions.count + evicted)
-                for e in evictions {
-                    actions.append(Action(kind: .delete, path: e.path, rule: rule.name, reason: reason, bytes: e.bytes,
-                                          identity: e.identity, type: .regular))
-                }
-                gone.addDeletes(evictions.map(\.path))
-            } else {
-                report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
-            }
-            if remaining > target && protected > 0 {
-                report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
-            }
-            if remaining > target {
-                notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
-            }
-        }
-        for ledger in ledgers { ledger.release() }
-
-        gone.applyPrecedence(&actions)
-        return Outcome(actions: actions, violations: found, notes: notes)
+        gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
     }
 
-    private struct InfoKey: Hashable {
-        var rule: Int
-        var name: FileName
+    /// A finding of rule number `rule`, with the rule's severity.
+    mutating func report(_ rule: Int, _ path: RelativePath, _ message: String) {
+        violations.append(Violation(rule: rules[rule].name, path: path, message: message,
+                                    severity: rules[rule].rule.effectiveSeverity))
+    }
+
+    /// The first trash rule: its folder is where forbidden entries go.
+    var firstTrashRule: CompiledRule? {
+        rules.first { if case .trash = $0.rule.kind { true } else { false } }
     }
 }
 

@@ -16,6 +16,8 @@ final class CompiledRule: Sendable {
     let pattern: String?
     /// For trash rules: the layout found on disk (automatic resolved before the walk).
     let trashLayout: TrashRetention.Layout
+    /// How the walk meets entries for this rule's kind (Kinds/).
+    let judge: EntryJudge
 
     var name: String { rule.name }
     var enforces: Bool { rule.mode == .enforce }
@@ -24,6 +26,7 @@ final class CompiledRule: Sendable {
         self.index = index
         self.rule = rule
         self.trashLayout = trashLayout
+        judge = rule.kind.behavior.makeJudge()
         scopeDepth = rule.path.isEmpty ? 0 : rule.path.components.count
         match = rule.match.map(PathMatcher.init)
         exclude = rule.exclude.map(PathMatcher.init)

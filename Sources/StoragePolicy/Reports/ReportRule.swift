@@ -32,40 +32,9 @@ public struct ReportRule: Sendable, Hashable {
     /// The descriptor of a policy rule.
     package init(_ rule: Rule) {
         let scope = rule.path.isRoot ? "the root" : "'\(rule.path.escaped)'"
-        let summary: String
-        let help: String
-        switch rule.kind {
-        case .expire(let e):
-            summary = "Entries under \(scope) expire once their \(e.by.rawValue) is more than \(e.after) ago."
-            help = "Entries past their age are deleted by `policyctl apply`; delete or move them, or adjust the rule's `after`."
-        case .trash(let t):
-            summary = "Items in the trash \(scope) are kept for \(t.retain) after they were trashed."
-            help = "Items trashed longer ago are deleted by `policyctl apply`; empty the trash, or adjust `retain`."
-        case .quota(let q):
-            summary = "Files under \(scope) take at most \(q.max), evicting the \(q.evict == .oldest ? "oldest" : "least recently used") first."
-            help = "The folder is over its quota: `policyctl apply` evicts the files listed; free space, or raise `max`."
-        case .naming(let n):
-            var parts: [String] = []
-            if n.letterCase == .lower { parts.append("are lowercase") }
-            if let p = n.pattern { parts.append("match /\(p)/") }
-            summary = "Names under \(scope) \(parts.joined(separator: " and "))."
-            help = n.letterCase != nil
-                ? "`policyctl apply` renames them (Finder-style `name (2).ext` when the target is taken); rename them, or adjust the rule."
-                : "Rename the entries so they match the pattern; patterns are reported, never fixed automatically."
-        case .backup:
-            summary = "\(scope.prefix(1).uppercased() + scope.dropFirst()) is excluded from backup."
-            help = "Set the exclusion marker (`policyctl apply` does; on macOS `tmutil addexclusion`), so re-downloadable data stays out of backups."
-        case .forbid(let globs):
-            summary = "Nothing under \(scope) matches \(globs.map { "'\($0.pattern)'" }.joined(separator: ", "))."
-            help = rule.mode == .audit
-                ? "Move the entries where they belong (private data to Application Support, caches to Caches); the rule only reports."
-                : "`policyctl apply` moves them to the trash; move them where they belong, or adjust the rule."
-        case .custom(let custom):
-            summary = custom.summary
-            help = rule.mode == .audit
-                ? "A rule written in Swift reported this entry; fix it, or adjust the rule."
-                : "A rule written in Swift plans this change; `apply` makes it through the journal like any other."
-        }
+        let behavior = rule.kind.behavior
+        let summary = behavior.summary(of: rule, scope: scope)
+        let help = behavior.help(for: rule)
         var details = "Rule '\(rule.name)' (\(rule.kind.keyword), \(rule.mode.rawValue) mode): \(summary)"
         if !rule.match.isEmpty { details += " Applies to \(rule.match.map { "'\($0.pattern)'" }.joined(separator: ", "))." }
         if !rule.exclude.isEmpty { details += " Never to \(rule.exclude.map { "'\($0.pattern)'" }.joined(separator: ", "))." }

@@ -1,0 +1,154 @@
+// naming: names with uppercase letters are renamed to their lowercase form (a free numbered one when taken),
+// names not matching `pattern` are reported. Decided per directory during the walk; a pattern is never fixed.
+
+/// The naming rule kind.
+struct NamingKind: RuleKindBehavior {
+    static let keyword = "naming"
+    let naming: Naming
+
+    init(_ naming: Naming) { self.naming = naming }
+
+    func makeJudge() -> EntryJudge { NamingJudge() }
+
+    func explain(_ entry: ExplainedEntry) -> [String] {
+        let name = entry.name
+        var findings: [String] = []
+        if naming.letterCase == .lower {
+            if let lower = NameRules.lowercased(name) {
+                findings.append(lower.elementsEqual(name) ? "name is lowercase" : "name has uppercase letters: rename to '\(PathEscaping.escape(lower))' or a free numbered form\(entry.consequence)")
+            } else {
+                findings.append("name is not valid UTF-8: it cannot be lowercased")
+            }
+        }
+        if let text = naming.pattern {
+            if let compiled = try? Regex(text, as: Substring.self), let n = String(validating: name, as: UTF8.self) {
+                findings.append((try? compiled.wholeMatch(in: n)) != nil ? "name matches pattern '\(text)'" : "name does not match pattern '\(text)'")
+            } else {
+                findings.append("name cannot be checked against pattern '\(text)'")
+            }
+        }
+        return findings
+    }
+
+    func summary(of rule: Rule, scope: String) -> String {
+        var parts: [String] = []
+        if naming.letterCase == .lower { parts.append("are lowercase") }
+        if let p = naming.pattern { parts.append("match /\(p)/") }
+        return "Names under \(scope) \(parts.joined(separator: " and "))."
+    }
+
+    func help(for rule: Rule) -> String {
+        naming.letterCase != nil
+            ? "`policyctl apply` renames them (Finder-style `name (2).ext` when the target is taken); rename them, or adjust the rule."
+            : "Rename the entries so they match the pattern; patterns are reported, never fixed automatically."
+    }
+}
+
+/// The walk's side of naming rules: selected entries are gathered, then judged with their siblings' names.
+final class NamingJudge: EntryJudge {
+    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+                             name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
+                             worker: EvaluationResults) {
+        if view.rule.admits(type), view.rule.selects(view.directory, name) { scratch.namingCandidates.append((view.index, i)) }
+    }
+}
+
+extension Evaluator {
+    /// Naming rules over one directory: lowercase renames with Finder-style free names, case collisions,
+    /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
+    func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
+        // Most directories hold tens of names: a linear scan beats building a hash set for each of them. A
+        // large one gets a set of its names, built once (on first use), so its cost stays linear in its size.
+        var names: Set<[UInt8]>?
+        func exists(_ name: [UInt8]) -> Bool {
+            if listing.count > 32 {
+                if names == nil { names = Set((0..<listing.count).map { Array(listing.nameBytes($0)) }) }
+                return names!.contains(name)
+            }
+            for j in 0..<listing.count where listing.nameBytes(j).elementsEqual(name) { return true }
+            return false
+        }
+        var byRule: [Int: [Int]] = [:]
+        for c in candidates { byRule[c.rule, default: []].append(c.entry) }
+        for ruleIndex in byRule.keys.sorted() {
+            let rule = rules[ruleIndex]
+            guard case .naming(let naming) = rule.rule.kind else { continue }
+            var entries = byRule[ruleIndex]!
+            // Free names are handed out in byte order of the names: sort only when something is renamed.
+            if naming.letterCase == .lower,
+               entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
+                entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
+            }
+            var planned: Set<[UInt8]> = []
+            // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
+            // case collision involves one of them. In order of first appearance, found by hashing.
+            var changed: [(lower: [UInt8], members: [Int])] = []
+            var changedIndex: [[UInt8]: Int] = [:]
+            for i in entries {
+                let name = listing.nameBytes(i)
+                if naming.letterCase == .lower {
+                    switch LowercaseForm(name) {
+                    case .notUTF8:
+                        report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot be lowercased", worker)
+                        continue
+                    case .unchanged:
+                        break
+                    case .changed(let lower):
+                        if let k = changedIndex[lower] {
+                            changed[k].members.append(i)
+                        } else {
+                            changedIndex[lower] = changed.count
+                            changed.append((lower, [i]))
+                        }
+                        let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
+                        let targetPath = listing.path.appending(FileName(unchecked: target))
+                        if let overlong = NameRules.overlong(target) {
+                            // Never planned: the rename would fail with ENAMETOOLONG at apply.
+                            report(ruleIndex, listing.path(of: i), "name has uppercase letters, but \(overlong); not renamed", worker)
+                        } else if rule.enforces {
+                            // No status (a mount point, vanished, unreadable): reported as skipped, never renamed.
+                            guard let s = try? listing.status(i) else {
+                                recordStatusFailure(listing, i, worker: worker)
+                                continue
+                            }
+                            planned.insert(target)
+                            worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
+                                                         rule: rule.name, reason: "name has uppercase letters",
+                                                         identity: s.identity, type: listing.type(i)))
+                        } else {
+                            planned.insert(target)
+                            report(ruleIndex, listing.path(of: i),
+                                   "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
+                        }
+                    }
+                }
+                if let text = rule.pattern, let pattern = worker.pattern(for: rule) {
+                    if let name = String(validating: name, as: UTF8.self) {
+                        if (try? pattern.wholeMatch(in: name)) == nil {
+                            report(ruleIndex, listing.path(of: i), "name does not match pattern '\(text)'", worker)
+                        }
+                    } else if naming.letterCase != .lower {
+                        report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot match pattern '\(text)'", worker)
+                    }
+                }
+            }
+            guard !changed.isEmpty else { continue }
+            // A lowercase name joins the group of the uppercase names that lower to it.
+            for i in entries {
+                let name = listing.nameBytes(i)
+                // Only a name without uppercase letters can be another's lowercase form.
+                if name.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { continue }
+                if let k = changedIndex[Array(name)] { changed[k].members.append(i) }
+            }
+            for group in changed where group.members.count > 1 {
+                for i in group.members {
+                    let others = group.members.filter { $0 != i }.map { "'\(PathEscaping.escape(Array(listing.nameBytes($0))))'" }
+                    report(ruleIndex, listing.path(of: i),
+                           "differs only by case from \(others.joined(separator: ", ")): they collide on case-insensitive file systems",
+                           worker)
+                }
+            }
+        }
+    }
+
+}
