@@ -134,20 +134,10 @@ package struct Planner: Sendable {
 
     // MARK: Clock and paths (no Foundation on this path)
 
-    static func currentTimeNs() -> Int64 {
-        var ts = CInterop.TimeSpec()
-        _ = system_clock_gettime(_CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
+    static func currentTimeNs() -> Int64 { WallClock.nowNs() }
 
     /// RFC 3339 in UTC to the second: `2026-11-29T13:22:43Z`.
-    static func rfc3339(nanoseconds: Int64) -> String {
-        var seconds = CInterop.Time(nanoseconds / 1_000_000_000)
-        var t = CInterop.BrokenDownTime()
-        system_gmtime_r(&seconds, &t)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(t.tm_year + 1900)-\(two(t.tm_mon + 1))-\(two(t.tm_mday))T\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec))Z"
-    }
+    static func rfc3339(nanoseconds: Int64) -> String { WallClock.rfc3339(ns: nanoseconds) }
 
     /// `path` made absolute against the working directory (see ``PathNormalization/absolute(_:)``).
     static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
