@@ -11,8 +11,8 @@ public enum Policyctl {
         options: [.flag("version", help: "Show the version.")]
     )
 
-    /// Every subcommand, in the order help lists them.
-    static let commands: [any Command.Type] = [
+    /// Every subcommand, in the order help lists them. Never mutated (a `let` of metatypes), so shared safely.
+    nonisolated(unsafe) static let commands: [any Command.Type] = [
         DemoCommand.self,
         InitCommand.self,
         ValidateCommand.self,

@@ -13,7 +13,7 @@ import Testing
         process.arguments = ["-c", command + " 2>&1"]
         process.currentDirectoryURL = URL(fileURLWithPath: cwd)
         let log = TestScratch.path("install") + ".log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         try process.run()

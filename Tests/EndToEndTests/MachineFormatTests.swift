@@ -37,7 +37,7 @@ struct MachineFormatTests {
         let tree = try AuditTree()
         let elsewhere = tree.directory + "/elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: elsewhere + "/old.dat", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: elsewhere + "/old.dat", contents: Data("x".utf8))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 86400)], ofItemAtPath: elsewhere + "/old.dat")
         #expect(symlink("../elsewhere", tree.root + "/tmp") == 0)
         tree.file("logs/old.log", ageHours: 50)

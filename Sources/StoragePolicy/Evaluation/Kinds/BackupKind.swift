@@ -28,7 +28,7 @@ struct BackupKind: RuleKindBehavior {
 }
 
 /// The walk's side of backup rules: markers on selected directories and files, and the CACHEDIR.TAG.
-final class BackupJudge: EntryJudge {
+final class BackupJudge: EntryJudge, @unchecked Sendable {
     let backup: BackupExclusion
 
     init(_ backup: BackupExclusion) { self.backup = backup }

@@ -24,7 +24,7 @@ struct CustomKind: RuleKindBehavior {
 }
 
 /// The walk's side of custom rules: the rule asked about every selected entry.
-final class CustomJudge: EntryJudge {
+final class CustomJudge: EntryJudge, @unchecked Sendable {
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }

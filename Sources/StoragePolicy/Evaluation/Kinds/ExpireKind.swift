@@ -36,7 +36,7 @@ struct ExpireKind: RuleKindBehavior {
 
 /// The walk's side of expire rules: verdicts on each entry (first, before any other kind's), and on each
 /// directory as it is visited.
-final class ExpireJudge: EntryJudge {
+final class ExpireJudge: EntryJudge, @unchecked Sendable {
     let expire: Expire
 
     init(_ expire: Expire) { self.expire = expire }

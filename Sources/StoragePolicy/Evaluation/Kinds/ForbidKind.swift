@@ -77,7 +77,7 @@ struct ForbidKind: RuleKindBehavior {
 }
 
 /// The walk's side of forbid rules: forbidden entries recorded, to be moved once the walk is done.
-final class ForbidJudge: EntryJudge {
+final class ForbidJudge: EntryJudge, @unchecked Sendable {
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {

@@ -45,7 +45,7 @@ struct NamingKind: RuleKindBehavior {
 }
 
 /// The walk's side of naming rules: selected entries are gathered, then judged with their siblings' names.
-final class NamingJudge: EntryJudge {
+final class NamingJudge: EntryJudge, @unchecked Sendable {
     override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {

@@ -147,7 +147,7 @@ struct QuotaKind: RuleKindBehavior {
 }
 
 /// The walk's side of quota rules: every selected regular file recorded in the thread's ledger.
-final class QuotaJudge: EntryJudge {
+final class QuotaJudge: EntryJudge, @unchecked Sendable {
     /// `evict: lru` orders by atime, `oldest` by mtime.
     let byAccessTime: Bool
 

@@ -120,7 +120,7 @@ struct TrashKind: RuleKindBehavior {
 }
 
 /// The walk's side of trash rules: items recorded with their dates, `.trashinfo` files read.
-final class TrashJudge: EntryJudge {
+final class TrashJudge: EntryJudge, @unchecked Sendable {
     override func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
                           worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
         let role = e.trashRole(rule, parentComponents: listing.components[...])
