@@ -73,14 +73,7 @@ struct AuditCommand: Command {
         // The baseline is read first: a broken one must not cost a walk of the tree.
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        let loaded: LoadedPolicy
-        do {
-            loaded = try PolicySource.load(policyPath)
-        } catch {
-            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
-            return DiagnosticStyle.report(error)
-        }
-        DiagnosticStyle.warn(loaded)
+        let loaded = try DiagnosticStyle.load(policyPath)
 
         let printer = PlanEventPrinter(.audit)
         var report: AuditReport

@@ -23,6 +23,18 @@ enum DiagnosticStyle {
         return error.isIOError ? .ioError : .invalidPolicy
     }
 
+    /// Loads a command's `--policy` and prints its warnings; when it cannot be used, prints every diagnostic at
+    /// file:line:col and throws the exit code (65, or 74 when the file cannot be read) with nothing more to say.
+    static func load(_ path: String) throws(CommandFailure) -> LoadedPolicy {
+        do {
+            let loaded = try PolicySource.load(path)
+            warn(loaded)
+            return loaded
+        } catch {
+            throw CommandFailure(code: report(error), message: "")
+        }
+    }
+
     /// Prints a loaded policy's warnings (to stderr, so machine output on stdout stays clean).
     static func warn(_ loaded: LoadedPolicy) {
         for d in loaded.warnings { Terminal.err(render(d, source: loaded.source)) }

@@ -52,9 +52,7 @@ struct ExplainCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let loaded: LoadedPolicy
-        do { loaded = try PolicySource.load(policyPath) } catch { return DiagnosticStyle.report(error) }
-        DiagnosticStyle.warn(loaded)
+        let loaded = try DiagnosticStyle.load(policyPath)
         do {
             _ = try StorageEngine(policy: loaded.policy, root: root).explain(path) { event in
                 if case .explained(let explanation) = event { Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor)) }

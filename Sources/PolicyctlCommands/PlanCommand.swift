@@ -43,9 +43,7 @@ struct PlanCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let loaded: LoadedPolicy
-        do { loaded = try PolicySource.load(policyPath) } catch { return DiagnosticStyle.report(error) }
-        DiagnosticStyle.warn(loaded)
+        let loaded = try DiagnosticStyle.load(policyPath)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out { try PlanCommand.write(plan, to: out) }
         // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.

@@ -84,14 +84,7 @@ struct ScheduleCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let loaded: LoadedPolicy
-        do {
-            loaded = try PolicySource.load(policyPath)
-        } catch {
-            // 65 with every diagnostic at file:line:col, or 74 when the file cannot be read.
-            return DiagnosticStyle.report(error)
-        }
-        DiagnosticStyle.warn(loaded)
+        let loaded = try DiagnosticStyle.load(policyPath)
 
         let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)

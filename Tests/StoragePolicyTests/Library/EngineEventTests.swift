@@ -13,14 +13,8 @@ import TreeFixture
 @testable import StoragePolicy
 
 @Suite("Library: engine events") struct EngineEventTests {
-    static let policy = """
-        version: 1
-        name: scratch
-        rules:
-          - name: tmp-expiry
-            path: tmp
-            expire: { after: 24h }
-        """
+    /// One 24 h expiry of tmp, as StorageEngineTests use.
+    static let policy = StorageEngineTests.policy
 
     /// A root with one expired file and one fresh one, and a policy file beside it (outside the root).
     final class Scratch {
