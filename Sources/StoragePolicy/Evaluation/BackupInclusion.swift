@@ -17,7 +17,7 @@ enum BackupInclusion {
         var actions: [Action] = []
         var found: [Violation] = []
         func report(_ message: String) { found.append(Violation(rule: "layout", path: path, message: message, severity: .error)) }
-        if let value = try? handle.extendedAttribute(attribute), value != nil {
+        if (try? handle.extendedAttribute(attribute)) != nil {
             actions.append(Action(kind: .unmark(name: attribute), path: path, rule: "layout",
                                   reason: "backup-exclusion marker \(attribute) is set, but the layout says 'backup: include'",
                                   identity: identity, type: .directory))

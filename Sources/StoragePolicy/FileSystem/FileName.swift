@@ -26,10 +26,30 @@ public struct FileName: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public static func < (a: FileName, b: FileName) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 
+    // Bytes in one piece, not one `combine` per byte as the synthesized hash does.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+    }
+
+    public static func == (a: FileName, b: FileName) -> Bool { a.bytes == b.bytes }
+
     /// Runs `body` with a NUL-terminated C string of the name.
+    /// Names up to 255 bytes (every one a file system gives back) are copied to the stack, not the heap:
+    /// this runs for every stat and unlink.
     func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
-        try (bytes + [0]).withUnsafeBufferPointer { buf in
-            try buf.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        let count = bytes.count
+        guard count < 256 else {
+            return try (bytes + [0]).withUnsafeBufferPointer { buf in
+                try buf.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+            }
+        }
+        return try withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+            }
+            buffer[count] = 0
+            return try body(buffer.baseAddress!)
         }
     }
 }

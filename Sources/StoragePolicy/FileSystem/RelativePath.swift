@@ -99,4 +99,12 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     public static func < (a: RelativePath, b: RelativePath) -> Bool {
         a.bytes.lexicographicallyPrecedes(b.bytes)
     }
+
+    // The synthesized hash feeds the hasher one byte at a time; apply looks paths up several times per step.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+    }
+
+    public static func == (a: RelativePath, b: RelativePath) -> Bool { a.bytes == b.bytes }
 }
