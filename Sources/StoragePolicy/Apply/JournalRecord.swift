@@ -1,5 +1,6 @@
-// One journal line: the framing `{"sum":"<16 hex>","rec":{...}}` with a SHA-256 checksum of the record
-// body, and the body's fields. Never trusts a line whose checksum does not match its bytes.
+// One journal line: the framing `{"crc":"<8 hex>","rec":{...}}` with a CRC-32 of the record body (or, in a
+// journal an older version wrote, `{"sum":"<16 hex>","rec":{...}}` with a SHA-256 prefix), and the body's
+// fields. Never trusts a line whose checksum does not match its bytes.
 import Foundation
 
 struct JournalRecord: Sendable {
@@ -14,53 +15,60 @@ struct JournalRecord: Sendable {
 
     var transaction: String { body.tx }
 
-    /// The checksum of a record body: the first 16 hex digits of its SHA-256.
-    static func checksum(_ body: some Collection<UInt8>) -> String {
-        JournalChecksum.prefix(body)
-    }
-
     /// Appends the framed line of `body` (newline included) to `out`, with no copy of the body on the way:
     /// the checksum is taken over the body where it lands in `out` and written into its place in the frame.
     static func appendFrame(of body: JSONWriter, to out: inout [UInt8]) {
         out.append(contentsOf: prefix)
         let sumStart = out.count
-        out.append(contentsOf: repeatElement(0x30, count: 16))
+        out.append(contentsOf: repeatElement(0x30, count: 8))
         out.append(contentsOf: middle)
         let bodyStart = out.count
         body.appendFinished(to: &out)
-        var sum: [UInt8] = []
-        sum.reserveCapacity(16)
-        SHA256.appendHexPrefix(of: out[bodyStart...], digits: 16, to: &sum)
-        for i in 0..<16 { out[sumStart + i] = sum[i] }
+        let crc = out.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
+        var hex: [UInt8] = []
+        hex.reserveCapacity(8)
+        CRC32.appendHex(crc, to: &hex)
+        for i in 0..<8 { out[sumStart + i] = hex[i] }
         out.append(contentsOf: [0x7D, 0x0A])
     }
 
     /// The framed line, newline included.
     static func frame(_ body: [UInt8]) -> [UInt8] {
-        var line = Array(#"{"sum":""#.utf8)
-        line.append(contentsOf: checksum(body).utf8)
-        line.append(contentsOf: #"","rec":"#.utf8)
+        var line = prefix
+        line.append(contentsOf: JournalChecksum.crc(body).utf8)
+        line.append(contentsOf: middle)
         line.append(contentsOf: body)
         line.append(contentsOf: [0x7D, 0x0A])
         return line
     }
 
-    private static let prefix = Array(#"{"sum":""#.utf8)
+    private static let prefix = Array(#"{"crc":""#.utf8)
     private static let middle = Array(#"","rec":"#.utf8)
-    private static let headerLength = prefix.count + 16 + middle.count
+    private static let headerLength = prefix.count + 8 + middle.count
+    /// The older frame: the first 16 hex digits of the body's SHA-256.
+    private static let legacyPrefix = Array(#"{"sum":""#.utf8)
+    private static let legacyHeaderLength = legacyPrefix.count + 16 + middle.count
 
     /// The body of a framed line (without its newline) when the checksum matches; nil otherwise.
     static func verifiedBody(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        guard line.count > headerLength + 2, line.starts(with: prefix), line.last == 0x7D else { return nil }
-        let sumStart = line.startIndex + prefix.count
-        let sum = line[sumStart..<(sumStart + 16)]
-        guard line[(sumStart + 16)..<(line.startIndex + headerLength)].elementsEqual(middle) else { return nil }
-        let body = line[(line.startIndex + headerLength)..<(line.endIndex - 1)]
+        guard line.last == 0x7D else { return nil }
+        let start = line.startIndex
+        if line.count > headerLength + 2, line.starts(with: prefix) {
+            let sumStart = start + prefix.count
+            guard line[(sumStart + 8)..<(start + headerLength)].elementsEqual(middle) else { return nil }
+            let body = line[(start + headerLength)..<(line.endIndex - 1)]
+            var expected: [UInt8] = []
+            CRC32.appendHex(CRC32.checksum(body), to: &expected)
+            return expected.elementsEqual(line[sumStart..<(sumStart + 8)]) ? body : nil
+        }
+        guard line.count > legacyHeaderLength + 2, line.starts(with: legacyPrefix) else { return nil }
+        let sumStart = start + legacyPrefix.count
+        guard line[(sumStart + 16)..<(start + legacyHeaderLength)].elementsEqual(middle) else { return nil }
+        let body = line[(start + legacyHeaderLength)..<(line.endIndex - 1)]
         var expected: [UInt8] = []
         expected.reserveCapacity(16)
         SHA256.appendHexPrefix(of: body, digits: 16, to: &expected)
-        guard expected.elementsEqual(sum) else { return nil }
-        return body
+        return expected.elementsEqual(line[sumStart..<(sumStart + 16)]) ? body : nil
     }
 
     /// Decodes a framed line; nil when it is torn, corrupt, out of range or not a record this version knows.

@@ -6,16 +6,52 @@ import Testing
 
 @Suite("Journal format")
 struct JournalTests {
-    @Test("the record checksum is the first 16 hex digits of SHA-256 (what sha256sum prints)",
-          arguments: [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 1000])
-    func checksum(length: Int) {
+    @Test("the record checksum is zlib's CRC-32, as 8 hex digits (what python3's zlib.crc32 prints)",
+          arguments: [(0, "00000000"), (1, "4c667a2e"), (3, "3f66f9ac"), (7, "3e483922"), (8, "a7560428"), (9, "ca12fefe"),
+                      (15, "8f77fabb"), (16, "0636a895"), (17, "71b8d951"), (63, "794b269d"), (64, "84c86088"),
+                      (65, "34e57bec"), (1000, "8902161e")])
+    func checksum(length: Int, expected: String) {
         let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        #expect(JournalChecksum.prefix(bytes) == String(SHA256.hex(bytes).prefix(16)))
+        #expect(JournalChecksum.crc(bytes) == expected)
+        // The same from a slice that does not start at index 0 (how appendFrame and the reader see a body).
+        let padded = [0xAA, 0xBB, 0xCC] + bytes
+        #expect(JournalChecksum.crc(padded[3...]) == expected)
     }
 
-    @Test("the checksum of 'abc' is the FIPS test vector's prefix")
+    @Test("the checksum of '123456789' is CRC-32's check value")
     func checksumVector() {
+        #expect(JournalChecksum.crc(Array("123456789".utf8)) == "cbf43926")
+        #expect(JournalChecksum.crc(Array("abc".utf8)) == "352441c2")
+        // The older frame's checksum: the FIPS 180 vector's prefix.
         #expect(JournalChecksum.prefix(Array("abc".utf8)) == "ba7816bf8f01cfea")
+    }
+
+    @Test("a record in the older SHA-256 frame still reads back; a wrong digit in it is a bad checksum")
+    func legacyFrame() {
+        let body = #"{"tx":"t1","seq":1,"type":"begin"}"#
+        let good = Array((#"{"sum":""# + JournalChecksum.prefix(Array(body.utf8)) + #"","rec":"# + body + "}\n").utf8)
+        var seen: [JournalRecord] = []
+        let scan = Journal.scan(good) { r, _ in seen.append(r) }
+        #expect(seen.map(\.kind) == [.begin])
+        #expect(!scan.tornTail)
+        var bad = good
+        bad[9] = bad[9] == 0x30 ? 0x31 : 0x30
+        seen = []
+        let badScan = Journal.scan(bad) { r, _ in seen.append(r) }
+        #expect(seen.isEmpty)
+        #expect(badScan.tornTail)
+    }
+
+    @Test("the journal's in-place framing writes the same bytes as frame()")
+    func appendFrameMatches() {
+        var w = JSONWriter()
+        w.string("tx", "t1")
+        w.int("seq", 7)
+        w.string("type", "intent")
+        w.path("path", RelativePath(Array("a/\u{e9}t\u{e9}".utf8))!)
+        var out: [UInt8] = Array("junk before\n".utf8)
+        JournalRecord.appendFrame(of: w, to: &out)
+        #expect(Array(out.dropFirst(12)) == JournalRecord.frame(w.finished))
     }
 
     private func line(_ type: String, tx: String = "t1", seq: Int, extra: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
@@ -31,10 +67,10 @@ struct JournalTests {
     func frame() throws {
         let framed = line("begin", seq: 1)
         let text = String(decoding: framed, as: UTF8.self)
-        #expect(text.hasPrefix(#"{"sum":""#))
+        #expect(text.hasPrefix(#"{"crc":""#))
         #expect(text.hasSuffix("}}\n"))
         let body = #"{"tx":"t1","seq":1,"type":"begin"}"#
-        #expect(text == #"{"sum":""# + JournalChecksum.prefix(Array(body.utf8)) + #"","rec":"# + body + "}\n")
+        #expect(text == #"{"crc":""# + JournalChecksum.crc(Array(body.utf8)) + #"","rec":"# + body + "}\n")
         var seen: [JournalRecord] = []
         let scan = Journal.scan(framed) { r, _ in seen.append(r) }
         #expect(seen.count == 1)
