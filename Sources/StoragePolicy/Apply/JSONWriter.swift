@@ -17,52 +17,74 @@ struct JSONWriter {
         out.append(0x7D)
     }
 
-    mutating func string(_ key: String, _ value: String) {
+    // Keys are literals: written as they are, never scanned for escapes (none of them needs one).
+    mutating func string(_ key: StaticString, _ value: String) {
         self.key(key)
         JSONWriter.appendString(value, to: &bytes)
     }
 
-    mutating func string(_ key: String, _ value: String?) {
+    mutating func string(_ key: StaticString, _ value: String?) {
         if let value { string(key, value) } else { null(key) }
     }
 
-    mutating func int(_ key: String, _ value: some BinaryInteger) {
+    mutating func int(_ key: StaticString, _ value: some BinaryInteger) {
         self.key(key)
         JSONWriter.appendInteger(value, to: &bytes)
     }
 
-    mutating func bool(_ key: String, _ value: Bool) {
+    /// A key known only at run time (the commit record's count names): escaped like any string.
+    mutating func int(named key: String, _ value: some BinaryInteger) {
+        if !empty { bytes.append(0x2C) }
+        empty = false
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(0x3A)
+        JSONWriter.appendInteger(value, to: &bytes)
+    }
+
+    mutating func bool(_ key: StaticString, _ value: Bool) {
         self.key(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    mutating func null(_ key: String) {
+    mutating func null(_ key: StaticString) {
         self.key(key)
         bytes.append(contentsOf: "null".utf8)
     }
 
     /// A path as `key` (text) plus `keyBase64` when its bytes are not valid UTF-8.
-    mutating func path(_ key: String, _ value: RelativePath) {
-        string(key, value.string)
-        if !value.isValidUTF8 { string(key + "Base64", value.base64) }
+    mutating func path(_ key: StaticString, _ value: RelativePath) {
+        self.key(key)
+        // Printable ASCII without quote or backslash (nearly every path): the bytes are the JSON string's.
+        if value.bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            bytes.append(0x22)
+            bytes.append(contentsOf: value.bytes)
+            bytes.append(0x22)
+            return
+        }
+        JSONWriter.appendString(value.string, to: &bytes)
+        if !value.isValidUTF8 {
+            self.key(key, suffix: "Base64")
+            JSONWriter.appendString(value.base64, to: &bytes)
+        }
     }
 
     /// Bytes as `key` when they are UTF-8 text, else as `keyBase64`; nil writes `key: null`.
-    mutating func blob(_ key: String, _ value: [UInt8]?) {
+    mutating func blob(_ key: StaticString, _ value: [UInt8]?) {
         guard let value else { null(key); return }
         if let text = String(validating: value, as: UTF8.self) {
             string(key, text)
         } else {
-            string(key + "Base64", Base64.encode(value))
+            self.key(key, suffix: "Base64")
+            JSONWriter.appendString(Base64.encode(value), to: &bytes)
         }
     }
 
-    mutating func object(_ key: String, _ value: JSONWriter) {
+    mutating func object(_ key: StaticString, _ value: JSONWriter) {
         self.key(key)
         bytes.append(contentsOf: value.finished)
     }
 
-    mutating func integers(_ key: String, _ values: [Int]) {
+    mutating func integers(_ key: StaticString, _ values: [Int]) {
         self.key(key)
         bytes.append(0x5B)
         for (i, v) in values.enumerated() {
@@ -72,10 +94,15 @@ struct JSONWriter {
         bytes.append(0x5D)
     }
 
-    private mutating func key(_ key: String) {
+    private mutating func key(_ key: StaticString, suffix: StaticString = "") {
         if !empty { bytes.append(0x2C) }
         empty = false
-        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(0x22)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        if suffix.utf8CodeUnitCount > 0 {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        }
+        bytes.append(0x22)
         bytes.append(0x3A)
     }
 

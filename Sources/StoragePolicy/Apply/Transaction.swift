@@ -37,6 +37,8 @@ final class Transaction {
     private var nextStagingNumber = 1
     /// Directories whose entries changed: fsynced before the commit record is written.
     private var dirty: Set<RelativePath> = []
+    /// The folder marked dirty last: a flat folder's removals then need no parent path and no hashing.
+    private var lastDirty: RelativePath?
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -196,45 +198,52 @@ final class Transaction {
     private func make(_ change: Change) throws(FileSystemError) {
         switch change {
         case .stage(let path, let name):
-            let parent = try directories.directory(path.parent)
+            let parent = try directories.directory(containing: path)
             try parent.rename(path.lastComponent!, to: name, in: staging, noReplace: true)
             directories.forget(under: path)
             dirty.insert(path.parent)
         case .rename(let from, let to):
-            let source = try directories.directory(from.parent)
-            let destination = try directories.directory(to.parent)
+            let source = try directories.directory(containing: from)
+            let destination = try directories.directory(containing: to)
             try source.rename(from.lastComponent!, to: to.lastComponent!, in: destination, noReplace: true)
             directories.forget(under: from)
             dirty.insert(from.parent)
             dirty.insert(to.parent)
         case .mkdir(let path):
-            try directories.directory(path.parent).makeDirectory(path.lastComponent!)
+            try directories.directory(containing: path).makeDirectory(path.lastComponent!)
             dirty.insert(path.parent)
         case .setxattr(let path, let attribute, let value, _):
-            let parent = try directories.directory(path.parent)
+            let parent = try directories.directory(containing: path)
             if let value {
                 try parent.setExtendedAttribute(attribute, to: value, of: path.lastComponent)
             } else {
                 try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
             }
         case .create(let path, let temp, let contents):
-            let parent = try directories.directory(path.parent)
+            let parent = try directories.directory(containing: path)
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
             dirty.insert(path.parent)
         case .unlink(let path, _):
             // The caller checked identity, type and mount just before; unlinkat never follows a symlink.
-            try directories.directory(path.parent).removeFile(path.lastComponent!)
-            dirty.insert(path.parent)
+            try directories.directory(containing: path).removeFile(path.lastComponent!)
+            markDirty(containing: path)
         case .times(let path, let atime, let mtime, _, _):
             // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
             try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
         }
     }
 
+    private func markDirty(containing path: RelativePath) {
+        if let lastDirty, path.isChild(of: lastDirty) { return }
+        let parent = path.parent
+        dirty.insert(parent)
+        lastDirty = parent
+    }
+
     /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
     /// rollback or recovery finds nothing in staging under that name to undo.
     func unstage(path: RelativePath, name: FileName) throws(FileSystemError) {
-        let parent = try directories.directory(path.parent)
+        let parent = try directories.directory(containing: path)
         try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
         dirty.insert(path.parent)
     }
@@ -262,7 +271,7 @@ final class Transaction {
         try syncDirectories()
         var w = record(.commit)
         var c = JSONWriter()
-        for (key, n) in counts.byName.sorted(by: { $0.key < $1.key }) { c.int(key, n) }
+        for (key, n) in counts.byName.sorted(by: { $0.key < $1.key }) { c.int(named: key, n) }
         w.object("counts", c)
         w.int("bytesFreed", bytesFreed)
         w.int("skipped", skipped)
@@ -278,6 +287,7 @@ final class Transaction {
         }
         try staging.sync()
         dirty.removeAll()
+        lastDirty = nil
     }
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.

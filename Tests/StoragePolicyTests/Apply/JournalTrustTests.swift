@@ -67,7 +67,7 @@ struct JournalTrustTests {
                 case "seq": break
                 case "ops": w.integers("ops", [1, value])
                 case "counts": var c = JSONWriter(); c.int("delete", value); w.object("counts", c)
-                default: w.int(field, value)
+                default: w.int(named: field, value)
                 }
             }
             var seen = 0
