@@ -31,7 +31,8 @@ package struct Applier: Sendable {
         if let deadline = options.deadline, ContinuousClock().now >= deadline {
             throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
         }
-        let steps = Applier.ordered(plan.actions).map { Step(action: $0, verb: StepVerb($0.kind), restore: nil) }
+        let actions = plan.actions
+        let steps = Applier.order(of: actions).map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
         let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
@@ -44,14 +45,26 @@ package struct Applier: Sendable {
     /// tags are set, then renames and trash moves, then deletions, the last two deepest path first so an
     /// entry is handled before the directory holding it.
     package static func ordered(_ actions: [Action]) -> [Action] {
-        actions.enumerated().sorted { x, y in
-            let (px, py) = (phase(of: x.element), phase(of: y.element))
+        order(of: actions).map { actions[$0] }
+    }
+
+    /// The indices of `actions` in the order they run (no copy of the actions themselves).
+    static func order(of actions: [Action]) -> [Int] {
+        let phases = actions.map(phase(of:))
+        func precedes(_ x: Int, _ y: Int) -> Bool {
+            let (px, py) = (phases[x], phases[y])
             if px != py { return px < py }
-            if x.element.path != y.element.path {
-                return px.deepestFirst ? y.element.path < x.element.path : x.element.path < y.element.path
-            }
-            return x.offset < y.offset
-        }.map(\.element)
+            let (a, b) = (actions[x].path.bytes, actions[y].path.bytes)
+            if a != b { return px.deepestFirst ? b.lexicographicallyPrecedes(a) : a.lexicographicallyPrecedes(b) }
+            return x < y
+        }
+        // A plan sorted by path and holding one phase (a cleanup of deletes only) needs only reversing.
+        var order = Array(actions.indices.reversed())
+        if !zip(order, order.dropFirst()).allSatisfy({ precedes($0, $1) }) {
+            order = Array(actions.indices)
+            order.sort(by: precedes)
+        }
+        return order
     }
 
     /// The phase an action runs in.

@@ -70,6 +70,8 @@ final class ApplyRun {
     /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
     private var holdsFailure: [RelativePath: RelativePath] = [:]
     private var trashResolved = false
+    /// The folder `touch` marked last, with all its ancestors.
+    private var lastTouched: RelativePath?
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
     private let nowSeconds = WallClock.nowNs() / 1_000_000_000
@@ -156,6 +158,7 @@ final class ApplyRun {
             try carryOut(i, intents)
             if let deadline = options.deadline, clock.now >= deadline { throw DeadlineExceeded() }
         }
+        directoryTimes.settle(in: directories)
     }
 
     private func rollback(after error: any Error) -> ApplyError {
@@ -314,7 +317,7 @@ final class ApplyRun {
                 return .changes([(.setxattr(path: path, attribute: name, value: value, previous: nil), nil)], destination: nil)
             }
             if status.type == .symlink { return .skip("is a symlink; attributes are never set through one") }
-            let current = try directories.directory(path.parent).extendedAttribute(name, of: path.lastComponent)
+            let current = try directories.directory(containing: path).extendedAttribute(name, of: path.lastComponent)
             if current == value { return .unchanged(value == nil ? "\(name) already absent" : "\(name) already set") }
             return .changes([(.setxattr(path: path, attribute: name, value: value, previous: current), status.identity)], destination: nil)
 
@@ -339,7 +342,7 @@ final class ApplyRun {
         guard let folder = trashFolderPath(of: action).flatMap({ trashFolders[$0] }) else { return .skip("no trash folder") }
         if path.hasPrefix(folder.path) { return .skip("is already in the trash folder") }
         if folder.path.hasPrefix(path) { return .skip("holds the trash folder itself") }
-        let source = try directories.directory(path.parent)
+        let source = try directories.directory(containing: path)
         guard let status = try source.statusIfPresent(of: path.lastComponent!) else { return .skip("vanished since the plan") }
         // No xattr is ever written to an inode with other names (it may live outside the root) or to a symlink
         // (Linux refuses): an app trash records those in its index instead.
@@ -407,7 +410,7 @@ final class ApplyRun {
 
     private func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
         if let reason = Self.forbiddenDestination(original, source: action.path) { return .skip(reason) }
-        guard try directories.directoryIfPresent(original.parent) != nil else {
+        guard try directories.directoryIfPresent(containing: original) != nil else {
             return .skip("its original folder \(original.parent.isRoot ? "." : original.parent.escaped) is gone; not restored")
         }
         if try exists(original) { return .skip("\(original.escaped) exists; nothing replaced") }
@@ -469,7 +472,7 @@ final class ApplyRun {
 
     /// Creates a folder the trash needs, as a change of its own (journaled, undone on rollback).
     private func ensureDirectory(_ path: RelativePath) throws {
-        guard try directories.directoryIfPresent(path.parent) != nil else {
+        guard try directories.directoryIfPresent(containing: path) != nil else {
             throw FileSystemError(.mkdirat, path: path, errno: .noSuchFile)
         }
         let intent = transaction.intend(.mkdir(path: path), action: -1, identity: nil)
@@ -497,8 +500,9 @@ final class ApplyRun {
             try fail(i, error)
             return
         }
-        options.willChange?(step.action.path)
+        // The folder times first: a step in another folder notes how the previous removals left theirs now.
         directoryTimes.willChange(step.action, in: directories)
+        options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
                 if case .unlink = intent.change, failure.errno == .isDirectory {
@@ -576,7 +580,7 @@ final class ApplyRun {
         let path = action.path
         switch action.kind {
         case .mkdir:
-            guard try directories.directoryIfPresent(path.parent) != nil else { return "its folder is missing or no longer a directory" }
+            guard try directories.directoryIfPresent(containing: path) != nil else { return "its folder is missing or no longer a directory" }
             if let status = try statusIfPresent(path) {
                 return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
             }
@@ -604,7 +608,7 @@ final class ApplyRun {
             if let reason = try verifyDelete(action) { return reason }
             return try inUseReason(action)
         case .rename, .trash:
-            guard let parent = try directories.directoryIfPresent(path.parent) else {
+            guard let parent = try directories.directoryIfPresent(containing: path) else {
                 return "vanished: its folder is gone or is no longer a directory"
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
@@ -645,7 +649,7 @@ final class ApplyRun {
     private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {
         let path = action.path
         let identity = action.identity!
-        guard let parent = try directories.directoryIfPresent(path.parent) else {
+        guard let parent = try directories.directoryIfPresent(containing: path) else {
             return "vanished: its folder is gone or is no longer a directory"
         }
         guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
@@ -678,7 +682,7 @@ final class ApplyRun {
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
         guard options.inUseRules.contains(action.rule), let identity = action.identity, let name = action.path.lastComponent,
-              let parent = try directories.directoryIfPresent(action.path.parent) else { return nil }
+              let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
         return inUse.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
     }
 
@@ -726,7 +730,7 @@ final class ApplyRun {
 
     private func statusIfPresent(_ path: RelativePath) throws(FileSystemError) -> FileStatus? {
         if path.isRoot { return try root.status() }
-        guard let parent = try directories.directoryIfPresent(path.parent) else { return nil }
+        guard let parent = try directories.directoryIfPresent(containing: path) else { return nil }
         return try parent.statusIfPresent(of: path.lastComponent!)
     }
 
@@ -747,6 +751,9 @@ final class ApplyRun {
     }
 
     private func touch(_ path: RelativePath) {
+        // The folder's chain is in `touched` already when the last step touched the same folder.
+        if let lastTouched, path.isChild(of: lastTouched) { return }
+        lastTouched = path.parent
         var p = path
         while !p.isRoot {
             p = p.parent

@@ -7,6 +7,8 @@ final class DirectoryCache {
     /// The root's status: every directory handed out is on its mount.
     let rootStatus: FileStatus
     private var handles: [RelativePath: DirectoryHandle] = [:]
+    /// The last folder `directory(containing:)` handed out; dropped with the handles.
+    private var lastParent: (path: RelativePath, handle: DirectoryHandle)?
     /// Bounded so a plan touching many directories never runs out of descriptors; also bounds how long a
     /// handle is trusted (the cache is cleared between groups).
     private let limit = 256
@@ -32,6 +34,21 @@ final class DirectoryCache {
         return handle
     }
 
+    /// The directory holding `path`: `directory(path.parent)`, but the folder asked for last is answered without
+    /// building its path or hashing it (a run's steps come sorted, so most share the previous one's folder).
+    func directory(containing path: RelativePath) throws(FileSystemError) -> DirectoryHandle {
+        if let last = lastParent, path.isChild(of: last.path) { return last.handle }
+        let parent = path.parent
+        let handle = try directory(parent)
+        lastParent = (parent, handle)
+        return handle
+    }
+
+    /// The directory holding `path`, or nil when it (or a component) does not exist or is not a directory.
+    func directoryIfPresent(containing path: RelativePath) throws(FileSystemError) -> DirectoryHandle? {
+        do { return try directory(containing: path) } catch where DirectoryCache.meansAbsent(error.errno) { return nil }
+    }
+
     /// The directory at `path`, or nil when it (or a component) does not exist or is not a directory.
     func directoryIfPresent(_ path: RelativePath) throws(FileSystemError) -> DirectoryHandle? {
         do { return try directory(path) } catch where DirectoryCache.meansAbsent(error.errno) { return nil }
@@ -39,12 +56,16 @@ final class DirectoryCache {
 
     /// Drops handles at or below `path` (after that directory was moved, they no longer name it).
     func forget(under path: RelativePath) {
+        if let last = lastParent, last.path.hasPrefix(path) { lastParent = nil }
         if path.isRoot { handles.removeAll(); return }
         guard handles.keys.contains(where: { $0.hasPrefix(path) }) else { return }
         handles = handles.filter { !$0.key.hasPrefix(path) }
     }
 
-    func clear() { handles.removeAll(keepingCapacity: true) }
+    func clear() {
+        handles.removeAll(keepingCapacity: true)
+        lastParent = nil
+    }
 
     /// Errors that mean "not there (any more) as a directory", as opposed to real I/O failures.
     static func meansAbsent(_ e: Errno) -> Bool {

@@ -2,9 +2,11 @@
 // folder would make it look fresh and keep it a whole `after` longer. Apply records a folder's atime and mtime
 // before this run first changes its entries and, once the run's changes are made (before the commit), puts them
 // back on every folder it removed entries from and added none to, as one journaled change (`times`, undone on
-// rollback and recovery). A folder someone else changed meanwhile is left alone: after each of this run's
-// removals its mtime and ctime are noted, and any difference at the end (a create, rename, chmod or utime by
+// rollback and recovery). A folder someone else changed meanwhile is left alone: after this run's last removal
+// in a folder its mtime and ctime are noted, and any difference at the end (a create, rename, chmod or utime by
 // anyone moves ctime) means another writer was there, and the times are theirs. See Docs/journal.md.
+// Noted once per run of consecutive removals in a folder (steps are sorted by path) and at the end of every
+// group, not after each removal: the value between two of this run's removals was never looked at.
 
 /// The folders one apply run removed entries from, and their times from before the run changed them.
 final class DirectoryTimes {
@@ -38,8 +40,18 @@ final class DirectoryTimes {
         }
     }
 
-    /// Before a step's changes: notes the times of the folders it changes, the first time each is seen.
+    /// The folder of the last removal whose times are not noted yet, and its step.
+    private var pending: (folder: RelativePath, step: Int)?
+    /// The folder the previous step removed from, already tracked: most steps of a flat folder need no lookup.
+    private var lastRemovedFrom: RelativePath?
+
+    /// Before a step's changes: notes how the previous removals left their folder, unless this step removes from
+    /// the same one; then notes the times of the folders it changes, the first time each is seen.
     func willChange(_ action: Action, in directories: DirectoryCache) {
+        if let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) { return }
+        if let pending { note(pending, in: directories) }
+        pending = nil
+        lastRemovedFrom = nil
         let (removes, adds) = Self.folders(action)
         for folder in removes + adds where tracked[folder] == nil {
             guard let handle = try? directories.directoryIfPresent(folder), let s = try? handle.status() else { continue }
@@ -48,19 +60,48 @@ final class DirectoryTimes {
         }
     }
 
-    /// After a step's changes were made: notes how it left the folders it removed entries from.
+    /// After a step's changes were made: marks the folder it removed an entry from, to be noted once the run
+    /// moves on to another folder (`willChange`) or ends a group (`settle`).
     func didChange(_ action: Action, step: Int, in directories: DirectoryCache) {
-        let (removes, adds) = Self.folders(action)
+        if let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) {
+            pending = (last, step)
+            return
+        }
+        let (removes, adds) = Self.onlyRemovesFrom(action) ? ([action.path.parent], []) : Self.folders(action)
         for folder in adds { tracked[folder]?.added = true }
         for folder in removes where tracked[folder] != nil {
-            guard let handle = try? directories.directoryIfPresent(folder), let s = try? handle.status() else { continue }
-            tracked[folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
-            tracked[folder]!.action = step
+            if let pending, pending.folder != folder { note(pending, in: directories) }
+            pending = (folder, step)
+        }
+        lastRemovedFrom = Self.onlyRemovesFrom(action) && pending?.folder == action.path.parent ? pending?.folder : nil
+    }
+
+    /// Notes how the last removals left their folder; called at the end of every group (before the next one's
+    /// journal writes), so the times noted are this run's, not those of someone writing later.
+    func settle(in directories: DirectoryCache) {
+        if let pending { note(pending, in: directories) }
+        pending = nil
+        lastRemovedFrom = nil
+    }
+
+    private func note(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
+        guard tracked[pending.folder] != nil, let handle = try? directories.directoryIfPresent(pending.folder),
+              let s = try? handle.status() else { return }
+        tracked[pending.folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
+        tracked[pending.folder]!.action = pending.step
+    }
+
+    /// A delete or untag: removes one entry from its parent and adds nothing anywhere.
+    private static func onlyRemovesFrom(_ action: Action) -> Bool {
+        switch action.kind {
+        case .delete, .untag: true
+        default: false
         }
     }
 
     /// Puts back the recorded times, each as a journaled change, on every folder still as this run left it.
     func restore(in transaction: Transaction) throws(FileSystemError) {
+        settle(in: transaction.directories)
         var changes: [(Change, Int, EntryIdentity)] = []
         for folder in order {
             guard let t = tracked[folder], !t.added, let after = t.afterOurs,

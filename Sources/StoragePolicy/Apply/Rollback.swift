@@ -233,7 +233,7 @@ struct Rollback {
         switch intent.change {
         case .stage(let path, let name):
             guard let staging, try staging.statusIfPresent(of: name) != nil else { return .nothing }
-            guard let parent = try directories.directoryIfPresent(path.parent) else {
+            guard let parent = try directories.directoryIfPresent(containing: path) else {
                 return .kept(Kept(path: path, reason: "its folder is gone; kept as \(lock.state.stagingPath(for: transaction))/\(name)"))
             }
             if !act, try parent.statusIfPresent(of: path.lastComponent!) != nil {
@@ -249,10 +249,10 @@ struct Rollback {
 
         case .rename(let from, let to):
             guard let identity = intent.identity,
-                  let destination = try directories.directoryIfPresent(to.parent),
+                  let destination = try directories.directoryIfPresent(containing: to),
                   let status = try destination.statusIfPresent(of: to.lastComponent!),
                   status.device == identity.device, status.inode == identity.inode else { return .nothing }
-            guard let source = try directories.directoryIfPresent(from.parent) else {
+            guard let source = try directories.directoryIfPresent(containing: from) else {
                 return .kept(Kept(path: from, reason: "its folder is gone; kept at \(to.escaped)"))
             }
             if !act, try source.statusIfPresent(of: from.lastComponent!) != nil {
@@ -268,7 +268,7 @@ struct Rollback {
             return .undone([from.parent, to.parent])
 
         case .mkdir(let path):
-            guard let parent = try directories.directoryIfPresent(path.parent),
+            guard let parent = try directories.directoryIfPresent(containing: path),
                   let status = try parent.statusIfPresent(of: path.lastComponent!),
                   status.type == .directory else { return .nothing }
             if !act {
@@ -286,7 +286,7 @@ struct Rollback {
             return .undone([path.parent])
 
         case .setxattr(let path, let attribute, let value, let previous):
-            guard let parent = try directories.directoryIfPresent(path.parent) else { return .nothing }
+            guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }
             let status: FileStatus?
             if let last = path.lastComponent { status = try parent.statusIfPresent(of: last) } else { status = try parent.status() }
             guard let status, status.type != .symlink else { return .nothing }
@@ -311,7 +311,7 @@ struct Rollback {
             // Rolled forward, never back: finished when the entry is still exactly what the intent recorded.
             // Anything else at that name (a co-tenant's swap, a reused inode of another type) is left alone.
             guard let identity = intent.identity, let name = path.lastComponent,
-                  let parent = try directories.directoryIfPresent(path.parent),
+                  let parent = try directories.directoryIfPresent(containing: path),
                   let status = try parent.statusIfPresent(of: name),
                   status.type == type, type != .directory, status.device == identity.device, status.inode == identity.inode,
                   status.size == identity.size, status.modificationTimeNs == identity.modificationTimeNs,
@@ -337,7 +337,7 @@ struct Rollback {
             return .undone([])
 
         case .create(let path, let temp, let contents):
-            guard let parent = try directories.directoryIfPresent(path.parent) else { return .nothing }
+            guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }
             var changed = false
             if try parent.statusIfPresent(of: temp) != nil {
                 if act { try parent.removeFileIfPresent(temp) }

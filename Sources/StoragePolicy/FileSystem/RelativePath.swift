@@ -74,6 +74,14 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
         return bytes.count == other.bytes.count || bytes[other.bytes.count] == 0x2F
     }
 
+    /// True when `self` is an entry directly inside `folder` (its parent is `folder`), without building the parent.
+    func isChild(of folder: RelativePath) -> Bool {
+        let n = folder.bytes.count
+        if n == 0 { return !bytes.isEmpty && !bytes.contains(0x2F) }
+        guard bytes.count > n + 1, bytes[n] == 0x2F, bytes.starts(with: folder.bytes) else { return false }
+        return !bytes[(n + 1)...].contains(0x2F)
+    }
+
     /// The remainder of `self` below `prefix`, nil when `self` is not under it.
     public func relative(to prefix: RelativePath) -> RelativePath? {
         guard hasPrefix(prefix) else { return nil }
