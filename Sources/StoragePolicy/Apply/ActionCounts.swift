@@ -3,7 +3,8 @@
 
 /// Steps carried out, per verb; iterates in `StepVerb` order, verbs with a count of zero left out.
 public struct ActionCounts: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, Codable {
-    private var values: [StepVerb: Int] = [:]
+    /// Indexed by `StepVerb.ordinal`: apply counts every step, and a dictionary update per step showed up.
+    private var values = [Int](repeating: 0, count: StepVerb.count)
 
     public init() {}
 
@@ -13,20 +14,22 @@ public struct ActionCounts: Sendable, Hashable, Sequence, ExpressibleByDictionar
 
     /// Counts as the journal and JSON spell them (`write-tag: 2`); names that are no verb are left out.
     public init(names: [String: Int]) {
-        for (name, n) in names { if let verb = StepVerb(rawValue: name) { values[verb, default: 0] += n } }
+        for (name, n) in names { if let verb = StepVerb(rawValue: name) { values[verb.ordinal] += n } }
     }
 
     public subscript(verb: StepVerb) -> Int {
-        get { values[verb, default: 0] }
-        set { values[verb] = newValue == 0 ? nil : newValue }
+        get { values[verb.ordinal] }
+        set { values[verb.ordinal] = newValue }
     }
 
     /// True when nothing was counted.
-    public var isEmpty: Bool { values.isEmpty }
+    public var isEmpty: Bool { values.allSatisfy { $0 == 0 } }
     /// All steps counted.
-    public var total: Int { values.values.reduce(0, +) }
+    public var total: Int { values.reduce(0, +) }
     /// By the verbs' raw values: what the journal's commit record and the JSON summary carry.
-    public var byName: [String: Int] { Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value) }) }
+    public var byName: [String: Int] {
+        Dictionary(uniqueKeysWithValues: StepVerb.allCases.compactMap { v in values[v.ordinal] == 0 ? nil : (v.rawValue, values[v.ordinal]) })
+    }
 
     /// Encoded as the journal's JSON object of names, exactly as `[String: Int]` was.
     public init(from decoder: any Decoder) throws {
@@ -39,6 +42,6 @@ public struct ActionCounts: Sendable, Hashable, Sequence, ExpressibleByDictionar
     }
 
     public func makeIterator() -> some IteratorProtocol<(verb: StepVerb, count: Int)> {
-        StepVerb.allCases.compactMap { v in values[v].map { (verb: v, count: $0) } }.makeIterator()
+        StepVerb.allCases.compactMap { v in values[v.ordinal] == 0 ? nil : (verb: v, count: values[v.ordinal]) }.makeIterator()
     }
 }

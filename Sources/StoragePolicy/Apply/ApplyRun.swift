@@ -672,18 +672,23 @@ final class ApplyRun {
     /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck);
     /// its /proc/locks is read again for each group.
     private var inUseCheck: InUseCheck?
-    private var inUse: InUseCheck {
-        if let inUseCheck { return inUseCheck }
-        let check = InUseCheck.now(root: root)
-        inUseCheck = check
-        return check
+    /// The last rule asked about and its answer: consecutive steps mostly share a rule.
+    private var lastInUseRule: (rule: String, checked: Bool)?
+
+    private func checksInUse(_ rule: String) -> Bool {
+        if let last = lastInUseRule, last.rule == rule { return last.checked }
+        let checked = options.inUseRules.contains(rule)
+        lastInUseRule = (rule, checked)
+        return checked
     }
 
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
-        guard options.inUseRules.contains(action.rule), let identity = action.identity, let name = action.path.lastComponent,
+        guard checksInUse(action.rule), let identity = action.identity, let name = action.path.lastComponent,
               let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
-        return inUse.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
+        if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root) }
+        // Called on the stored check in place: a copy of it would retain and release every table it holds.
+        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
     }
 
     /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was

@@ -1,26 +1,39 @@
 // A small JSON object writer for journal records: keys in the order written, compact, one line.
 // Never emits invalid JSON and never writes a path lossily: non-UTF-8 bytes also go out as base64.
+// Apply writes one record per change, so the writer is a plain byte buffer written through a pointer
+// (an Array append costs a uniqueness and capacity check per call); it is noncopyable, so it owns its bytes.
 
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = [0x7B]
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 1
+    private var capacity: Int
     private var empty = true
 
-    /// Room for a typical record up front: appends then never regrow the buffer field by field.
-    init() { bytes.reserveCapacity(384) }
+    /// Room for a typical record up front: fields then never regrow the buffer one by one.
+    init() {
+        capacity = 384
+        base = .allocate(capacity: capacity)
+        base[0] = 0x7B
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written so far (the object without its closing brace).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     /// The finished object, `{...}`.
     var finished: [UInt8] { bytes + [0x7D] }
 
     /// Appends the finished object to `out` without building it first.
     func appendFinished(to out: inout [UInt8]) {
-        out.append(contentsOf: bytes)
+        out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
         out.append(0x7D)
     }
 
     // Keys are literals: written as they are, never scanned for escapes (none of them needs one).
     mutating func string(_ key: StaticString, _ value: String) {
         self.key(key)
-        JSONWriter.appendString(value, to: &bytes)
+        appendString(value)
     }
 
     mutating func string(_ key: StaticString, _ value: String?) {
@@ -29,42 +42,46 @@ struct JSONWriter {
 
     mutating func int(_ key: StaticString, _ value: some BinaryInteger) {
         self.key(key)
-        JSONWriter.appendInteger(value, to: &bytes)
+        appendInteger(value)
     }
 
     /// A key known only at run time (the commit record's count names): escaped like any string.
     mutating func int(named key: String, _ value: some BinaryInteger) {
-        if !empty { bytes.append(0x2C) }
+        if !empty { appendByte(0x2C) }
         empty = false
-        JSONWriter.appendString(key, to: &bytes)
-        bytes.append(0x3A)
-        JSONWriter.appendInteger(value, to: &bytes)
+        appendString(key)
+        appendByte(0x3A)
+        appendInteger(value)
     }
 
     mutating func bool(_ key: StaticString, _ value: Bool) {
         self.key(key)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
     }
 
     mutating func null(_ key: StaticString) {
         self.key(key)
-        bytes.append(contentsOf: "null".utf8)
+        append("null")
     }
 
     /// A path as `key` (text) plus `keyBase64` when its bytes are not valid UTF-8.
     mutating func path(_ key: StaticString, _ value: RelativePath) {
         self.key(key)
         // Printable ASCII without quote or backslash (nearly every path): the bytes are the JSON string's.
-        if value.bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
-            bytes.append(0x22)
-            bytes.append(contentsOf: value.bytes)
-            bytes.append(0x22)
-            return
+        let plain = value.bytes.withUnsafeBufferPointer { b -> Bool in
+            guard b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else { return false }
+            reserve(b.count + 2)
+            base[count] = 0x22
+            if let source = b.baseAddress { (base + count + 1).update(from: source, count: b.count) }
+            base[count + 1 + b.count] = 0x22
+            count += b.count + 2
+            return true
         }
-        JSONWriter.appendString(value.string, to: &bytes)
+        if plain { return }
+        appendString(value.string)
         if !value.isValidUTF8 {
             self.key(key, suffix: "Base64")
-            JSONWriter.appendString(value.base64, to: &bytes)
+            appendString(value.base64)
         }
     }
 
@@ -75,78 +92,125 @@ struct JSONWriter {
             string(key, text)
         } else {
             self.key(key, suffix: "Base64")
-            JSONWriter.appendString(Base64.encode(value), to: &bytes)
+            appendString(Base64.encode(value))
         }
     }
 
-    mutating func object(_ key: StaticString, _ value: JSONWriter) {
+    mutating func object(_ key: StaticString, _ value: borrowing JSONWriter) {
         self.key(key)
-        bytes.append(contentsOf: value.finished)
+        reserve(value.count + 1)
+        (base + count).update(from: value.base, count: value.count)
+        count += value.count
+        appendByte(0x7D)
     }
 
     mutating func integers(_ key: StaticString, _ values: [Int]) {
         self.key(key)
-        bytes.append(0x5B)
+        appendByte(0x5B)
         for (i, v) in values.enumerated() {
-            if i > 0 { bytes.append(0x2C) }
-            JSONWriter.appendInteger(v, to: &bytes)
+            if i > 0 { appendByte(0x2C) }
+            appendInteger(v)
         }
-        bytes.append(0x5D)
+        appendByte(0x5D)
+    }
+
+    // MARK: Bytes
+
+    /// Makes room for `n` more bytes.
+    private mutating func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        let grown = max(capacity * 2, count + n)
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        new.update(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = grown
+    }
+
+    private mutating func appendByte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    private mutating func append(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        reserve(n)
+        (base + count).update(from: s.utf8Start, count: n)
+        count += n
     }
 
     private mutating func key(_ key: StaticString, suffix: StaticString = "") {
-        if !empty { bytes.append(0x2C) }
-        empty = false
-        bytes.append(0x22)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        if suffix.utf8CodeUnitCount > 0 {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        let k = key.utf8CodeUnitCount, x = suffix.utf8CodeUnitCount
+        reserve(k + x + 4)
+        if !empty {
+            base[count] = 0x2C
+            count += 1
         }
-        bytes.append(0x22)
-        bytes.append(0x3A)
+        empty = false
+        base[count] = 0x22
+        (base + count + 1).update(from: key.utf8Start, count: k)
+        if x > 0 { (base + count + 1 + k).update(from: suffix.utf8Start, count: x) }
+        base[count + 1 + k + x] = 0x22
+        base[count + 2 + k + x] = 0x3A
+        count += k + x + 3
     }
 
     /// Decimal digits, without building a String (one per journal record field).
-    static func appendInteger(_ value: some BinaryInteger, to out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D) }
-        var magnitude = UInt64(value.magnitude)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var n = 20
-            repeat {
-                n -= 1
-                digits[n] = 0x30 + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[n...]))
+    private mutating func appendInteger(_ value: some BinaryInteger) {
+        reserve(21)
+        if value < 0 {
+            base[count] = 0x2D
+            count += 1
         }
+        var magnitude = UInt64(value.magnitude)
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        var i = count + digits
+        repeat {
+            i -= 1
+            base[i] = 0x30 + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
     }
 
-    static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(0x22)
+    private mutating func appendString(_ s: String) {
         var text = s
         // Most strings (keys, paths, ids) need no escape: copied in one piece.
-        let copied = text.withUTF8 { utf8 in
+        let copied = text.withUTF8 { utf8 -> Bool in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
-            out.append(contentsOf: utf8)
+            reserve(utf8.count + 2)
+            base[count] = 0x22
+            if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }
+            base[count + 1 + utf8.count] = 0x22
+            count += utf8.count + 2
             return true
         }
-        if !copied { appendEscaped(text, to: &out) }
-        out.append(0x22)
+        if !copied { appendEscaped(text) }
     }
 
-    private static func appendEscaped(_ s: String, to out: inout [UInt8]) {
+    private mutating func appendEscaped(_ s: String) {
+        appendByte(0x22)
+        let hex: StaticString = "0123456789abcdef"
         for b in s.utf8 {
             switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x22: appendByte(0x5C); appendByte(0x22)
+            case 0x5C: appendByte(0x5C); appendByte(0x5C)
+            case 0x0A: appendByte(0x5C); appendByte(0x6E)
+            case 0x0D: appendByte(0x5C); appendByte(0x72)
+            case 0x09: appendByte(0x5C); appendByte(0x74)
             case 0..<0x20, 0x7F:
-                let digits = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(b >> 4)], digits[Int(b & 0xF)]])
-            default: out.append(b)
+                append("\\u00")
+                appendByte(hex.utf8Start[Int(b >> 4)])
+                appendByte(hex.utf8Start[Int(b & 0xF)])
+            default: appendByte(b)
             }
         }
+        appendByte(0x22)
     }
 }

@@ -28,7 +28,7 @@ final class Journal {
     // MARK: Appending
 
     /// Adds a record to the pending group; nothing reaches the disk until `flush`.
-    func append(_ body: JSONWriter) {
+    func append(_ body: borrowing JSONWriter) {
         JournalRecord.appendFrame(of: body, to: &buffer)
         buffered += 1
     }

@@ -17,7 +17,7 @@ struct JournalRecord: Sendable {
 
     /// Appends the framed line of `body` (newline included) to `out`, with no copy of the body on the way:
     /// the checksum is taken over the body where it lands in `out` and written into its place in the frame.
-    static func appendFrame(of body: JSONWriter, to out: inout [UInt8]) {
+    static func appendFrame(of body: borrowing JSONWriter, to out: inout [UInt8]) {
         out.append(contentsOf: prefix)
         let sumStart = out.count
         out.append(contentsOf: repeatElement(0x30, count: 8))

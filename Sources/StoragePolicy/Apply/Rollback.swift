@@ -58,7 +58,7 @@ struct Rollback {
         return Transaction.header(id: transaction, sequence: sequence, type: type)
     }
 
-    private mutating func write(_ w: JSONWriter, flush: Bool, into result: inout Result) {
+    private mutating func write(_ w: borrowing JSONWriter, flush: Bool, into result: inout Result) {
         journal.append(w)
         guard flush else { return }
         do { try journal.flush() } catch { result.journalErrors.append(error) }

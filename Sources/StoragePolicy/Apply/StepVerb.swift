@@ -31,8 +31,27 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         }
     }
 
-    public static func < (a: StepVerb, b: StepVerb) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    public static func < (a: StepVerb, b: StepVerb) -> Bool { a.ordinal < b.ordinal }
+
+    static let count = allCases.count
+
+    /// The case's position in `allCases` (and in the order counts are shown), without building `allCases`.
+    var ordinal: Int {
+        switch self {
+        case .delete: 0
+        case .trash: 1
+        case .restore: 2
+        case .rename: 3
+        case .mkdir: 4
+        case .setxattr: 5
+        case .writeTag: 6
+        case .remove: 7
+        case .retag: 8
+        case .rmdir: 9
+        case .unmark: 10
+        case .unset: 11
+        case .untag: 12
+        }
     }
 
     public var description: String { rawValue }

@@ -13,6 +13,13 @@ import Testing
         #expect(StepVerb.writeTag.rawValue == "write-tag")
     }
 
+    @Test("a verb's ordinal is its position among all verbs, which is the order counts are shown in")
+    func ordinals() {
+        #expect(StepVerb.allCases.map(\.ordinal) == Array(0..<StepVerb.allCases.count))
+        #expect(StepVerb.allCases.sorted() == StepVerb.allCases)
+        #expect(ActionCounts().isEmpty && !([.untag: 1] as ActionCounts).isEmpty)
+    }
+
     @Test("counts list in the verbs' order, zero counts left out, and read back from the journal's names")
     func counts() throws {
         var counts = ActionCounts()
