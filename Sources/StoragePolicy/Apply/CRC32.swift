@@ -50,9 +50,15 @@ enum CRC32 {
 
     /// The checksum as 8 lowercase hex digits, as `printf '%08x'` prints it.
     static func appendHex(_ crc: UInt32, to out: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        for shift in stride(from: 28, through: 0, by: -4) {
-            out.append(digits.utf8Start[Int((crc >> UInt32(shift)) & 0xF)])
+        withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) { digits in
+            writeHex(crc, to: digits)
+            out.append(contentsOf: digits)
         }
+    }
+
+    /// The 8 hex digits written in place (`out` holds exactly 8 bytes).
+    static func writeHex(_ crc: UInt32, to out: UnsafeMutableRawBufferPointer) {
+        let digits: StaticString = "0123456789abcdef"
+        for i in 0..<8 { out[i] = digits.utf8Start[Int((crc >> UInt32(28 - 4 * i)) & 0xF)] }
     }
 }

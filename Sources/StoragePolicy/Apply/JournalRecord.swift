@@ -24,12 +24,12 @@ struct JournalRecord: Sendable {
         out.append(contentsOf: middle)
         let bodyStart = out.count
         body.appendFinished(to: &out)
-        let crc = out.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[bodyStart...])) }
-        var hex: [UInt8] = []
-        hex.reserveCapacity(8)
-        CRC32.appendHex(crc, to: &hex)
-        for i in 0..<8 { out[sumStart + i] = hex[i] }
-        out.append(contentsOf: [0x7D, 0x0A])
+        out.withUnsafeMutableBytes { line in
+            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: line[bodyStart...]))
+            CRC32.writeHex(crc, to: UnsafeMutableRawBufferPointer(rebasing: line[sumStart..<(sumStart + 8)]))
+        }
+        out.append(0x7D)
+        out.append(0x0A)
     }
 
     /// The framed line, newline included.
