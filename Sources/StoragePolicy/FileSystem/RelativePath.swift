@@ -77,9 +77,18 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     /// True when `self` is an entry directly inside `folder` (its parent is `folder`), without building the parent.
     func isChild(of folder: RelativePath) -> Bool {
         let n = folder.bytes.count
-        if n == 0 { return !bytes.isEmpty && !bytes.contains(0x2F) }
-        guard bytes.count > n + 1, bytes[n] == 0x2F, bytes.starts(with: folder.bytes) else { return false }
-        return !bytes[(n + 1)...].contains(0x2F)
+        return bytes.withUnsafeBufferPointer { path in
+            folder.bytes.withUnsafeBufferPointer { prefix in
+                if n > 0 {
+                    guard path.count > n + 1, path[n] == 0x2F else { return false }
+                    for i in 0..<n where path[i] != prefix[i] { return false }
+                } else if path.isEmpty {
+                    return false
+                }
+                for i in (n == 0 ? 0 : n + 1)..<path.count where path[i] == 0x2F { return false }
+                return true
+            }
+        }
     }
 
     /// The remainder of `self` below `prefix`, nil when `self` is not under it.

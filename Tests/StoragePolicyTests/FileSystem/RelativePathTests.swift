@@ -7,6 +7,22 @@ import Testing
         #expect(RelativePath(input)?.string == expected)
     }
 
+    @Test("isChild(of:) is exactly `parent == folder`, without building the parent",
+          arguments: [("a/b", "a", true), ("a/b/c", "a", false), ("a/b", "", false), ("a", "", true), ("", "", false),
+                      ("ab/c", "a", false), ("a", "a", false), ("a/bc", "a/b", false), ("x/y/z", "x/y", true), ("b/c", "a", false)])
+    func isChild(path: String, folder: String, expected: Bool) {
+        let p = RelativePath(path)!, f = RelativePath(folder)!
+        #expect(p.isChild(of: f) == expected)
+        #expect(p.isChild(of: f) == (!p.isRoot && p.parent == f))
+    }
+
+    @Test("equal paths hash alike, and the hash covers every byte")
+    func hashing() {
+        #expect(RelativePath("a/b")!.hashValue == RelativePath(Array("a/b".utf8))!.hashValue)
+        #expect(Set([RelativePath("a/b")!, RelativePath("a/c")!, RelativePath("a/b")!]).count == 2)
+        #expect(Set([FileName("x")!, FileName("y")!, FileName("x")!]).count == 2)
+    }
+
     @Test("refuses paths that could escape the root", arguments: ["/etc", "../x", "a/../../b", "a/.."])
     func refuses(input: String) {
         #expect(RelativePath(input) == nil)
