@@ -185,13 +185,10 @@ enum RootSession {
         help: "Keep the lock and the journal in DIR (created 0700 if missing; e.g. /var/lib/policyctl/NAME) instead of ROOT/.policyctl, which is then reported and ignored. Staging stays on the root's filesystem, in a fresh ROOT/.policyctl-staging-<id> per transaction.",
         completion: .directory)
 
-    static func loadPolicy(_ path: String) throws -> Policy {
-        do {
-            return try PolicySource.load(path).policy
-        } catch {
-            for d in error.diagnostics { Terminal.err(d.description) }
-            throw CommandFailure(code: .invalidPolicy, message: "")
-        }
+    /// The one loader every command uses (DiagnosticStyle.load): warnings shown, errors at file:line:col, 65 for
+    /// an invalid policy and 74 for one that cannot be read.
+    static func loadPolicy(_ path: String) throws(CommandFailure) -> Policy {
+        try DiagnosticStyle.load(path).policy
     }
 
     /// `path` made absolute against the working directory (see PathNormalization).

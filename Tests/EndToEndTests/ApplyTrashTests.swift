@@ -99,4 +99,21 @@ struct ApplyTrashTests {
         #expect(missing.status == 1)
         #expect(missing.stdout.contains("no such file or directory"))
     }
+
+    @Test("trash --policy loads like every command: an unreadable policy is 74 naming the file, an invalid one 65 at file:line:col")
+    func policyErrors() throws {
+        let scratch = ScratchDirectory("trash-policy")
+        let root = scratch.sub("root")
+        try buildTree(at: root, [.dir("docs"), .file("docs/a.txt")])
+        let missing = try policyctl(["trash", "--root", root, "--policy", scratch.path + "/nope.yaml", "docs/a.txt"])
+        #expect(missing.status == 74, "\(missing)")
+        #expect(missing.stderr.contains("nope.yaml"), "\(missing)")
+        let invalid = scratch.path + "/bad.yaml"
+        try writePolicy(invalid, "version: 1\nname: bad\nrules:\n  - name: r\n    path: tmp\n    expire: soon\n")
+        let bad = try policyctl(["trash", "--root", root, "--policy", invalid, "docs/a.txt"])
+        #expect(bad.status == 65, "\(bad)")
+        #expect(bad.stderr.contains("bad.yaml:6:"), "\(bad)")
+        #expect(bad.stderr.contains("1 error in the policy; nothing was done."), "\(bad)")
+        #expect(FileManager.default.fileExists(atPath: root + "/docs/a.txt"))
+    }
 }

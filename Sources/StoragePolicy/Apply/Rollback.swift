@@ -64,6 +64,12 @@ struct Rollback {
         do { try journal.flush() } catch { result.journalErrors.append(error) }
     }
 
+    /// What the second look says of a change it finds still pending: a roll-forward delete is finished, not undone.
+    static func stillPending(_ intent: Intent) -> String {
+        if case .unlink = intent.change { return "its roll-forward delete is not finished yet (op \(intent.op)); the next recovery retries it" }
+        return "still changed after its undo (op \(intent.op))"
+    }
+
     mutating func run(reason: String) -> Result {
         var result = Result()
         var w = record(.rollback)
@@ -130,7 +136,7 @@ struct Rollback {
         for intent in intents.reversed() {
             do {
                 if case .undone = try undo(intent, act: false) {
-                    result.failures.append("\(intent.change.path.escaped): still changed after its undo (op \(intent.op))")
+                    result.failures.append("\(intent.change.path.escaped): \(Self.stillPending(intent))")
                 }
             } catch {
                 result.failures.append(error.description)
@@ -194,7 +200,7 @@ struct Rollback {
                 }
                 // The second look, as a full rollback does: a change still there is not undone.
                 if case .undone = try undo(intent, act: false) {
-                    return "\(intent.change.path.escaped): still changed after its undo (op \(intent.op))"
+                    return "\(intent.change.path.escaped): \(Self.stillPending(intent))"
                 }
             } catch {
                 return error.description
