@@ -105,16 +105,16 @@ enum ByteOrder {
     /// once: Plan.sort then finds them in order and only checks.
     static func sortActions(_ actions: inout [Action]) {
         // Keys pulled out once, so comparisons touch two small arrays instead of two whole actions.
-        let paths = actions.map(\.path.bytes)
+        // Fields read through a buffer pointer: `actions[i].rule` copied (retained) the whole action per look.
         var order = Array(actions.indices)
-        paths.withUnsafeBufferPointer { p in
+        actions.withUnsafeBufferPointer { a in
             order.sort { i, j in
-                let c = compare(p[i], p[j])
+                let c = compare(a[i].path.bytes, a[j].path.bytes)
                 if c != 0 { return c < 0 }
-                if actions[i].rule != actions[j].rule { return actions[i].rule < actions[j].rule }
-                let (x, y) = (actions[i].kind.name, actions[j].kind.name)
+                if a[i].rule != a[j].rule { return a[i].rule < a[j].rule }
+                let (x, y) = (a[i].kind.name, a[j].kind.name)
                 if x != y { return x < y }
-                return actions[i].reason < actions[j].reason
+                return a[i].reason < a[j].reason
             }
         }
         // Apply the permutation in place, cycle by cycle.

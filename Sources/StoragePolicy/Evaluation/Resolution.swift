@@ -126,23 +126,32 @@ struct Removals {
 
     /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
     mutating func settleDeletes(_ actions: inout [Action]) {
-        var order = actions.indices.filter { actions[$0].isDelete }
-        // Keys pulled out once: comparing through `actions[i]` copied (retained) a whole action per look.
-        let paths = actions.map(\.path.bytes)
-        let ranks = actions.map { rank($0) }
-        paths.withUnsafeBufferPointer { p in
+        // Fields read through a buffer pointer: `actions[i]` copied (retained) a whole action per look. Ranks
+        // looked up once per run of one rule's actions, not hashed per action.
+        var order: [Int] = []
+        var ranks = [Int](repeating: 0, count: actions.count)
+        actions.withUnsafeBufferPointer { a in
+            var lastRule: String? = nil
+            var lastRank = -1
+            for i in a.indices where a[i].isDelete {
+                if a[i].rule != lastRule { lastRule = a[i].rule; lastRank = ruleOrder[a[i].rule] ?? -1 }
+                ranks[i] = lastRank
+                order.append(i)
+            }
             ranks.withUnsafeBufferPointer { r in
-                order.sort { a, b in
-                    let c = ByteOrder.compare(p[a], p[b])
+                order.sort { x, y in
+                    let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
                     if c != 0 { return c < 0 }
-                    return (r[a], a) < (r[b], b)
+                    return (r[x], x) < (r[y], y)
                 }
             }
         }
         var keep = [Bool](repeating: true, count: actions.count)
-        var previous: RelativePath? = nil
-        for i in order {
-            if actions[i].path == previous { keep[i] = false } else { previous = actions[i].path }
+        actions.withUnsafeBufferPointer { a in
+            var previous = -1
+            for i in order {
+                if previous >= 0 && a[i].path.bytes == a[previous].path.bytes { keep[i] = false } else { previous = i }
+            }
         }
         deletedDirectories = order.filter { keep[$0] && actions[$0].type == .directory }.map { actions[$0].path }
         // Everything under a deleted directory D sorts together, as the paths starting with "D/".

@@ -3,14 +3,58 @@
 
 /// Writes a plan as JSON in chunks, so a plan with a million actions is never one string in memory.
 package struct PlanJSONWriter {
-    private var buffer: [UInt8] = []
+    private let buffer = Bytes(capacity: PlanJSONWriter.chunk + 4096)
     private let flush: ([UInt8]) throws -> Void
     private static let chunk = 64 * 1024
+
+    /// The bytes not yet flushed, in memory this writer owns: a piece is one bounds check and one copy.
+    /// An Array's append cost a uniqueness and capacity check and a generic copy per piece, about twenty
+    /// pieces per action (a third of a large plan's instructions went there).
+    private final class Bytes {
+        var base: UnsafeMutablePointer<UInt8>
+        var capacity: Int
+        var count = 0
+
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        deinit { base.deallocate() }
+
+        /// Room for `n` more bytes (a long path escaped can outgrow the chunk).
+        @inline(__always)
+        func reserve(_ n: Int) {
+            if count + n > capacity { grow(n) }
+        }
+
+        private func grow(_ n: Int) {
+            let larger = max(capacity * 2, count + n)
+            let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+            moved.update(from: base, count: count)
+            base.deallocate()
+            base = moved
+            capacity = larger
+        }
+
+        @inline(__always)
+        func append(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
+            reserve(n)
+            (base + count).update(from: bytes, count: n)
+            count += n
+        }
+
+        @inline(__always)
+        func append(_ byte: UInt8) {
+            reserve(1)
+            base[count] = byte
+            count += 1
+        }
+    }
 
     /// `flush` receives the JSON in pieces of about 64 KiB, in order.
     package init(flush: @escaping ([UInt8]) throws -> Void) {
         self.flush = flush
-        buffer.reserveCapacity(PlanJSONWriter.chunk + 4096)
     }
 
     /// The whole plan as one byte array (for small plans and tests).
@@ -28,11 +72,13 @@ package struct PlanJSONWriter {
         key("actions", 1)
         if plan.actions.isEmpty { text("[]") } else {
             text("[\n")
-            for i in plan.actions.indices {
-                if i > 0 { text(",\n") }
-                indent(2)
-                action(plan.actions[i])
-                try flushIfNeeded(force: false)
+            try plan.actions.withUnsafeBufferPointer { all in
+                for i in all.indices {
+                    if i > 0 { text(",\n") }
+                    indent(2)
+                    action(all[i])
+                    try flushIfNeeded(force: false)
+                }
             }
             text("\n"); indent(1); text("]")
         }
@@ -161,27 +207,36 @@ package struct PlanJSONWriter {
     }
 
     private mutating func indent(_ level: Int) {
-        buffer.append(contentsOf: repeatElement(UInt8(0x20), count: level * 2))
+        buffer.reserve(level * 2)
+        (buffer.base + buffer.count).update(repeating: 0x20, count: level * 2)
+        buffer.count += level * 2
     }
 
     private mutating func text(_ s: StaticString) {
-        s.withUTF8Buffer { buffer.append(contentsOf: $0) }
+        // A one-character literal may be stored as a scalar, without a pointer to its bytes.
+        if s.hasPointerRepresentation {
+            buffer.append(s.utf8Start, s.utf8CodeUnitCount)
+        } else {
+            s.withUTF8Buffer { buffer.append($0.baseAddress!, $0.count) }
+        }
     }
 
     /// Decimal digits straight into the buffer (no String per number).
     private mutating func number<N: BinaryInteger>(_ n: N) {
         if n < 0 { buffer.append(0x2D) }
         var value = UInt64(n.magnitude)
-        // Digits from the right into a small stack buffer, then one append.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var i = 20
-            repeat {
-                i -= 1
-                digits[i] = 0x30 + UInt8(value % 10)
-                value /= 10
-            } while value > 0
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
-        }
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        // Digits from the right, straight into their place.
+        buffer.reserve(digits)
+        var at = buffer.base + buffer.count + digits
+        repeat {
+            at -= 1
+            at.pointee = 0x30 + UInt8(value % 10)
+            value /= 10
+        } while value > 0
+        buffer.count += digits
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
@@ -193,7 +248,7 @@ package struct PlanJSONWriter {
     /// A path: its bytes as they are when they are UTF-8 (no String made), else the lossy text form
     /// (the exact bytes go in the `...Base64` field next to it).
     private mutating func string(path: RelativePath) {
-        if path.bytes.allSatisfy({ $0 < 0x80 }) {
+        if PlanJSONWriter.isASCII(path) {
             path.bytes.withUnsafeBufferPointer { escape($0) }
         } else {
             string(path.string)
@@ -201,7 +256,21 @@ package struct PlanJSONWriter {
     }
 
     private static func isUTF8(_ path: RelativePath) -> Bool {
-        path.bytes.allSatisfy { $0 < 0x80 } || path.isValidUTF8
+        isASCII(path) || path.isValidUTF8
+    }
+
+    /// True when no byte has its high bit set, tested eight bytes at a time.
+    private static func isASCII(_ path: RelativePath) -> Bool {
+        path.bytes.withUnsafeBytes { raw in
+            var i = 0
+            var high: UInt64 = 0
+            while i + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < raw.count { high |= UInt64(raw[i]); i += 1 }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
     }
 
     private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -210,7 +279,7 @@ package struct PlanJSONWriter {
         for i in 0..<bytes.count {
             let b = bytes[i]
             guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
-            if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+            if start < i { buffer.append(bytes.baseAddress! + start, i - start) }
             start = i + 1
             switch b {
             case 0x22: buffer.append(0x5C); buffer.append(0x22)
@@ -222,18 +291,17 @@ package struct PlanJSONWriter {
             case 0x0C: buffer.append(0x5C); buffer.append(0x66)
             default:
                 let digits: StaticString = "0123456789abcdef"
-                digits.withUTF8Buffer { d in
-                    buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]])
-                }
+                let d = digits.utf8Start
+                for c in [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]] as [UInt8] { buffer.append(c) }
             }
         }
-        if start < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+        if start < bytes.count { buffer.append(bytes.baseAddress! + start, bytes.count - start) }
         buffer.append(0x22)
     }
 
     private mutating func flushIfNeeded(force: Bool) throws {
         guard force || buffer.count >= PlanJSONWriter.chunk else { return }
-        if !buffer.isEmpty { try flush(buffer) }
-        buffer.removeAll(keepingCapacity: true)
+        if buffer.count > 0 { try flush(Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))) }
+        buffer.count = 0
     }
 }
