@@ -117,7 +117,12 @@ enum ByteOrder {
                 return a[i].reason < a[j].reason
             }
         }
-        // Apply the permutation in place, cycle by cycle.
+        permute(&actions, order)
+    }
+
+    /// Puts `actions[order[k]]` at position k (`order` a permutation of the indices), moving each action
+    /// in place, cycle by cycle: swaps move, where building a new array would copy (retain) every field.
+    static func permute(_ actions: inout [Action], _ order: [Int]) {
         var placed = [Bool](repeating: false, count: order.count)
         for start in order.indices where !placed[start] {
             var current = start

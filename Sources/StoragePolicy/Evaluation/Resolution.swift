@@ -58,12 +58,19 @@ struct ResolutionContext {
         missingTrashTarget = resolution.missingTrashTarget; relaxedAtime = resolution.relaxedAtime
         self.results = results
         self.violations = violations
-        actions = preflight
-        actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
-        // Moved out of each thread's results, so no action or record is held twice.
-        for r in results {
-            actions.append(contentsOf: r.actions)
-            r.actions = []
+        // Moved out of each thread's results, so no action or record is held twice. The first thread's array
+        // is taken whole (the preflight's few actions slid in front of it): its actions are moved, not copied.
+        actions = []
+        for (k, r) in results.enumerated() {
+            if k == 0 {
+                actions = r.actions
+                r.actions = []
+                actions.insert(contentsOf: preflight, at: 0)
+                actions.reserveCapacity(actions.count + results.dropFirst().reduce(0) { $0 + $1.actions.count })
+            } else {
+                actions.append(contentsOf: r.actions)
+                r.actions = []
+            }
             self.violations.append(contentsOf: r.violations)
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
@@ -71,6 +78,7 @@ struct ResolutionContext {
             forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
+        if results.isEmpty { actions = preflight }
         gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
     }
 
@@ -129,11 +137,13 @@ struct Removals {
         // Fields read through a buffer pointer: `actions[i]` copied (retained) a whole action per look. Ranks
         // looked up once per run of one rule's actions, not hashed per action.
         var order: [Int] = []
+        var others: [Int] = []
         var ranks = [Int](repeating: 0, count: actions.count)
         actions.withUnsafeBufferPointer { a in
             var lastRule: String? = nil
             var lastRank = -1
-            for i in a.indices where a[i].isDelete {
+            for i in a.indices {
+                guard a[i].isDelete else { others.append(i); continue }
                 if a[i].rule != lastRule { lastRule = a[i].rule; lastRank = ruleOrder[a[i].rule] ?? -1 }
                 ranks[i] = lastRank
                 order.append(i)
@@ -168,7 +178,17 @@ struct Removals {
             }
         }
         deleted = order.filter { keep[$0] }.map { actions[$0].path }
-        Removals.compact(&actions, keep)
+        // The settled deletes first, in path order, then the other actions in their order (precedence ranks
+        // those by rule, then position), then the dropped deletes, cut off: the plan's final sort then finds
+        // the deletes as one sorted run instead of sorting them a second time.
+        var arranged: [Int] = []
+        arranged.reserveCapacity(actions.count)
+        for i in order where keep[i] { arranged.append(i) }
+        let settled = arranged.count
+        arranged += others
+        for i in order where !keep[i] { arranged.append(i) }
+        ByteOrder.permute(&actions, arranged)
+        actions.removeLast(order.count - settled)
     }
 
     /// Adds deletions decided later (quota evictions).

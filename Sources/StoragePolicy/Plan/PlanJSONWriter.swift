@@ -212,6 +212,7 @@ package struct PlanJSONWriter {
         buffer.count += level * 2
     }
 
+    @inline(__always)
     private mutating func text(_ s: StaticString) {
         // A one-character literal may be stored as a scalar, without a pointer to its bytes.
         if s.hasPointerRepresentation {
@@ -275,12 +276,21 @@ package struct PlanJSONWriter {
 
     private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.append(0x22)
+        guard let base = bytes.baseAddress else { buffer.append(0x22); return }
+        let n = bytes.count
         var start = 0
-        for i in 0..<bytes.count {
-            let b = bytes[i]
+        var i = 0
+        while i < n {
+            // Eight bytes at a time while none of them needs escaping: most strings are copied in one piece.
+            if i + 8 <= n, !PlanJSONWriter.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let b = base[i]
+            i += 1
             guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
-            if start < i { buffer.append(bytes.baseAddress! + start, i - start) }
-            start = i + 1
+            if start < i - 1 { buffer.append(base + start, i - 1 - start) }
+            start = i
             switch b {
             case 0x22: buffer.append(0x5C); buffer.append(0x22)
             case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
@@ -295,8 +305,19 @@ package struct PlanJSONWriter {
                 for c in [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]] as [UInt8] { buffer.append(c) }
             }
         }
-        if start < bytes.count { buffer.append(bytes.baseAddress! + start, bytes.count - start) }
+        if start < n { buffer.append(base + start, n - start) }
         buffer.append(0x22)
+    }
+
+    /// True when one of the eight bytes is a quote, a backslash or below 0x20 (the classic zero-byte and
+    /// less-than word tests, exact as a yes/no).
+    @inline(__always)
+    private static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (w &- ones &* 0x20) & ~w & highs
+        let q = w ^ (ones &* 0x22), quote = (q &- ones) & ~q & highs
+        let s = w ^ (ones &* 0x5C), slash = (s &- ones) & ~s & highs
+        return (control | quote | slash) != 0
     }
 
     private mutating func flushIfNeeded(force: Bool) throws {
