@@ -148,11 +148,18 @@ struct Removals {
                 ranks[i] = lastRank
                 order.append(i)
             }
+            // Keys of the 16 bytes after the prefix every deleted path shares (`tmp/f` in a flat folder).
+            let shared = ByteOrder.sharedPrefix(order.count) { a[order[$0]].path.bytes }
+            var keys = [ByteOrder.Key16](repeating: ByteOrder.Key16(high: 0, low: 0), count: a.count)
+            for i in order { keys[i] = a[i].path.bytes.withUnsafeBufferPointer { ByteOrder.key($0, from: shared) } }
             ranks.withUnsafeBufferPointer { r in
-                order.sort { x, y in
-                    let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
-                    if c != 0 { return c < 0 }
-                    return (r[x], x) < (r[y], y)
+                keys.withUnsafeBufferPointer { k in
+                    order.sort { x, y in
+                        if k[x] != k[y] { return k[x] < k[y] }
+                        let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
+                        if c != 0 { return c < 0 }
+                        return (r[x], x) < (r[y], y)
+                    }
                 }
             }
         }

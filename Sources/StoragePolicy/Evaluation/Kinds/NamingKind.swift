@@ -83,7 +83,7 @@ extension Evaluator {
             // Free names are handed out in byte order of the names: sort only when something is renamed.
             if naming.letterCase == .lower,
                entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
-                entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
+                entries = listing.sortedByName(entries)
             }
             var planned: Set<PathKey> = []
             // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
