@@ -14,6 +14,9 @@ package struct PlanJSONWriter {
         var base: UnsafeMutablePointer<UInt8>
         var capacity: Int
         var count = 0
+        /// Per memo slot: the text last written and its JSON form (see `string(_:memo:)`).
+        var memoText = [String](repeating: "", count: 4)
+        var memoBytes = [[UInt8]](repeating: [0x22, 0x22], count: 4)
 
         init(capacity: Int) {
             base = .allocate(capacity: capacity)
@@ -76,7 +79,7 @@ package struct PlanJSONWriter {
                 for i in all.indices {
                     if i > 0 { text(",\n") }
                     indent(2)
-                    action(all[i])
+                    action(all.baseAddress! + i)
                     try flushIfNeeded(force: false)
                 }
             }
@@ -134,35 +137,37 @@ package struct PlanJSONWriter {
 
     // MARK: Pieces
 
-    private mutating func action(_ a: borrowing Action) {
+    private mutating func action(_ p: UnsafePointer<Action>) {
+        // Read in place: a copy of the action retained and released every field of it.
+        let a = UnsafePointer(p)
         // Each key comes with its comma, newline and indent as one literal: a plan of a million actions spends
         // its time here, and one append per piece is what it costs (same bytes as `key` and `indent` write).
-        text("{\n      \"action\" : "); string(a.kind.name)
-        text(",\n      \"bytes\" : "); number(a.bytes)
-        if a.entries != 1 { text(",\n      \"entries\" : "); number(a.entries) }
-        if let id = a.identity {
+        text("{\n      \"action\" : "); string(a.pointee.kind.name, memo: 0)
+        text(",\n      \"bytes\" : "); number(a.pointee.bytes)
+        if a.pointee.entries != 1 { text(",\n      \"entries\" : "); number(a.pointee.entries) }
+        if let id = a.pointee.identity {
             text(",\n      \"identity\" : {\n        \"dev\" : "); number(id.device)
             text(",\n        \"ino\" : "); number(id.inode)
             text(",\n        \"mtimeNs\" : "); number(id.modificationTimeNs)
             text(",\n        \"size\" : "); number(id.size)
             text("\n      }")
         }
-        switch a.kind {
+        switch a.pointee.kind {
         case .setxattr(let name, _), .unmark(let name): text(",\n      \"name\" : "); string(name)
         default: break
         }
-        text(",\n      \"path\" : "); string(path: a.path)
-        if !PlanJSONWriter.isUTF8(a.path) { text(",\n      \"pathBase64\" : "); string(a.path.base64) }
-        text(",\n      \"reason\" : "); string(a.reason)
-        text(",\n      \"rule\" : "); string(a.rule)
-        switch a.kind {
+        text(",\n      \"path\" : "); string(path: a.pointee.path)
+        if !PlanJSONWriter.isUTF8(a.pointee.path) { text(",\n      \"pathBase64\" : "); string(a.pointee.path.base64) }
+        text(",\n      \"reason\" : "); string(a.pointee.reason, memo: 1)
+        text(",\n      \"rule\" : "); string(a.pointee.rule, memo: 2)
+        switch a.pointee.kind {
         case .rename(let to), .trash(let to):
             text(",\n      \"to\" : "); string(path: to)
             if !PlanJSONWriter.isUTF8(to) { text(",\n      \"toBase64\" : "); string(to.base64) }
         default: break
         }
-        if let t = a.type { text(",\n      \"type\" : "); string(t.rawValue) }
-        if case .setxattr(_, let value) = a.kind {
+        if let t = a.pointee.type { text(",\n      \"type\" : "); string(t.rawValue, memo: 3) }
+        if case .setxattr(_, let value) = a.pointee.kind {
             if let text = String(validating: value, as: UTF8.self) {
                 self.text(",\n      \"value\" : "); string(text)
             } else {
@@ -222,28 +227,64 @@ package struct PlanJSONWriter {
         }
     }
 
-    /// Decimal digits straight into the buffer (no String per number).
+    /// Decimal digits straight into the buffer (no String per number), two at a time from the right.
     private mutating func number<N: BinaryInteger>(_ n: N) {
         if n < 0 { buffer.append(0x2D) }
         var value = UInt64(n.magnitude)
+        // The digit count first, by comparisons (no division), so the digits go straight to their place.
         var digits = 1
-        var rest = value / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        // Digits from the right, straight into their place.
+        var power: UInt64 = 10
+        while value >= power {
+            digits += 1
+            if digits == 20 { break }
+            power &*= 10
+        }
         buffer.reserve(digits)
         var at = buffer.base + buffer.count + digits
-        repeat {
+        let pairs = PlanJSONWriter.pairs.utf8Start
+        while value >= 100 {
+            let pair = Int(value % 100) &* 2
+            value /= 100
+            at -= 2
+            at[0] = pairs[pair]
+            at[1] = pairs[pair + 1]
+        }
+        if value >= 10 {
+            at -= 2
+            at[0] = pairs[Int(value) &* 2]
+            at[1] = pairs[Int(value) &* 2 + 1]
+        } else {
             at -= 1
-            at.pointee = 0x30 + UInt8(value % 10)
-            value /= 10
-        } while value > 0
+            at[0] = 0x30 + UInt8(value)
+        }
         buffer.count += digits
     }
+
+    /// "00" to "99", back to back.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
     private mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { escape($0) }
+    }
+
+    /// `string(s)` for a field most actions repeat (kind, rule, reason, type): when `s` is the text this
+    /// memo slot last wrote, its escaped bytes are copied again, in one piece.
+    private mutating func string(_ s: String, memo slot: Int) {
+        if s == buffer.memoText[slot] {
+            buffer.memoBytes[slot].withUnsafeBufferPointer { buffer.append($0.baseAddress!, $0.count) }
+            return
+        }
+        let start = buffer.count
+        string(s)
+        buffer.memoText[slot] = s
+        buffer.memoBytes[slot].removeAll(keepingCapacity: true)
+        buffer.memoBytes[slot].append(contentsOf: UnsafeBufferPointer(start: buffer.base + start, count: buffer.count - start))
     }
 
     /// A path: its bytes as they are when they are UTF-8 (no String made), else the lossy text form
