@@ -10,13 +10,15 @@ package struct PlanJSONWriter {
     /// The bytes not yet flushed, in memory this writer owns: a piece is one bounds check and one copy.
     /// An Array's append cost a uniqueness and capacity check and a generic copy per piece, about twenty
     /// pieces per action (a third of a large plan's instructions went there).
+    /// Only its writer touches it, one access at a time: no dynamic exclusivity checks (they cost more than
+    /// the copies they guarded).
     private final class Bytes {
-        var base: UnsafeMutablePointer<UInt8>
-        var capacity: Int
-        var count = 0
+        @exclusivity(unchecked) var base: UnsafeMutablePointer<UInt8>
+        @exclusivity(unchecked) var capacity: Int
+        @exclusivity(unchecked) var count = 0
         /// Per memo slot: the text last written and its JSON form (see `string(_:memo:)`).
-        var memoText = [String](repeating: "", count: 4)
-        var memoBytes = [[UInt8]](repeating: [0x22, 0x22], count: 4)
+        @exclusivity(unchecked) var memoText = [String](repeating: "", count: 4)
+        @exclusivity(unchecked) var memoBytes = [[UInt8]](repeating: [0x22, 0x22], count: 4)
 
         init(capacity: Int) {
             base = .allocate(capacity: capacity)
