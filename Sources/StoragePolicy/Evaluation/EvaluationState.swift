@@ -240,11 +240,20 @@ final class EvaluationResults: @unchecked Sendable {
         guard age >= 0 else { return intern(Ages.describe(label, then, limit: limit, now: now)) }
         let key = DescribedAge(label: label, shownSeconds: Ages.shownSeconds(age / 1_000_000_000),
                                expired: age > limit.nanoseconds, limitSeconds: limit.seconds)
-        if let text = described[key] { return text }
-        let text = intern(Ages.describe(label, then, limit: limit, now: now))
-        described[key] = text
+        // Neighbours in a folder are often of one age: the last text answers without hashing the key.
+        if let last = lastDescribed, last.key == key { return last.text }
+        let text: String
+        if let known = described[key] {
+            text = known
+        } else {
+            text = intern(Ages.describe(label, then, limit: limit, now: now))
+            described[key] = text
+        }
+        lastDescribed = (key, text)
         return text
     }
+
+    @exclusivity(unchecked) private var lastDescribed: (key: DescribedAge, text: String)? = nil
 
     /// What `Ages.describe` writes for an age that is not in the future.
     private struct DescribedAge: Hashable {

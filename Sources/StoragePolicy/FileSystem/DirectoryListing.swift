@@ -132,12 +132,23 @@ package final class DirectoryListing {
 
     /// The entry's root-relative path.
     package func path(of i: Int) -> RelativePath {
-        var bytes = [UInt8]()
-        let name = nameBytes(i)
-        bytes.reserveCapacity(path.bytes.count + 1 + name.count)
-        bytes.append(contentsOf: path.bytes)
-        if !bytes.isEmpty { bytes.append(0x2F) }
-        bytes.append(contentsOf: name)
+        // One allocation of the exact size, filled by two copies: growing an empty array cost more than both.
+        let start = starts[i], length = starts[i + 1] - 1 - starts[i]
+        let prefix = path.bytes.count
+        let total = prefix == 0 ? length : prefix + 1 + length
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, count in
+            guard let base = out.baseAddress else { count = 0; return }
+            path.bytes.withUnsafeBufferPointer { p in
+                if prefix > 0 {
+                    base.update(from: p.baseAddress!, count: prefix)
+                    base[prefix] = 0x2F
+                }
+            }
+            names.withUnsafeBufferPointer { n in
+                if length > 0 { (base + (total - length)).update(from: n.baseAddress! + start, count: length) }
+            }
+            count = total
+        }
         return RelativePath(unchecked: bytes)
     }
 
