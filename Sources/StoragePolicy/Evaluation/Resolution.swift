@@ -130,8 +130,6 @@ struct Removals {
 
     init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
 
-    private func rank(_ a: Action) -> Int { ruleOrder[a.rule] ?? -1 }
-
     /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
     mutating func settleDeletes(_ actions: inout [Action]) {
         // Fields read through a buffer pointer: `actions[i]` copied (retained) a whole action per look. Ranks
@@ -338,10 +336,19 @@ struct Removals {
             case .untag: 7
             }
         }
-        var seen = Set<Key>()
-        // Ranks looked up once per action, not once per comparison.
-        var others = actions.indices.filter { !actions[$0].isDelete }.map { (rank: rank(actions[$0]), index: $0) }
+        // Ranks looked up once per run of one rule's actions, not once per comparison (nor hashed per action).
+        var others: [(rank: Int, index: Int)] = []
+        actions.withUnsafeBufferPointer { a in
+            var lastRule: String? = nil
+            var lastRank = -1
+            for i in a.indices where !a[i].isDelete {
+                if a[i].rule != lastRule { lastRule = a[i].rule; lastRank = ruleOrder[a[i].rule] ?? -1 }
+                others.append((lastRank, i))
+            }
+        }
         others.sort { ($0.rank, $0.index) < ($1.rank, $1.index) }
+        // Sized once: growing it rehashed every key so far.
+        var seen = Set<Key>(minimumCapacity: others.count)
         if !moved.isEmpty {
             for i in actions.indices where actions[i].isDelete && hasAncestor(actions[i].path, in: moved) { keep[i] = false }
         }

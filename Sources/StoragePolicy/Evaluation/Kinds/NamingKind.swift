@@ -100,6 +100,11 @@ extension Evaluator {
                     case .unchanged:
                         break
                     case .changed(let lower):
+                        if changed.isEmpty {
+                            // Sized once for the folder: growing them step by step rehashed every name so far.
+                            changedIndex.reserveCapacity(entries.count)
+                            planned.reserveCapacity(entries.count)
+                        }
                         if let k = changedIndex[PathKey(lower[...])] {
                             changed[k].members.append(i)
                         } else {
