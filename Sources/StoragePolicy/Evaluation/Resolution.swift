@@ -297,7 +297,20 @@ struct Removals {
         guard !set.isEmpty else { return false }
         let bytes = path.bytes
         let lengths = min(bytes.count, movedLengths.count)
-        var i = 0
+        // Through buffer pointers: this runs for every delete of a plan with moves, over every byte of its path.
+        let found = bytes.withUnsafeBufferPointer { b in
+            movedLengths.withUnsafeBufferPointer { m in
+                var i = 0
+                while i < lengths {
+                    if b[i] == 0x2F && m[i] { return i }
+                    i += 1
+                }
+                return -1
+            }
+        }
+        guard found >= 0 else { return false }
+        if set.contains(PathKey(bytes[..<found])) { return true }
+        var i = found + 1
         while i < lengths {
             if movedLengths[i] && bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
             i += 1
@@ -379,9 +392,12 @@ struct Removals {
 
     static func compact(_ actions: inout [Action], _ keep: [Bool]) {
         var write = 0
-        for read in actions.indices where keep[read] {
-            if write != read { actions.swapAt(write, read) }
-            write += 1
+        // Swapped through a buffer pointer: moves, without the array's uniqueness and bounds checks per swap.
+        actions.withUnsafeMutableBufferPointer { a in
+            for read in a.indices where keep[read] {
+                if write != read { a.swapAt(write, read) }
+                write += 1
+            }
         }
         actions.removeLast(actions.count - write)
     }
