@@ -132,22 +132,19 @@ package final class DirectoryListing {
 
     /// The entry's root-relative path.
     package func path(of i: Int) -> RelativePath {
-        // One allocation of the exact size, filled by two copies: growing an empty array cost more than both.
+        // Put together on the stack, then copied into an array of the exact size in one go: growing an empty
+        // array cost more, and so did the arrays' unspecialized uninitialized-capacity initializers.
         let start = starts[i], length = starts[i + 1] - 1 - starts[i]
         let prefix = path.bytes.count
         let total = prefix == 0 ? length : prefix + 1 + length
-        let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, count in
-            guard let base = out.baseAddress else { count = 0; return }
-            path.bytes.withUnsafeBufferPointer { p in
-                if prefix > 0 {
-                    base.update(from: p.baseAddress!, count: prefix)
-                    base[prefix] = 0x2F
-                }
+        let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(total, 1)) { out in
+            let base = out.baseAddress!
+            if prefix > 0 {
+                path.bytes.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: prefix) }
+                base[prefix] = 0x2F
             }
-            names.withUnsafeBufferPointer { n in
-                if length > 0 { (base + (total - length)).update(from: n.baseAddress! + start, count: length) }
-            }
-            count = total
+            if length > 0 { names.withUnsafeBufferPointer { (base + (total - length)).update(from: $0.baseAddress! + start, count: length) } }
+            return Array(UnsafeBufferPointer(start: base, count: total))
         }
         return RelativePath(unchecked: bytes)
     }
