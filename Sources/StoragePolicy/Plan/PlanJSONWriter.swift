@@ -201,7 +201,7 @@ package struct PlanJSONWriter {
         try bytes.withUnsafeBufferPointer { all in
             var at = 0
             while at < all.count {
-                let n = min(PlanJSONWriter.chunk, all.count - at)
+                let n = min(max(PlanJSONWriter.chunk - buffer.count, 1), all.count - at)
                 buffer.append(all.baseAddress! + at, n)
                 at += n
                 try flushIfNeeded(force: false)

@@ -63,6 +63,32 @@ import TreeFixture
         #expect(text.contains("\"reason\" : \"aaaaaaaaaaaaaaaa\\\"tail é \u{7F}\","))
     }
 
+    @Test("a plan large enough for two rendering threads streams every action once, in order, in pieces of about 64 KiB")
+    func largeJSON() throws {
+        let rules = ["tmp-expiry", "lower", "no-db"]
+        let actions = (0..<20_011).map { i -> Action in
+            let identity = EntryIdentity(device: 7, inode: UInt64(i), size: Int64(i % 977), modificationTimeNs: Int64(i) * 1_000_003)
+            let name: [UInt8] = i % 101 == 0 ? [0x66, 0xFF, 0x0A] + Array("\(i)".utf8) : Array("f\(i).dat".utf8)
+            let path = RelativePath([0x74, 0x6D, 0x70, 0x2F] + name)!
+            if i % 7 == 0 {
+                return Action(kind: .rename(to: RelativePath(Array("tmp/r\(i)".utf8))!), path: path, rule: rules[1],
+                              reason: "name has uppercase letters", identity: identity, type: .regular)
+            }
+            return Action(kind: .delete, path: path, rule: rules[i % 3 == 0 ? 2 : 0], reason: "mtime \(i % 5)d ago > 1d",
+                          bytes: Int64(i % 13) * 4096, identity: identity, type: i % 11 == 0 ? .directory : .regular,
+                          entries: i % 11 == 0 ? 3 : 1)
+        }
+        let plan = Plan(policy: "p", root: "/r", createdAt: "2026-01-02T03:04:05Z", evaluatedAtNs: 1, actions: actions)
+        var pieces: [[UInt8]] = []
+        var writer = PlanJSONWriter { pieces.append($0) }
+        try writer.write(plan)
+        let streamed = pieces.flatMap { $0 }
+        #expect(streamed == PlanJSONWriter.data(plan))
+        #expect(try Plan.decode(json: Data(streamed)) == plan)
+        #expect(pieces.count > 20)
+        #expect(pieces.allSatisfy { $0.count < 64 * 1024 + 4096 })
+    }
+
     @Test("16-byte sort keys never order two byte strings against memcmp order")
     func keysAgreeWithCompare() {
         let alphabet: [UInt8] = [0x01, 0x2F, 0x41, 0x61, 0x62, 0x7F, 0x80, 0xFF]
