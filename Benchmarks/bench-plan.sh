@@ -7,6 +7,9 @@
 # Usage: Benchmarks/bench-plan.sh            (SIZE=200000 BIG=1000000 RUNS=10 WORK=/tmp/policyctl-bench)
 #        SCRATCH=/tmp/build-x Benchmarks/bench-plan.sh   to build in another scratch folder
 #        STRESS=1 ...                         also measure the uncapped 1M tree (a 6x over-quota cache)
+#        COUNTS=1 ...                         no timing: system calls (strace -c -f) and instructions of every
+#                                             thread (valgrind --tool=callgrind) of one `plan --format json` of
+#                                             the SIZE tree and of the flat tree, which machine noise cannot move
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -24,9 +27,15 @@ need() {  # need COMMAND PACKAGE: install PACKAGE with apt-get when COMMAND is m
     echo "installing $2..." >&2
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
 }
-need hyperfine hyperfine
-need fdfind fd-find
-[ -x /usr/bin/time ] || need time time
+COUNTS=${COUNTS:-0}
+if [ "$COUNTS" = 1 ]; then
+    need strace strace
+    need valgrind valgrind
+else
+    need hyperfine hyperfine
+    need fdfind fd-find
+    [ -x /usr/bin/time ] || need time time
+fi
 
 echo "== building policyctl (release)"
 swift build -c release --scratch-path "$SCRATCH" --product policyctl 2>&1 | tail -1
@@ -44,6 +53,64 @@ echo "kernel: $(uname -r), file system: $(df -T "$WORK" | awk 'NR==2 {print $2}'
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 TREE=$(tree "$SIZE")
+# The flat case: one folder of 200,000 files (half expired) and one of 60,000 names (half with uppercase
+# letters, some colliding on case). Every rule must stay linear in a folder's size.
+FLAT="$WORK/flat"
+flat_tree() {  # generate once, reuse afterwards; writes $WORK/flat-policy.yaml
+    if [ ! -d "$FLAT" ]; then
+        python3 - "$FLAT" <<'EOF'
+import os, sys, time
+root = sys.argv[1]; now = time.time()
+os.makedirs(root + "/tmp"); os.makedirs(root + "/docs")
+for i in range(200_000):
+    p = f"{root}/tmp/f{i:06d}"
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT, 0o644))
+    age = 48 * 3600 if i % 2 == 0 else 3600
+    os.utime(p, (now - age, now - age))
+for i in range(60_000):
+    name = f"Note-{i:06d}.txt" if i % 2 == 0 else f"note-{i:06d}.txt"
+    if i % 1000 == 1: name = f"note-{i - 1:06d}.txt"   # collides with Note-(i-1) on case
+    open(f"{root}/docs/{name}", "w").close()
+EOF
+    fi
+    cat > "$WORK/flat-policy.yaml" <<'EOF'
+version: 1
+name: flat
+rules:
+  - name: tmp-expiry
+    path: tmp
+    expire: { after: 24h }
+  - name: lower
+    path: docs
+    naming: { case: lower }
+EOF
+}
+
+if [ "$COUNTS" = 1 ]; then
+    flat_tree
+    count() {  # TAG NAME POLICY ROOT: all system calls, statx, openat, then user-space instructions of every thread
+        strace -c -f -o "$WORK/strace-$1.txt" "$BIN" plan --policy "$3" --root "$4" --format json >/dev/null
+        valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$1.out" \
+            "$BIN" plan --policy "$3" --root "$4" --format json >/dev/null 2>"$WORK/callgrind-$1.log"
+        python3 - "$2" "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" <<'EOF3'
+import re, sys
+calls = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+        calls[f[-1]] = int(f[3])
+    elif f and f[-1] == "total":
+        calls["total"] = int(f[3 if len(f) >= 5 else 2])
+ir = re.search(r"Collected : (\d+)", open(sys.argv[3]).read())
+print(f"  {sys.argv[1]:24s} syscalls {calls.get('total', 0):>9,}  statx {calls.get('statx', 0):>7,}  "
+      f"openat {calls.get('openat', 0) + calls.get('openat2', 0):>7,}  instructions {int(ir.group(1)) if ir else 0:>15,}")
+EOF3
+    }
+    echo "counts, one run each (plan --format json):"
+    count "plan-$SIZE" "plan ($SIZE entries)" "$POLICY" "$TREE"
+    count "plan-flat" "plan (flat)" "$WORK/flat-policy.yaml" "$FLAT"
+    exit 0
+fi
 echo "== $SIZE-entry tree: $TREE ($(find "$TREE" -xdev | wc -l) entries)"
 hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-$SIZE.json" \
     -n "policyctl plan" "$BIN plan --policy $POLICY --root $TREE --format json > /dev/null" \
@@ -69,36 +136,7 @@ print(f"fd / find -printf   : {fd['mean']/stat['mean']:.2f}x mean")
 print(f"cpu time plan / find -printf: {(plan['user']+plan['system'])/(stat['user']+stat['system']):.2f}x")
 EOF
 
-# The flat case: one folder of 200,000 files (half expired) and one of 60,000 names (half with uppercase
-# letters, some colliding on case). Every rule must stay linear in a folder's size.
-FLAT="$WORK/flat"
-if [ ! -d "$FLAT" ]; then
-    python3 - "$FLAT" <<'EOF'
-import os, sys, time
-root = sys.argv[1]; now = time.time()
-os.makedirs(root + "/tmp"); os.makedirs(root + "/docs")
-for i in range(200_000):
-    p = f"{root}/tmp/f{i:06d}"
-    os.close(os.open(p, os.O_WRONLY | os.O_CREAT, 0o644))
-    age = 48 * 3600 if i % 2 == 0 else 3600
-    os.utime(p, (now - age, now - age))
-for i in range(60_000):
-    name = f"Note-{i:06d}.txt" if i % 2 == 0 else f"note-{i:06d}.txt"
-    if i % 1000 == 1: name = f"note-{i - 1:06d}.txt"   # collides with Note-(i-1) on case
-    open(f"{root}/docs/{name}", "w").close()
-EOF
-fi
-cat > "$WORK/flat-policy.yaml" <<'EOF'
-version: 1
-name: flat
-rules:
-  - name: tmp-expiry
-    path: tmp
-    expire: { after: 24h }
-  - name: lower
-    path: docs
-    naming: { case: lower }
-EOF
+flat_tree
 echo "== flat tree: $FLAT ($(find "$FLAT" -xdev | wc -l) entries); load $(cut -d' ' -f1-3 /proc/loadavg)"
 hyperfine --warmup 2 --runs "$RUNS" --export-json "$WORK/results-flat.json" \
     -n "policyctl plan (flat)" "$BIN plan --policy $WORK/flat-policy.yaml --root $FLAT --format json > /dev/null" \

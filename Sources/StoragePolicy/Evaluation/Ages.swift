@@ -50,6 +50,14 @@ enum Ages {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `seconds` cut to what `human(seconds:units: 2)` shows of it: two ages with the same cut read the same.
+    static func shownSeconds(_ seconds: Int64) -> Int64 {
+        if seconds <= 0 { return 0 }
+        if seconds >= 86400 { return seconds - seconds % 3600 }  // days and hours
+        if seconds >= 3600 { return seconds - seconds % 60 }  // hours and minutes
+        return seconds  // minutes and seconds, or seconds
+    }
+
     /// An age for people: the two largest of d, h, m, s (`40d`, `1d1h`, `5m12s`). Days, not weeks:
     /// "30d" is what a policy says, "4w2d" nobody does.
     static func human(nanoseconds: Int64) -> String { human(seconds: nanoseconds / 1_000_000_000, units: 2) }

@@ -226,9 +226,41 @@ final class EvaluationResults: @unchecked Sendable {
     private var patterns: [Int: Regex<Substring>] = [:]
     @exclusivity(unchecked) private var reasons = Set<String>()
 
+    @exclusivity(unchecked) private var described: [DescribedAge: String] = [:]
+
     /// One copy of each distinct reason text: thousands of "mtime 3d ago > 1d" share one string.
     func intern(_ reason: String) -> String {
         reasons.insert(reason).memberAfterInsert
+    }
+
+    /// `Ages.describe`, interned, and built once per distinct text: the age as shown (two units) is the key,
+    /// so the thousands of files of one age get one string without writing it out thousands of times.
+    func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
+        let age = Ages.age(of: then, now: now)
+        guard age >= 0 else { return intern(Ages.describe(label, then, limit: limit, now: now)) }
+        let key = DescribedAge(label: label, shownSeconds: Ages.shownSeconds(age / 1_000_000_000),
+                               expired: age > limit.nanoseconds, limitSeconds: limit.seconds)
+        // Neighbours in a folder are often of one age: the last text answers without hashing the key.
+        if let last = lastDescribed, last.key == key { return last.text }
+        let text: String
+        if let known = described[key] {
+            text = known
+        } else {
+            text = intern(Ages.describe(label, then, limit: limit, now: now))
+            described[key] = text
+        }
+        lastDescribed = (key, text)
+        return text
+    }
+
+    @exclusivity(unchecked) private var lastDescribed: (key: DescribedAge, text: String)? = nil
+
+    /// What `Ages.describe` writes for an age that is not in the future.
+    private struct DescribedAge: Hashable {
+        var label: String
+        var shownSeconds: Int64
+        var expired: Bool
+        var limitSeconds: Int64
     }
 
     /// This thread's compiled copy of a naming rule's pattern.

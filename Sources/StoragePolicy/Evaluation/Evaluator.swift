@@ -97,7 +97,9 @@ final class Evaluator: WalkVisitor {
 
     /// Every entry of the directory meets the rules whose scope holds it.
     /// One active rule as this directory's entries see it: worked out once per directory, not per entry.
-    struct RuleView {
+    /// A class: the per-entry loops hand a view to every judge, and copying a struct of four references
+    /// retained and released each of them, per entry and rule (a tenth of a plan's instructions).
+    final class RuleView {
         let index: Int
         let rule: CompiledRule
         /// The rule's judge, loaded once per directory.
@@ -105,6 +107,10 @@ final class Evaluator: WalkVisitor {
         /// This directory's components below the rule's scope.
         let directory: ArraySlice<ArraySlice<UInt8>>
         let trashRole: TrashRole
+
+        init(index: Int, rule: CompiledRule, judge: EntryJudge, directory: ArraySlice<ArraySlice<UInt8>>, trashRole: TrashRole) {
+            self.index = index; self.rule = rule; self.judge = judge; self.directory = directory; self.trashRole = trashRole
+        }
     }
 
     private func judgeEntries(_ listing: DirectoryListing, active: [Int], node: ScopeTrie?, holds: Bool,

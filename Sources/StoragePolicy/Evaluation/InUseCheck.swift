@@ -57,6 +57,16 @@ package struct InUseCheck: Sendable {
         return insideReason(parent: parent, name: name, path: path)
     }
 
+    /// True when `reason` would surely find nothing, from the entry's fields alone (no folder opened, no
+    /// system call): /proc was read, no process has it open, /proc/locks rules out a flock on it, and it is
+    /// no directory (whose contents would need a look). A symlink is never in use.
+    func isClearlyFree(type: FileType?, identity: EntryIdentity) -> Bool {
+        guard table.unreadable == nil else { return false }
+        if type == .symlink { return true }
+        guard type != .directory, table.holder(device: identity.device, inode: identity.inode) == nil else { return false }
+        return localDevices.contains(identity.device) && !flocks.mayHold(inode: identity.inode)
+    }
+
     private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: RelativePath,
                              identity: EntryIdentity?) -> String? {
         // /proc/locks lists every flock on this device and none on this inode: nothing to probe.
@@ -124,7 +134,21 @@ package struct InUseCheck: Sendable {
         var kept: [RelativePath] = []
         var keptTrash: [(rule: String, path: RelativePath)] = []
         var drop = Set<Int>()
-        for (i, action) in actions.enumerated() where action.isDelete && checked.contains(action.rule) {
+        // Most deletes are settled from their fields alone (see isClearlyFree): only the others are copied and
+        // get their folder opened. The rule's name is hashed once per run of one rule's deletes.
+        var candidates: [Int] = []
+        actions.withUnsafeBufferPointer { a in
+            var lastRule: String? = nil
+            var lastChecked = false
+            for i in a.indices where a[i].isDelete {
+                if a[i].rule != lastRule { lastRule = a[i].rule; lastChecked = checked.contains(a[i].rule) }
+                guard lastChecked, let identity = a[i].identity,
+                      !inUse.isClearlyFree(type: a[i].type, identity: identity) else { continue }
+                candidates.append(i)
+            }
+        }
+        for i in candidates {
+            let action = actions[i]
             guard let identity = action.identity, let name = action.path.lastComponent else { continue }
             let parentPath = action.path.parent
             if cache?.path != parentPath {

@@ -101,32 +101,92 @@ enum ByteOrder {
         return a.count < b.count
     }
 
+    /// A sort key for a byte string whose first `offset` bytes every string sorted with it shares: its next
+    /// 16 bytes, big-endian, zero padded. Keys that differ order their strings as `compare` does (no name or
+    /// path holds a NUL, so the padding puts the shorter of two strings first); equal keys leave it to
+    /// `compare`. Most comparisons of a large sort then look at two integers instead of calling memcmp.
+    @inline(__always)
+    static func key(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Key16 {
+        var high: UInt64 = 0, low: UInt64 = 0
+        let end = min(bytes.count, offset + 16)
+        var i = offset
+        while i < min(end, offset + 8) { high |= UInt64(bytes[i]) << (56 - 8 * UInt64(i - offset)); i += 1 }
+        while i < end { low |= UInt64(bytes[i]) << (56 - 8 * UInt64(i - offset - 8)); i += 1 }
+        return Key16(high: high, low: low)
+    }
+
+    /// Sixteen bytes of a byte string, as two integers compared in order.
+    struct Key16: Equatable {
+        var high: UInt64
+        var low: UInt64
+
+        @inline(__always)
+        static func < (a: Key16, b: Key16) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+    }
+
+    /// How many leading bytes the `count` strings `string(i)` all share (0 when there are none).
+    static func sharedPrefix(_ count: Int, _ string: (Int) -> [UInt8]) -> Int {
+        guard count > 0 else { return 0 }
+        let first = string(0)
+        var shared = first.count
+        for i in 1..<max(count, 1) where shared > 0 {
+            let other = string(i)
+            var n = 0
+            let limit = min(shared, other.count)
+            while n < limit && first[n] == other[n] { n += 1 }
+            shared = n
+        }
+        return shared
+    }
+
     /// Sorts actions the way Plan.sort orders them (path bytes, rule, action, reason), moving each action
     /// once: Plan.sort then finds them in order and only checks.
     static func sortActions(_ actions: inout [Action]) {
         // Keys pulled out once, so comparisons touch two small arrays instead of two whole actions.
-        let paths = actions.map(\.path.bytes)
+        // Fields read through a buffer pointer: `actions[i].rule` copied (retained) the whole action per look.
         var order = Array(actions.indices)
-        paths.withUnsafeBufferPointer { p in
+        actions.withUnsafeBufferPointer { a in
             order.sort { i, j in
-                let c = compare(p[i], p[j])
+                let c = compare(a[i].path.bytes, a[j].path.bytes)
                 if c != 0 { return c < 0 }
-                if actions[i].rule != actions[j].rule { return actions[i].rule < actions[j].rule }
-                let (x, y) = (actions[i].kind.name, actions[j].kind.name)
+                if a[i].rule != a[j].rule { return a[i].rule < a[j].rule }
+                let (x, y) = (a[i].kind.name, a[j].kind.name)
                 if x != y { return x < y }
-                return actions[i].reason < actions[j].reason
+                return a[i].reason < a[j].reason
             }
         }
-        // Apply the permutation in place, cycle by cycle.
-        var placed = [Bool](repeating: false, count: order.count)
-        for start in order.indices where !placed[start] {
-            var current = start
-            while true {
-                placed[current] = true
-                let next = order[current]
-                if placed[next] { break }
-                actions.swapAt(current, next)
-                current = next
+        permute(&actions, order)
+    }
+
+    /// Puts `actions[order[k]]` at position k (`order` a permutation of the indices), cycle by cycle, each
+    /// action moved once through a pointer, bits only: building a new array would copy (retain) every field,
+    /// and `swapAt` checked uniqueness and bounds per swap. No second array: a plan's actions can be many.
+    static func permute(_ actions: inout [Action], _ order: [Int]) {
+        let n = actions.count
+        precondition(order.count == n, "a permutation of every index")
+        guard n > 1 else { return }
+        var placed = [Bool](repeating: false, count: n)
+        let held = UnsafeMutablePointer<Action>.allocate(capacity: 1)
+        defer { held.deallocate() }
+        actions.withUnsafeMutableBufferPointer { all in
+            let base = all.baseAddress!
+            order.withUnsafeBufferPointer { o in
+                for start in 0..<n where !placed[start] {
+                    placed[start] = true
+                    guard o[start] != start else { continue }
+                    held.moveInitialize(from: base + start, count: 1)
+                    var current = start
+                    while true {
+                        let next = o[current]
+                        if next == start {
+                            (base + current).moveInitialize(from: held, count: 1)
+                            break
+                        }
+                        (base + current).moveInitialize(from: base + next, count: 1)
+                        placed[next] = true
+                        current = next
+                    }
+                }
             }
         }
     }

@@ -121,7 +121,9 @@ package struct Planner: Sendable {
                         skipped: skipped, notes: notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
-        plan.sort()
+        // The actions are in plan order already (sortActions above; the in-use check only removes): sorting
+        // them again copied every action twice.
+        plan.sortFindings()
         return plan
     }
 

@@ -58,12 +58,19 @@ struct ResolutionContext {
         missingTrashTarget = resolution.missingTrashTarget; relaxedAtime = resolution.relaxedAtime
         self.results = results
         self.violations = violations
-        actions = preflight
-        actions.reserveCapacity(preflight.count + results.reduce(0) { $0 + $1.actions.count })
-        // Moved out of each thread's results, so no action or record is held twice.
-        for r in results {
-            actions.append(contentsOf: r.actions)
-            r.actions = []
+        // Moved out of each thread's results, so no action or record is held twice. The first thread's array
+        // is taken whole (the preflight's few actions slid in front of it): its actions are moved, not copied.
+        actions = []
+        for (k, r) in results.enumerated() {
+            if k == 0 {
+                actions = r.actions
+                r.actions = []
+                actions.insert(contentsOf: preflight, at: 0)
+                actions.reserveCapacity(actions.count + results.dropFirst().reduce(0) { $0 + $1.actions.count })
+            } else {
+                actions.append(contentsOf: r.actions)
+                r.actions = []
+            }
             self.violations.append(contentsOf: r.violations)
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
@@ -71,6 +78,7 @@ struct ResolutionContext {
             forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
+        if results.isEmpty { actions = preflight }
         gone = Removals(ruleOrder: Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a }))
     }
 
@@ -122,27 +130,43 @@ struct Removals {
 
     init(ruleOrder: [String: Int]) { self.ruleOrder = ruleOrder }
 
-    private func rank(_ a: Action) -> Int { ruleOrder[a.rule] ?? -1 }
-
     /// Keeps one delete per path (the earliest rule's) and drops deletes inside deleted directories.
     mutating func settleDeletes(_ actions: inout [Action]) {
-        var order = actions.indices.filter { actions[$0].isDelete }
-        // Keys pulled out once: comparing through `actions[i]` copied (retained) a whole action per look.
-        let paths = actions.map(\.path.bytes)
-        let ranks = actions.map { rank($0) }
-        paths.withUnsafeBufferPointer { p in
+        // Fields read through a buffer pointer: `actions[i]` copied (retained) a whole action per look. Ranks
+        // looked up once per run of one rule's actions, not hashed per action.
+        var order: [Int] = []
+        var others: [Int] = []
+        var ranks = [Int](repeating: 0, count: actions.count)
+        actions.withUnsafeBufferPointer { a in
+            var lastRule: String? = nil
+            var lastRank = -1
+            for i in a.indices {
+                guard a[i].isDelete else { others.append(i); continue }
+                if a[i].rule != lastRule { lastRule = a[i].rule; lastRank = ruleOrder[a[i].rule] ?? -1 }
+                ranks[i] = lastRank
+                order.append(i)
+            }
+            // Keys of the 16 bytes after the prefix every deleted path shares (`tmp/f` in a flat folder).
+            let shared = ByteOrder.sharedPrefix(order.count) { a[order[$0]].path.bytes }
+            var keys = [ByteOrder.Key16](repeating: ByteOrder.Key16(high: 0, low: 0), count: a.count)
+            for i in order { keys[i] = a[i].path.bytes.withUnsafeBufferPointer { ByteOrder.key($0, from: shared) } }
             ranks.withUnsafeBufferPointer { r in
-                order.sort { a, b in
-                    let c = ByteOrder.compare(p[a], p[b])
-                    if c != 0 { return c < 0 }
-                    return (r[a], a) < (r[b], b)
+                keys.withUnsafeBufferPointer { k in
+                    order.sort { x, y in
+                        if k[x] != k[y] { return k[x] < k[y] }
+                        let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
+                        if c != 0 { return c < 0 }
+                        return (r[x], x) < (r[y], y)
+                    }
                 }
             }
         }
         var keep = [Bool](repeating: true, count: actions.count)
-        var previous: RelativePath? = nil
-        for i in order {
-            if actions[i].path == previous { keep[i] = false } else { previous = actions[i].path }
+        actions.withUnsafeBufferPointer { a in
+            var previous = -1
+            for i in order {
+                if previous >= 0 && a[i].path.bytes == a[previous].path.bytes { keep[i] = false } else { previous = i }
+            }
         }
         deletedDirectories = order.filter { keep[$0] && actions[$0].type == .directory }.map { actions[$0].path }
         // Everything under a deleted directory D sorts together, as the paths starting with "D/".
@@ -159,7 +183,17 @@ struct Removals {
             }
         }
         deleted = order.filter { keep[$0] }.map { actions[$0].path }
-        Removals.compact(&actions, keep)
+        // The settled deletes first, in path order, then the other actions in their order (precedence ranks
+        // those by rule, then position), then the dropped deletes, cut off: the plan's final sort then finds
+        // the deletes as one sorted run instead of sorting them a second time.
+        var arranged: [Int] = []
+        arranged.reserveCapacity(actions.count)
+        for i in order where keep[i] { arranged.append(i) }
+        let settled = arranged.count
+        arranged += others
+        for i in order where !keep[i] { arranged.append(i) }
+        ByteOrder.permute(&actions, arranged)
+        actions.removeLast(order.count - settled)
     }
 
     /// Adds deletions decided later (quota evictions).
@@ -263,7 +297,20 @@ struct Removals {
         guard !set.isEmpty else { return false }
         let bytes = path.bytes
         let lengths = min(bytes.count, movedLengths.count)
-        var i = 0
+        // Through buffer pointers: this runs for every delete of a plan with moves, over every byte of its path.
+        let found = bytes.withUnsafeBufferPointer { b in
+            movedLengths.withUnsafeBufferPointer { m in
+                var i = 0
+                while i < lengths {
+                    if b[i] == 0x2F && m[i] { return i }
+                    i += 1
+                }
+                return -1
+            }
+        }
+        guard found >= 0 else { return false }
+        if set.contains(PathKey(bytes[..<found])) { return true }
+        var i = found + 1
         while i < lengths {
             if movedLengths[i] && bytes[i] == 0x2F && set.contains(PathKey(bytes[..<i])) { return true }
             i += 1
@@ -302,10 +349,19 @@ struct Removals {
             case .untag: 7
             }
         }
-        var seen = Set<Key>()
-        // Ranks looked up once per action, not once per comparison.
-        var others = actions.indices.filter { !actions[$0].isDelete }.map { (rank: rank(actions[$0]), index: $0) }
+        // Ranks looked up once per run of one rule's actions, not once per comparison (nor hashed per action).
+        var others: [(rank: Int, index: Int)] = []
+        actions.withUnsafeBufferPointer { a in
+            var lastRule: String? = nil
+            var lastRank = -1
+            for i in a.indices where !a[i].isDelete {
+                if a[i].rule != lastRule { lastRule = a[i].rule; lastRank = ruleOrder[a[i].rule] ?? -1 }
+                others.append((lastRank, i))
+            }
+        }
         others.sort { ($0.rank, $0.index) < ($1.rank, $1.index) }
+        // Sized once: growing it rehashed every key so far.
+        var seen = Set<Key>(minimumCapacity: others.count)
         if !moved.isEmpty {
             for i in actions.indices where actions[i].isDelete && hasAncestor(actions[i].path, in: moved) { keep[i] = false }
         }
@@ -336,9 +392,12 @@ struct Removals {
 
     static func compact(_ actions: inout [Action], _ keep: [Bool]) {
         var write = 0
-        for read in actions.indices where keep[read] {
-            if write != read { actions.swapAt(write, read) }
-            write += 1
+        // Swapped through a buffer pointer: moves, without the array's uniqueness and bounds checks per swap.
+        actions.withUnsafeMutableBufferPointer { a in
+            for read in a.indices where keep[read] {
+                if write != read { a.swapAt(write, read) }
+                write += 1
+            }
         }
         actions.removeLast(actions.count - write)
     }

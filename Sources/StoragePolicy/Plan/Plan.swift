@@ -61,12 +61,38 @@ public struct Plan: Sendable, Hashable, Codable {
         /// The summary of these actions.
         package init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
             self.entriesScanned = entriesScanned
+            // Counted per kind in a small array, named once at the end: hashing a name per action cost more.
+            var perKind = [Int](repeating: 0, count: 8)
+            var freed: Int64 = 0
+            actions.withUnsafeBufferPointer { all in
+                for i in all.indices {
+                    let code = Summary.code(all[i].kind)
+                    perKind[code] += 1
+                    if code == 0 { freed += all[i].bytes }
+                }
+            }
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
-            for a in actions { counts[a.kind.name, default: 0] += 1 }
+            for (code, name) in Summary.names.enumerated() where perKind[code] > 0 { counts[name] = perKind[code] }
             self.actions = counts
-            self.bytesFreed = actions.reduce(0) { $0 + ($1.isDelete ? $1.bytes : 0) }
+            self.bytesFreed = freed
             self.violations = violations
             self.skipped = skipped
+        }
+
+        /// Action.Kind names by `code`.
+        private static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
+
+        private static func code(_ kind: Action.Kind) -> Int {
+            switch kind {
+            case .delete: 0
+            case .rename: 1
+            case .trash: 2
+            case .mkdir: 3
+            case .setxattr: 4
+            case .writeTag: 5
+            case .unmark: 6
+            case .untag: 7
+            }
         }
     }
 
@@ -97,6 +123,12 @@ public struct Plan: Sendable, Hashable, Codable {
             if c != 0 { return c < 0 }
             return (a.rule, a.kind.name, a.reason) < (b.rule, b.kind.name, b.reason)
         }
+        sortFindings()
+    }
+
+    /// Sorts violations and skipped entries as `sort()` does, leaving the actions as they are: for a caller
+    /// whose actions are already in that order (the planner sorts them with ByteOrder.sortActions).
+    package mutating func sortFindings() {
         violations.sort { a, b in
             let c = ByteOrder.compare(a.path.bytes, b.path.bytes)
             return c != 0 ? c < 0 : (a.rule, a.message) < (b.rule, b.message)

@@ -3,14 +3,63 @@
 
 /// Writes a plan as JSON in chunks, so a plan with a million actions is never one string in memory.
 package struct PlanJSONWriter {
-    private var buffer: [UInt8] = []
+    private let buffer = Bytes(capacity: PlanJSONWriter.chunk + 4096)
     private let flush: ([UInt8]) throws -> Void
     private static let chunk = 64 * 1024
+
+    /// The bytes not yet flushed, in memory this writer owns: a piece is one bounds check and one copy.
+    /// An Array's append cost a uniqueness and capacity check and a generic copy per piece, about twenty
+    /// pieces per action (a third of a large plan's instructions went there).
+    /// Only its writer touches it, one access at a time: no dynamic exclusivity checks (they cost more than
+    /// the copies they guarded).
+    private final class Bytes {
+        @exclusivity(unchecked) var base: UnsafeMutablePointer<UInt8>
+        @exclusivity(unchecked) var capacity: Int
+        @exclusivity(unchecked) var count = 0
+        /// Per memo slot: the text last written and its JSON form (see `string(_:memo:)`).
+        @exclusivity(unchecked) var memoText = [String](repeating: "", count: 4)
+        @exclusivity(unchecked) var memoBytes = [[UInt8]](repeating: [0x22, 0x22], count: 4)
+
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        deinit { base.deallocate() }
+
+        /// Room for `n` more bytes (a long path escaped can outgrow the chunk).
+        @inline(__always)
+        func reserve(_ n: Int) {
+            if count + n > capacity { grow(n) }
+        }
+
+        private func grow(_ n: Int) {
+            let larger = max(capacity * 2, count + n)
+            let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+            moved.update(from: base, count: count)
+            base.deallocate()
+            base = moved
+            capacity = larger
+        }
+
+        @inline(__always)
+        func append(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
+            reserve(n)
+            (base + count).update(from: bytes, count: n)
+            count += n
+        }
+
+        @inline(__always)
+        func append(_ byte: UInt8) {
+            reserve(1)
+            base[count] = byte
+            count += 1
+        }
+    }
 
     /// `flush` receives the JSON in pieces of about 64 KiB, in order.
     package init(flush: @escaping ([UInt8]) throws -> Void) {
         self.flush = flush
-        buffer.reserveCapacity(PlanJSONWriter.chunk + 4096)
     }
 
     /// The whole plan as one byte array (for small plans and tests).
@@ -28,12 +77,7 @@ package struct PlanJSONWriter {
         key("actions", 1)
         if plan.actions.isEmpty { text("[]") } else {
             text("[\n")
-            for i in plan.actions.indices {
-                if i > 0 { text(",\n") }
-                indent(2)
-                action(plan.actions[i])
-                try flushIfNeeded(force: false)
-            }
+            try actions(plan.actions)
             text("\n"); indent(1); text("]")
         }
         text(",\n"); key("createdAt", 1); string(plan.createdAt)
@@ -86,37 +130,200 @@ package struct PlanJSONWriter {
         try flushIfNeeded(force: true)
     }
 
+    // MARK: Actions, on two threads
+
+    /// Actions per block: a large plan's actions are written in blocks, every other one rendered by a
+    /// second thread while this one renders the block before it (each about 0.7 MB of JSON).
+    private static let block = 2048
+
+    /// The actions, each after `,\n` but the first. With more than a few blocks and a second core, a second
+    /// thread renders the odd blocks while this one renders the even ones and writes all of them in order,
+    /// holding at most one finished block of the other's: the same bytes, about half the time.
+    private mutating func actions(_ actions: [Action]) throws {
+        let blocks = (actions.count + PlanJSONWriter.block - 1) / PlanJSONWriter.block
+        guard blocks >= 4, WorkerThreads.availableCores >= 2 else {
+            try render(actions, 0..<actions.count, flushing: true)
+            return
+        }
+        let handoff = BlockHandoff()
+        let side = WriterSide(self)
+        WorkerThreads.run(count: 2) { index in
+            if index == 1 {
+                var helper = PlanJSONWriter { _ in }
+                while let k = handoff.claim(blocks: blocks) {
+                    try? helper.render(actions, PlanJSONWriter.range(k, of: actions.count), flushing: false)
+                    handoff.finish(k, helper.takeBytes())
+                }
+                return
+            }
+            do {
+                for k in 0..<blocks {
+                    if k % 2 == 1, let rendered = handoff.take(k) {
+                        try side.writer.append(rendered)
+                    } else {
+                        // Even blocks, and an odd one the other thread has not started (or never will).
+                        try side.writer.render(actions, PlanJSONWriter.range(k, of: actions.count), flushing: true)
+                        handoff.wrote(k)
+                    }
+                }
+            } catch {
+                side.error = error
+            }
+            handoff.stop()
+        }
+        if let error = side.error { throw error }
+    }
+
+    private static func range(_ k: Int, of count: Int) -> Range<Int> {
+        (k * block)..<min(count, (k + 1) * block)
+    }
+
+    private mutating func render(_ actions: [Action], _ range: Range<Int>, flushing: Bool) throws {
+        try actions.withUnsafeBufferPointer { all in
+            for i in range {
+                if i > 0 { text(",\n") }
+                indent(2)
+                action(all.baseAddress! + i)
+                if flushing { try flushIfNeeded(force: false) }
+            }
+        }
+    }
+
+    /// What this writer holds and has not flushed, handed over (the writer starts empty again).
+    private mutating func takeBytes() -> [UInt8] {
+        let bytes = Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
+        buffer.count = 0
+        return bytes
+    }
+
+    /// Another writer's bytes, written on in pieces of about the usual size.
+    private mutating func append(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBufferPointer { all in
+            var at = 0
+            while at < all.count {
+                let n = min(max(PlanJSONWriter.chunk - buffer.count, 1), all.count - at)
+                buffer.append(all.baseAddress! + at, n)
+                at += n
+                try flushIfNeeded(force: false)
+            }
+        }
+    }
+
+    /// The writing thread's writer and what went wrong, reachable from the closure both threads run.
+    private final class WriterSide: @unchecked Sendable {
+        // @unchecked: only the writing thread (index 0) touches it.
+        var writer: PlanJSONWriter
+        var error: (any Error)?
+        init(_ writer: PlanJSONWriter) { self.writer = writer }
+    }
+
+    /// Which odd blocks the second thread has claimed and finished, and how far the writer has got.
+    private final class BlockHandoff: @unchecked Sendable {
+        // @unchecked: every field is touched only with `mutex` held.
+        private var next = 1
+        private var ready: [Int: [UInt8]] = [:]
+        private var written = -1
+        private var stopped = false
+        private let mutex: UnsafeMutablePointer<CInterop.Mutex>
+        private let condition: UnsafeMutablePointer<CInterop.Condition>
+
+        init() {
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: CInterop.Mutex())
+            system_pthread_mutex_init(mutex)
+            condition = .allocate(capacity: 1)
+            condition.initialize(to: CInterop.Condition())
+            system_pthread_cond_init(condition)
+        }
+
+        deinit {
+            system_pthread_cond_destroy(condition)
+            system_pthread_mutex_destroy(mutex)
+            condition.deallocate()
+            mutex.deallocate()
+        }
+
+        /// The second thread's next block, once the writer is at most one block behind it; nil when there
+        /// are no more or the writer stopped.
+        func claim(blocks: Int) -> Int? {
+            system_pthread_mutex_lock(mutex)
+            defer { system_pthread_mutex_unlock(mutex) }
+            while !stopped && next < blocks && next > written + 2 { system_pthread_cond_wait(condition, mutex) }
+            guard !stopped, next < blocks else { return nil }
+            defer { next += 2 }
+            return next
+        }
+
+        func finish(_ k: Int, _ bytes: [UInt8]) {
+            system_pthread_mutex_lock(mutex)
+            ready[k] = bytes
+            system_pthread_cond_broadcast(condition)
+            system_pthread_mutex_unlock(mutex)
+        }
+
+        /// Block `k` as the second thread rendered it, waiting for it if it is under way; nil when that
+        /// thread has not claimed it (the writer then claims and renders it itself).
+        func take(_ k: Int) -> [UInt8]? {
+            system_pthread_mutex_lock(mutex)
+            defer { system_pthread_mutex_unlock(mutex) }
+            if next <= k {
+                next = k + 2
+                return nil
+            }
+            while ready[k] == nil { system_pthread_cond_wait(condition, mutex) }
+            written = k
+            system_pthread_cond_broadcast(condition)
+            return ready.removeValue(forKey: k)
+        }
+
+        func wrote(_ k: Int) {
+            system_pthread_mutex_lock(mutex)
+            written = k
+            system_pthread_cond_broadcast(condition)
+            system_pthread_mutex_unlock(mutex)
+        }
+
+        func stop() {
+            system_pthread_mutex_lock(mutex)
+            stopped = true
+            system_pthread_cond_broadcast(condition)
+            system_pthread_mutex_unlock(mutex)
+        }
+    }
+
     // MARK: Pieces
 
-    private mutating func action(_ a: borrowing Action) {
+    private mutating func action(_ p: UnsafePointer<Action>) {
+        // Read in place: a copy of the action retained and released every field of it.
+        let a = UnsafePointer(p)
         // Each key comes with its comma, newline and indent as one literal: a plan of a million actions spends
         // its time here, and one append per piece is what it costs (same bytes as `key` and `indent` write).
-        text("{\n      \"action\" : "); string(a.kind.name)
-        text(",\n      \"bytes\" : "); number(a.bytes)
-        if a.entries != 1 { text(",\n      \"entries\" : "); number(a.entries) }
-        if let id = a.identity {
+        text("{\n      \"action\" : "); string(a.pointee.kind.name, memo: 0)
+        text(",\n      \"bytes\" : "); number(a.pointee.bytes)
+        if a.pointee.entries != 1 { text(",\n      \"entries\" : "); number(a.pointee.entries) }
+        if let id = a.pointee.identity {
             text(",\n      \"identity\" : {\n        \"dev\" : "); number(id.device)
             text(",\n        \"ino\" : "); number(id.inode)
             text(",\n        \"mtimeNs\" : "); number(id.modificationTimeNs)
             text(",\n        \"size\" : "); number(id.size)
             text("\n      }")
         }
-        switch a.kind {
+        switch a.pointee.kind {
         case .setxattr(let name, _), .unmark(let name): text(",\n      \"name\" : "); string(name)
         default: break
         }
-        text(",\n      \"path\" : "); string(path: a.path)
-        if !PlanJSONWriter.isUTF8(a.path) { text(",\n      \"pathBase64\" : "); string(a.path.base64) }
-        text(",\n      \"reason\" : "); string(a.reason)
-        text(",\n      \"rule\" : "); string(a.rule)
-        switch a.kind {
+        text(",\n      \"path\" : "); string(path: a.pointee.path)
+        if !PlanJSONWriter.isUTF8(a.pointee.path) { text(",\n      \"pathBase64\" : "); string(a.pointee.path.base64) }
+        text(",\n      \"reason\" : "); string(a.pointee.reason, memo: 1)
+        text(",\n      \"rule\" : "); string(a.pointee.rule, memo: 2)
+        switch a.pointee.kind {
         case .rename(let to), .trash(let to):
             text(",\n      \"to\" : "); string(path: to)
             if !PlanJSONWriter.isUTF8(to) { text(",\n      \"toBase64\" : "); string(to.base64) }
         default: break
         }
-        if let t = a.type { text(",\n      \"type\" : "); string(t.rawValue) }
-        if case .setxattr(_, let value) = a.kind {
+        if let t = a.pointee.type { text(",\n      \"type\" : "); string(t.rawValue, memo: 3) }
+        if case .setxattr(_, let value) = a.pointee.kind {
             if let text = String(validating: value, as: UTF8.self) {
                 self.text(",\n      \"value\" : "); string(text)
             } else {
@@ -161,28 +368,60 @@ package struct PlanJSONWriter {
     }
 
     private mutating func indent(_ level: Int) {
-        buffer.append(contentsOf: repeatElement(UInt8(0x20), count: level * 2))
+        buffer.reserve(level * 2)
+        (buffer.base + buffer.count).update(repeating: 0x20, count: level * 2)
+        buffer.count += level * 2
     }
 
+    @inline(__always)
     private mutating func text(_ s: StaticString) {
-        s.withUTF8Buffer { buffer.append(contentsOf: $0) }
+        // A one-character literal may be stored as a scalar, without a pointer to its bytes.
+        if s.hasPointerRepresentation {
+            buffer.append(s.utf8Start, s.utf8CodeUnitCount)
+        } else {
+            s.withUTF8Buffer { buffer.append($0.baseAddress!, $0.count) }
+        }
     }
 
-    /// Decimal digits straight into the buffer (no String per number).
+    /// Decimal digits straight into the buffer (no String per number), two at a time from the right.
     private mutating func number<N: BinaryInteger>(_ n: N) {
         if n < 0 { buffer.append(0x2D) }
         var value = UInt64(n.magnitude)
-        // Digits from the right into a small stack buffer, then one append.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var i = 20
-            repeat {
-                i -= 1
-                digits[i] = 0x30 + UInt8(value % 10)
-                value /= 10
-            } while value > 0
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
+        // The digit count first, by comparisons (no division), so the digits go straight to their place.
+        var digits = 1
+        var power: UInt64 = 10
+        while value >= power {
+            digits += 1
+            if digits == 20 { break }
+            power &*= 10
         }
+        buffer.reserve(digits)
+        var at = buffer.base + buffer.count + digits
+        let pairs = PlanJSONWriter.pairs.utf8Start
+        while value >= 100 {
+            let pair = Int(value % 100) &* 2
+            value /= 100
+            at -= 2
+            at[0] = pairs[pair]
+            at[1] = pairs[pair + 1]
+        }
+        if value >= 10 {
+            at -= 2
+            at[0] = pairs[Int(value) &* 2]
+            at[1] = pairs[Int(value) &* 2 + 1]
+        } else {
+            at -= 1
+            at[0] = 0x30 + UInt8(value)
+        }
+        buffer.count += digits
     }
+
+    /// "00" to "99", back to back.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// A JSON string: quotes, backslashes and control characters escaped; everything else as UTF-8.
     private mutating func string(_ s: String) {
@@ -190,10 +429,24 @@ package struct PlanJSONWriter {
         s.withUTF8 { escape($0) }
     }
 
+    /// `string(s)` for a field most actions repeat (kind, rule, reason, type): when `s` is the text this
+    /// memo slot last wrote, its escaped bytes are copied again, in one piece.
+    private mutating func string(_ s: String, memo slot: Int) {
+        if s == buffer.memoText[slot] {
+            buffer.memoBytes[slot].withUnsafeBufferPointer { buffer.append($0.baseAddress!, $0.count) }
+            return
+        }
+        let start = buffer.count
+        string(s)
+        buffer.memoText[slot] = s
+        buffer.memoBytes[slot].removeAll(keepingCapacity: true)
+        buffer.memoBytes[slot].append(contentsOf: UnsafeBufferPointer(start: buffer.base + start, count: buffer.count - start))
+    }
+
     /// A path: its bytes as they are when they are UTF-8 (no String made), else the lossy text form
     /// (the exact bytes go in the `...Base64` field next to it).
     private mutating func string(path: RelativePath) {
-        if path.bytes.allSatisfy({ $0 < 0x80 }) {
+        if PlanJSONWriter.isASCII(path) {
             path.bytes.withUnsafeBufferPointer { escape($0) }
         } else {
             string(path.string)
@@ -201,17 +454,40 @@ package struct PlanJSONWriter {
     }
 
     private static func isUTF8(_ path: RelativePath) -> Bool {
-        path.bytes.allSatisfy { $0 < 0x80 } || path.isValidUTF8
+        isASCII(path) || path.isValidUTF8
+    }
+
+    /// True when no byte has its high bit set, tested eight bytes at a time.
+    private static func isASCII(_ path: RelativePath) -> Bool {
+        path.bytes.withUnsafeBytes { raw in
+            var i = 0
+            var high: UInt64 = 0
+            while i + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < raw.count { high |= UInt64(raw[i]); i += 1 }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
     }
 
     private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.append(0x22)
+        guard let base = bytes.baseAddress else { buffer.append(0x22); return }
+        let n = bytes.count
         var start = 0
-        for i in 0..<bytes.count {
-            let b = bytes[i]
+        var i = 0
+        while i < n {
+            // Eight bytes at a time while none of them needs escaping: most strings are copied in one piece.
+            if i + 8 <= n, !PlanJSONWriter.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let b = base[i]
+            i += 1
             guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
-            if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
-            start = i + 1
+            if start < i - 1 { buffer.append(base + start, i - 1 - start) }
+            start = i
             switch b {
             case 0x22: buffer.append(0x5C); buffer.append(0x22)
             case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
@@ -222,18 +498,28 @@ package struct PlanJSONWriter {
             case 0x0C: buffer.append(0x5C); buffer.append(0x66)
             default:
                 let digits: StaticString = "0123456789abcdef"
-                digits.withUTF8Buffer { d in
-                    buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]])
-                }
+                let d = digits.utf8Start
+                for c in [0x5C, 0x75, 0x30, 0x30, d[Int(b >> 4)], d[Int(b & 0xF)]] as [UInt8] { buffer.append(c) }
             }
         }
-        if start < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+        if start < n { buffer.append(base + start, n - start) }
         buffer.append(0x22)
+    }
+
+    /// True when one of the eight bytes is a quote, a backslash or below 0x20 (the classic zero-byte and
+    /// less-than word tests, exact as a yes/no).
+    @inline(__always)
+    private static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (w &- ones &* 0x20) & ~w & highs
+        let q = w ^ (ones &* 0x22), quote = (q &- ones) & ~q & highs
+        let s = w ^ (ones &* 0x5C), slash = (s &- ones) & ~s & highs
+        return (control | quote | slash) != 0
     }
 
     private mutating func flushIfNeeded(force: Bool) throws {
         guard force || buffer.count >= PlanJSONWriter.chunk else { return }
-        if !buffer.isEmpty { try flush(buffer) }
-        buffer.removeAll(keepingCapacity: true)
+        if buffer.count > 0 { try flush(Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))) }
+        buffer.count = 0
     }
 }

@@ -78,7 +78,7 @@ final class ExpireJudge: EntryJudge, @unchecked Sendable {
             var pending = PendingUnit(rule: view.index, scope: listing.path, name: Array(name), newest: time,
                                       action: nil, finding: nil, held: [])
             if Ages.isOlder(time, than: expire.after, now: e.now) {
-                let reason = worker.intern(Ages.describe(label, time, limit: expire.after, now: e.now))
+                let reason = worker.describe(label, time, limit: expire.after, now: e.now)
                 if rule.enforces {
                     pending.action = Action(kind: .delete, path: listing.path(of: i), rule: rule.name, reason: reason,
                                             bytes: s.bytesFreedByRemoval, identity: s.identity, type: type)
@@ -94,7 +94,7 @@ final class ExpireJudge: EntryJudge, @unchecked Sendable {
               let s = status.read(e, worker: worker) else { return }
         let (label, time) = Ages.timestamp(s, by: expire.by)
         guard Ages.isOlder(time, than: expire.after, now: e.now) else { return }
-        let verdict = Verdict(rule: view.index, reason: worker.intern(Ages.describe(label, time, limit: expire.after, now: e.now)))
+        let verdict = Verdict(rule: view.index, reason: worker.describe(label, time, limit: expire.after, now: e.now))
         if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }
     }
 }

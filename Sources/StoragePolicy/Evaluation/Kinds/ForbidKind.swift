@@ -33,12 +33,13 @@ struct ForbidKind: RuleKindBehavior {
     static func resolve(_ c: inout ResolutionContext) {
         // Taken: the names in the folder, those a .trashinfo or index entry still describes, and (app layout)
         // the names of the folder's own structure.
-        var taken = Set(c.folderNames.map(\.bytes))
+        // PathKeys: a name's bytes hashed in one piece ([UInt8] hashed byte by byte, for every name in the folder).
+        var taken = Set(c.folderNames.map { PathKey($0.bytes[...]) })
         let trashRule = c.firstTrashRule
         if let first = trashRule {
-            for info in c.trashInfos where info.rule == first.index { taken.insert(info.itemName.bytes) }
+            for info in c.trashInfos where info.rule == first.index { taken.insert(PathKey(info.itemName.bytes[...])) }
             if first.trashLayout == .app {
-                for name in [TrashFolder.indexName, TrashFolder.filesName, TrashFolder.infoName] { taken.insert(name.bytes) }
+                for name in [TrashFolder.indexName, TrashFolder.filesName, TrashFolder.infoName] { taken.insert(PathKey(name.bytes[...])) }
             }
         }
         var madeTrashFolder = false
@@ -66,8 +67,8 @@ struct ForbidKind: RuleKindBehavior {
                     c.actions.append(Action(kind: .mkdir, path: path, rule: rule.name, reason: "trash folder for forbidden entries"))
                 }
             }
-            let name = NameRules.freeName(entry.name.bytes) { taken.contains($0) }
-            taken.insert(name)
+            let name = NameRules.freeName(entry.name.bytes) { taken.contains(PathKey($0[...])) }
+            taken.insert(PathKey(name[...]))
             let move = Action(kind: .trash(to: trashTarget.appending(FileName(unchecked: name))), path: entry.path,
                               rule: rule.name, reason: what, identity: entry.identity, type: entry.type)
             c.actions.append(move)

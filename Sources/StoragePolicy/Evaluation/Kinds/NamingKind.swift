@@ -59,11 +59,17 @@ extension Evaluator {
     func judgeNames(_ listing: DirectoryListing, _ candidates: [(rule: Int, entry: Int)], worker: EvaluationResults) {
         // Most directories hold tens of names: a linear scan beats building a hash set for each of them. A
         // large one gets a set of its names, built once (on first use), so its cost stays linear in its size.
-        var names: Set<[UInt8]>?
+        // Names are hashed as PathKeys: their bytes in one piece, the listing's own bytes (no copy per name);
+        // a [UInt8] key hashed byte by byte and was copied out of the listing.
+        var names: Set<PathKey>?
         func exists(_ name: [UInt8]) -> Bool {
             if listing.count > 32 {
-                if names == nil { names = Set((0..<listing.count).map { Array(listing.nameBytes($0)) }) }
-                return names!.contains(name)
+                if names == nil {
+                    var all = Set<PathKey>(minimumCapacity: listing.count)
+                    for j in 0..<listing.count { all.insert(PathKey(listing.nameBytes(j))) }
+                    names = all
+                }
+                return names!.contains(PathKey(name[...]))
             }
             for j in 0..<listing.count where listing.nameBytes(j).elementsEqual(name) { return true }
             return false
@@ -77,13 +83,13 @@ extension Evaluator {
             // Free names are handed out in byte order of the names: sort only when something is renamed.
             if naming.letterCase == .lower,
                entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
-                entries.sort { ByteOrder.precedes(listing.nameBytes($0), listing.nameBytes($1)) }
+                entries = listing.sortedByName(entries)
             }
-            var planned: Set<[UInt8]> = []
+            var planned: Set<PathKey> = []
             // Lowercase forms of the names that have uppercase letters, with the entries that have them: any
             // case collision involves one of them. In order of first appearance, found by hashing.
             var changed: [(lower: [UInt8], members: [Int])] = []
-            var changedIndex: [[UInt8]: Int] = [:]
+            var changedIndex: [PathKey: Int] = [:]
             for i in entries {
                 let name = listing.nameBytes(i)
                 if naming.letterCase == .lower {
@@ -94,13 +100,18 @@ extension Evaluator {
                     case .unchanged:
                         break
                     case .changed(let lower):
-                        if let k = changedIndex[lower] {
+                        if changed.isEmpty {
+                            // Sized once for the folder: growing them step by step rehashed every name so far.
+                            changedIndex.reserveCapacity(entries.count)
+                            planned.reserveCapacity(entries.count)
+                        }
+                        if let k = changedIndex[PathKey(lower[...])] {
                             changed[k].members.append(i)
                         } else {
-                            changedIndex[lower] = changed.count
+                            changedIndex[PathKey(lower[...])] = changed.count
                             changed.append((lower, [i]))
                         }
-                        let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(candidate) }
+                        let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(PathKey(candidate[...])) }
                         let targetPath = listing.path.appending(FileName(unchecked: target))
                         if let overlong = NameRules.overlong(target) {
                             // Never planned: the rename would fail with ENAMETOOLONG at apply.
@@ -111,12 +122,12 @@ extension Evaluator {
                                 recordStatusFailure(listing, i, worker: worker)
                                 continue
                             }
-                            planned.insert(target)
+                            planned.insert(PathKey(target[...]))
                             worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
                                                          rule: rule.name, reason: "name has uppercase letters",
                                                          identity: s.identity, type: listing.type(i)))
                         } else {
-                            planned.insert(target)
+                            planned.insert(PathKey(target[...]))
                             report(ruleIndex, listing.path(of: i),
                                    "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
                         }
@@ -138,7 +149,7 @@ extension Evaluator {
                 let name = listing.nameBytes(i)
                 // Only a name without uppercase letters can be another's lowercase form.
                 if name.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { continue }
-                if let k = changedIndex[Array(name)] { changed[k].members.append(i) }
+                if let k = changedIndex[PathKey(name)] { changed[k].members.append(i) }
             }
             for group in changed where group.members.count > 1 {
                 for i in group.members {
