@@ -337,18 +337,6 @@ struct Removals {
             var attribute: String
             var path: PathKey
         }
-        func code(_ kind: Action.Kind) -> UInt8 {
-            switch kind {
-            case .delete: 0
-            case .rename: 1
-            case .trash: 2
-            case .mkdir: 3
-            case .setxattr: 4
-            case .writeTag: 5
-            case .unmark: 6
-            case .untag: 7
-            }
-        }
         // Ranks looked up once per run of one rule's actions, not once per comparison (nor hashed per action).
         var others: [(rank: Int, index: Int)] = []
         actions.withUnsafeBufferPointer { a in
@@ -385,7 +373,7 @@ struct Removals {
             case .mkdir:
                 break
             }
-            if !seen.insert(Key(kind: code(kind), attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
+            if !seen.insert(Key(kind: UInt8(kind.ordinal), attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }
         }
         Removals.compact(&actions, keep)
     }

@@ -3,54 +3,37 @@
 
 /// LIFO keeps the walk depth-first, so the directories waiting (and the descriptors they pin) stay few.
 final class WorkStack<Item>: @unchecked Sendable {
-    // @unchecked: every field is touched only with `mutex` held.
+    // @unchecked: every field is touched only with `lock` held.
     private var items: [Item] = []
     private var closed = false
-    private let mutex: UnsafeMutablePointer<CInterop.Mutex>
-    private let condition: UnsafeMutablePointer<CInterop.Condition>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: CInterop.Mutex())
-        system_pthread_mutex_init(mutex)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: CInterop.Condition())
-        system_pthread_cond_init(condition)
-    }
-
-    deinit {
-        system_pthread_cond_destroy(condition)
-        system_pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
+    private let lock = ConditionLock()
 
     func push(_ new: [Item]) {
         guard !new.isEmpty else { return }
-        system_pthread_mutex_lock(mutex)
-        items.append(contentsOf: new)
-        if new.count == 1 { system_pthread_cond_signal(condition) } else { system_pthread_cond_broadcast(condition) }
-        system_pthread_mutex_unlock(mutex)
+        lock.withLock {
+            items.append(contentsOf: new)
+            if new.count == 1 { lock.signal() } else { lock.broadcast() }
+        }
     }
 
     /// The next item; nil once the stack is closed (the walk is over).
     func pop() -> Item? {
-        system_pthread_mutex_lock(mutex)
-        defer { system_pthread_mutex_unlock(mutex) }
-        while true {
-            if closed { return nil }
-            if let item = items.popLast() { return item }
-            system_pthread_cond_wait(condition, mutex)
+        lock.withLock {
+            while true {
+                if closed { return nil }
+                if let item = items.popLast() { return item }
+                lock.wait()
+            }
         }
     }
 
     /// Ends the walk: every waiting and future `pop` returns nil.
     func close() {
-        system_pthread_mutex_lock(mutex)
-        closed = true
-        items.removeAll()
-        system_pthread_cond_broadcast(condition)
-        system_pthread_mutex_unlock(mutex)
+        lock.withLock {
+            closed = true
+            items.removeAll()
+            lock.broadcast()
+        }
     }
 }
 

@@ -37,6 +37,23 @@ public struct Action: Sendable, Hashable {
             case .untag: "untag"
             }
         }
+
+        /// The kind's number, in `names`' order: for counting and keys without hashing a name.
+        var ordinal: Int {
+            switch self {
+            case .delete: 0
+            case .rename: 1
+            case .trash: 2
+            case .mkdir: 3
+            case .setxattr: 4
+            case .writeTag: 5
+            case .unmark: 6
+            case .untag: 7
+            }
+        }
+
+        /// Every kind's name, by `ordinal`.
+        static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
     }
 
     /// What to do.

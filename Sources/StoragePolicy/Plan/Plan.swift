@@ -66,34 +66,19 @@ public struct Plan: Sendable, Hashable, Codable {
             var freed: Int64 = 0
             actions.withUnsafeBufferPointer { all in
                 for i in all.indices {
-                    let code = Summary.code(all[i].kind)
+                    let code = all[i].kind.ordinal
                     perKind[code] += 1
                     if code == 0 { freed += all[i].bytes }
                 }
             }
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
-            for (code, name) in Summary.names.enumerated() where perKind[code] > 0 { counts[name] = perKind[code] }
+            for (code, name) in Action.Kind.names.enumerated() where perKind[code] > 0 { counts[name] = perKind[code] }
             self.actions = counts
             self.bytesFreed = freed
             self.violations = violations
             self.skipped = skipped
         }
 
-        /// Action.Kind names by `code`.
-        private static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
-
-        private static func code(_ kind: Action.Kind) -> Int {
-            switch kind {
-            case .delete: 0
-            case .rename: 1
-            case .trash: 2
-            case .mkdir: 3
-            case .setxattr: 4
-            case .writeTag: 5
-            case .unmark: 6
-            case .untag: 7
-            }
-        }
     }
 
     /// What `apply PLANFILE` checks before trusting a saved plan.

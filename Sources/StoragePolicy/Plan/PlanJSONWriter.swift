@@ -219,75 +219,58 @@ package struct PlanJSONWriter {
 
     /// Which odd blocks the second thread has claimed and finished, and how far the writer has got.
     private final class BlockHandoff: @unchecked Sendable {
-        // @unchecked: every field is touched only with `mutex` held.
+        // @unchecked: every field is touched only with `lock` held.
         private var next = 1
         private var ready: [Int: [UInt8]] = [:]
         private var written = -1
         private var stopped = false
-        private let mutex: UnsafeMutablePointer<CInterop.Mutex>
-        private let condition: UnsafeMutablePointer<CInterop.Condition>
-
-        init() {
-            mutex = .allocate(capacity: 1)
-            mutex.initialize(to: CInterop.Mutex())
-            system_pthread_mutex_init(mutex)
-            condition = .allocate(capacity: 1)
-            condition.initialize(to: CInterop.Condition())
-            system_pthread_cond_init(condition)
-        }
-
-        deinit {
-            system_pthread_cond_destroy(condition)
-            system_pthread_mutex_destroy(mutex)
-            condition.deallocate()
-            mutex.deallocate()
-        }
+        private let lock = ConditionLock()
 
         /// The second thread's next block, once the writer is at most one block behind it; nil when there
         /// are no more or the writer stopped.
         func claim(blocks: Int) -> Int? {
-            system_pthread_mutex_lock(mutex)
-            defer { system_pthread_mutex_unlock(mutex) }
-            while !stopped && next < blocks && next > written + 2 { system_pthread_cond_wait(condition, mutex) }
-            guard !stopped, next < blocks else { return nil }
-            defer { next += 2 }
-            return next
+            lock.withLock {
+                while !stopped && next < blocks && next > written + 2 { lock.wait() }
+                guard !stopped, next < blocks else { return nil }
+                defer { next += 2 }
+                return next
+            }
         }
 
         func finish(_ k: Int, _ bytes: [UInt8]) {
-            system_pthread_mutex_lock(mutex)
-            ready[k] = bytes
-            system_pthread_cond_broadcast(condition)
-            system_pthread_mutex_unlock(mutex)
+            lock.withLock {
+                ready[k] = bytes
+                lock.broadcast()
+            }
         }
 
         /// Block `k` as the second thread rendered it, waiting for it if it is under way; nil when that
         /// thread has not claimed it (the writer then claims and renders it itself).
         func take(_ k: Int) -> [UInt8]? {
-            system_pthread_mutex_lock(mutex)
-            defer { system_pthread_mutex_unlock(mutex) }
-            if next <= k {
-                next = k + 2
-                return nil
+            lock.withLock {
+                if next <= k {
+                    next = k + 2
+                    return nil
+                }
+                while ready[k] == nil { lock.wait() }
+                written = k
+                lock.broadcast()
+                return ready.removeValue(forKey: k)
             }
-            while ready[k] == nil { system_pthread_cond_wait(condition, mutex) }
-            written = k
-            system_pthread_cond_broadcast(condition)
-            return ready.removeValue(forKey: k)
         }
 
         func wrote(_ k: Int) {
-            system_pthread_mutex_lock(mutex)
-            written = k
-            system_pthread_cond_broadcast(condition)
-            system_pthread_mutex_unlock(mutex)
+            lock.withLock {
+                written = k
+                lock.broadcast()
+            }
         }
 
         func stop() {
-            system_pthread_mutex_lock(mutex)
-            stopped = true
-            system_pthread_cond_broadcast(condition)
-            system_pthread_mutex_unlock(mutex)
+            lock.withLock {
+                stopped = true
+                lock.broadcast()
+            }
         }
     }
 

@@ -10,6 +10,9 @@ import Testing
         let kinds: [Action.Kind] = [.delete, .rename(to: RelativePath("b")!), .trash(to: RelativePath("t/b")!), .mkdir,
                                     .setxattr(name: "user.x", value: []), .writeTag, .unmark(name: "user.x"), .untag]
         for kind in kinds { #expect(StepVerb(kind).rawValue == kind.name) }
+        // An action kind's ordinal indexes its name (the plan summary and resolution count by it).
+        for kind in kinds { #expect(Action.Kind.names[kind.ordinal] == kind.name) }
+        #expect(Set(kinds.map(\.ordinal)).count == kinds.count)
         #expect(StepVerb.writeTag.rawValue == "write-tag")
     }
 
