@@ -70,11 +70,7 @@ struct JSONWriter: ~Copyable {
         // Printable ASCII without quote or backslash (nearly every path): the bytes are the JSON string's.
         let plain = value.bytes.withUnsafeBufferPointer { b -> Bool in
             guard b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else { return false }
-            reserve(b.count + 2)
-            base[count] = 0x22
-            if let source = b.baseAddress { (base + count + 1).update(from: source, count: b.count) }
-            base[count + 1 + b.count] = 0x22
-            count += b.count + 2
+            appendQuoted(b)
             return true
         }
         if plain { return }
@@ -184,14 +180,19 @@ struct JSONWriter: ~Copyable {
         // Most strings (keys, paths, ids) need no escape: copied in one piece.
         let copied = text.withUTF8 { utf8 -> Bool in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
-            reserve(utf8.count + 2)
-            base[count] = 0x22
-            if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }
-            base[count + 1 + utf8.count] = 0x22
-            count += utf8.count + 2
+            appendQuoted(utf8)
             return true
         }
         if !copied { appendEscaped(text) }
+    }
+
+    /// `"bytes"`, for bytes the caller knows need no escape.
+    private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count + 2)
+        base[count] = 0x22
+        if let source = bytes.baseAddress { (base + count + 1).update(from: source, count: bytes.count) }
+        base[count + 1 + bytes.count] = 0x22
+        count += bytes.count + 2
     }
 
     private mutating func appendEscaped(_ s: String) {
