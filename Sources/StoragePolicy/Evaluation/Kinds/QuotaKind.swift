@@ -94,12 +94,8 @@ struct QuotaKind: RuleKindBehavior {
             } else {
                 c.report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
             }
-            if remaining > target && protected > 0 {
-                c.report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
-            }
-            if remaining > target {
-                c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (files with several hard links are never evicted)")
-            }
+            reportUnmet(rule, quota, used: used, remaining: remaining, target: target, protected: protected,
+                        neverEvicted: "files with several hard links", &c)
         }
         for ledger in ledgers { ledger.release() }
     }
@@ -137,12 +133,19 @@ struct QuotaKind: RuleKindBehavior {
         } else {
             c.report(rule.index, rule.rule.path, "\(summary); would evict \(evicted.count) units (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
         }
-        if remaining > target && protected > 0 {
+        reportUnmet(rule, quota, used: used, remaining: remaining, target: target, protected: protected,
+                    neverEvicted: "units that cannot be dated, structure and files with several hard links", &c)
+    }
+
+    /// A target eviction cannot reach: a violation when protection (`minAge`, `keep`) is why, and always a note
+    /// naming the bytes that stay and what is never evicted.
+    private static func reportUnmet(_ rule: CompiledRule, _ quota: Quota, used: Int64, remaining: Int64, target: Int64,
+                                    protected: Int, neverEvicted: String, _ c: inout ResolutionContext) {
+        guard remaining > target else { return }
+        if protected > 0 {
             c.report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
         }
-        if remaining > target {
-            c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (units that cannot be dated, structure and files with several hard links are never evicted)")
-        }
+        c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (\(neverEvicted) are never evicted)")
     }
 }
 
