@@ -150,20 +150,7 @@ if [ "$COUNTS" = 1 ]; then
         bash -c "$2"
         # shellcheck disable=SC2086
         valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$1.out" $3 >/dev/null 2>"$WORK/callgrind-$1.log"
-        python3 - "$1" "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" <<'EOF3'
-import re, sys
-calls = {}
-for line in open(sys.argv[2]):
-    f = line.split()
-    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
-        calls[f[-1]] = int(f[3])
-    elif f and f[-1] == "total":
-        calls["total"] = int(f[3 if len(f) >= 5 else 2])
-ir = re.search(r"Collected : (\d+)", open(sys.argv[3]).read())
-print(f"  {sys.argv[1]:34s} syscalls {calls.get('total', 0):>9,}  statx {calls.get('statx', 0):>7,}  "
-      f"unlinkat {calls.get('unlinkat', 0):>7,}  flock {calls.get('flock', 0):>6,}  "
-      f"instructions {int(ir.group(1)) if ir else 0:>15,}")
-EOF3
+        python3 "$HERE/count-summary.py" "$1" 34 "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" statx unlinkat flock
     }
     echo "counts, one run each ($MODE):"
     count "policyctl apply" "$PREP_A" "$CMD_A"

@@ -92,19 +92,7 @@ if [ "$COUNTS" = 1 ]; then
         strace -c -f -o "$WORK/strace-$1.txt" "$BIN" plan --policy "$3" --root "$4" --format json >/dev/null
         valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$1.out" \
             "$BIN" plan --policy "$3" --root "$4" --format json >/dev/null 2>"$WORK/callgrind-$1.log"
-        python3 - "$2" "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" <<'EOF3'
-import re, sys
-calls = {}
-for line in open(sys.argv[2]):
-    f = line.split()
-    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
-        calls[f[-1]] = int(f[3])
-    elif f and f[-1] == "total":
-        calls["total"] = int(f[3 if len(f) >= 5 else 2])
-ir = re.search(r"Collected : (\d+)", open(sys.argv[3]).read())
-print(f"  {sys.argv[1]:24s} syscalls {calls.get('total', 0):>9,}  statx {calls.get('statx', 0):>7,}  "
-      f"openat {calls.get('openat', 0) + calls.get('openat2', 0):>7,}  instructions {int(ir.group(1)) if ir else 0:>15,}")
-EOF3
+        python3 Benchmarks/count-summary.py "$2" 24 "$WORK/strace-$1.txt" "$WORK/callgrind-$1.log" statx openat+openat2
     }
     echo "counts, one run each (plan --format json):"
     count "plan-$SIZE" "plan ($SIZE entries)" "$POLICY" "$TREE"
