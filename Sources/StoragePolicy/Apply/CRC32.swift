@@ -4,22 +4,23 @@
 // are checked before a record is read: Docs/safety.md).
 
 enum CRC32 {
-    /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
-    private static let tables: [[UInt32]] = {
-        var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
+    /// Eight tables of 256 entries, one after the other: entry `k * 256 + b` is the CRC of byte `b` followed by
+    /// `k` zero bytes. One flat buffer, so the inner loop indexes a single array.
+    private static let flat: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 8 * 256)
         for b in 0..<256 {
             var c = UInt32(b)
             for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            tables[0][b] = c
+            t[b] = c
         }
-        for b in 0..<256 {
-            for k in 1..<8 { tables[k][b] = (tables[k - 1][b] >> 8) ^ tables[0][Int(tables[k - 1][b] & 0xFF)] }
+        for k in 1..<8 {
+            for b in 0..<256 {
+                let previous = t[(k - 1) * 256 + b]
+                t[k * 256 + b] = (previous >> 8) ^ t[Int(previous & 0xFF)]
+            }
         }
-        return tables
+        return t
     }()
-
-    /// One flat table (8 × 256 entries), so the inner loop indexes a single buffer.
-    private static let flat: [UInt32] = tables.flatMap { $0 }
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -48,7 +48,7 @@ final class DirectoryTimes {
     /// Before a step's changes: notes how the previous removals left their folder, unless this step removes from
     /// the same one; then notes the times of the folders it changes, the first time each is seen.
     func willChange(_ action: Action, in directories: DirectoryCache) {
-        if let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) { return }
+        if continuesRun(action) != nil { return }
         if let pending { note(pending, in: directories) }
         pending = nil
         lastRemovedFrom = nil
@@ -63,17 +63,25 @@ final class DirectoryTimes {
     /// After a step's changes were made: marks the folder it removed an entry from, to be noted once the run
     /// moves on to another folder (`willChange`) or ends a group (`settle`).
     func didChange(_ action: Action, step: Int, in directories: DirectoryCache) {
-        if let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) {
+        if let last = continuesRun(action) {
             pending = (last, step)
             return
         }
-        let (removes, adds) = Self.onlyRemovesFrom(action) ? ([action.path.parent], []) : Self.folders(action)
+        let (removes, adds) = Self.folders(action)
         for folder in adds { tracked[folder]?.added = true }
         for folder in removes where tracked[folder] != nil {
             if let pending, pending.folder != folder { note(pending, in: directories) }
             pending = (folder, step)
         }
-        lastRemovedFrom = Self.onlyRemovesFrom(action) && pending?.folder == action.path.parent ? pending?.folder : nil
+        let pendingHere = pending.map { action.path.isChild(of: $0.folder) } ?? false
+        lastRemovedFrom = Self.onlyRemovesFrom(action) && pendingHere ? pending?.folder : nil
+    }
+
+    /// The tracked folder of the previous removal when `action` only removes another entry from it: such a step
+    /// needs no lookup and no note of its own.
+    private func continuesRun(_ action: Action) -> RelativePath? {
+        guard let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) else { return nil }
+        return last
     }
 
     /// Notes how the last removals left their folder; called at the end of every group (before the next one's
