@@ -44,31 +44,30 @@ struct JournalRecord: Sendable {
 
     private static let prefix = Array(#"{"crc":""#.utf8)
     private static let middle = Array(#"","rec":"#.utf8)
-    private static let headerLength = prefix.count + 8 + middle.count
     /// The older frame: the first 16 hex digits of the body's SHA-256.
     private static let legacyPrefix = Array(#"{"sum":""#.utf8)
-    private static let legacyHeaderLength = legacyPrefix.count + 16 + middle.count
 
     /// The body of a framed line (without its newline) when the checksum matches; nil otherwise.
     static func verifiedBody(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        guard line.last == 0x7D else { return nil }
-        let start = line.startIndex
-        if line.count > headerLength + 2, line.starts(with: prefix) {
-            let sumStart = start + prefix.count
-            guard line[(sumStart + 8)..<(start + headerLength)].elementsEqual(middle) else { return nil }
-            let body = line[(start + headerLength)..<(line.endIndex - 1)]
-            var expected: [UInt8] = []
-            CRC32.appendHex(CRC32.checksum(body), to: &expected)
-            return expected.elementsEqual(line[sumStart..<(sumStart + 8)]) ? body : nil
+        if line.starts(with: prefix) {
+            return body(of: line, prefix: prefix, digits: 8) { body, out in CRC32.appendHex(CRC32.checksum(body), to: &out) }
         }
-        guard line.count > legacyHeaderLength + 2, line.starts(with: legacyPrefix) else { return nil }
-        let sumStart = start + legacyPrefix.count
-        guard line[(sumStart + 16)..<(start + legacyHeaderLength)].elementsEqual(middle) else { return nil }
-        let body = line[(start + legacyHeaderLength)..<(line.endIndex - 1)]
+        return body(of: line, prefix: legacyPrefix, digits: 16) { body, out in SHA256.appendHexPrefix(of: body, digits: 16, to: &out) }
+    }
+
+    /// The body of `prefix` + `digits` hex digits + `","rec":` + body + `}`, when `checksum` of the body gives
+    /// exactly those digits.
+    private static func body(of line: ArraySlice<UInt8>, prefix: [UInt8], digits: Int,
+                             checksum: (ArraySlice<UInt8>, inout [UInt8]) -> Void) -> ArraySlice<UInt8>? {
+        let header = prefix.count + digits + middle.count
+        guard line.count > header + 2, line.last == 0x7D, line.starts(with: prefix) else { return nil }
+        let sumStart = line.startIndex + prefix.count
+        guard line[(sumStart + digits)..<(line.startIndex + header)].elementsEqual(middle) else { return nil }
+        let body = line[(line.startIndex + header)..<(line.endIndex - 1)]
         var expected: [UInt8] = []
-        expected.reserveCapacity(16)
-        SHA256.appendHexPrefix(of: body, digits: 16, to: &expected)
-        return expected.elementsEqual(line[sumStart..<(sumStart + 16)]) ? body : nil
+        expected.reserveCapacity(digits)
+        checksum(body, &expected)
+        return expected.elementsEqual(line[sumStart..<(sumStart + digits)]) ? body : nil
     }
 
     /// Decodes a framed line; nil when it is torn, corrupt, out of range or not a record this version knows.
