@@ -17,6 +17,15 @@ struct ParsedArguments: Sendable {
     func value(_ long: String) -> String? { values[long]?.last }
     func all(_ long: String) -> [String] { values[long] ?? [] }
     func flag(_ long: String) -> Bool { flags.contains(long) }
+
+    /// The value of an option the command cannot run without, or the usage error every command gives for it
+    /// ("Missing expected option '--root <dir>'", exit 64).
+    func required(_ long: String, _ placeholder: String, command: String) throws(UsageError) -> String {
+        guard let value = value(long) else {
+            throw UsageError(message: "Missing expected option '--\(long) <\(placeholder)>'", command: command)
+        }
+        return value
+    }
 }
 
 enum ArgumentParser {

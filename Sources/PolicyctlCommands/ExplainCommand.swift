@@ -23,12 +23,8 @@ struct ExplainCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         let command = "policyctl explain"
-        guard let policy = arguments.value("policy") else {
-            throw UsageError(message: "Missing expected option '--policy <file>'", command: command)
-        }
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
-        }
+        let policy = try arguments.required("policy", "file", command: command)
+        let root = try arguments.required("root", "dir", command: command)
         try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
         var text = arguments.positionals[0]
         if text.hasPrefix("/") {

@@ -22,9 +22,7 @@ struct JournalCommand: Command {
     let stateDir: String?
 
     init(_ arguments: ParsedArguments) throws {
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl journal")
-        }
+        let root = try arguments.required("root", "dir", command: "policyctl journal")
         self.root = root
         json = arguments.value("format") == "json"
         stateDir = arguments.value("state-dir")

@@ -28,12 +28,8 @@ struct PlanCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         let command = "policyctl plan"
-        guard let policy = arguments.value("policy") else {
-            throw UsageError(message: "Missing expected option '--policy <file>'", command: command)
-        }
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
-        }
+        let policy = try arguments.required("policy", "file", command: command)
+        let root = try arguments.required("root", "dir", command: command)
         try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
         policyPath = policy
         self.root = root

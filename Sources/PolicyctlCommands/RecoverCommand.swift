@@ -32,9 +32,7 @@ struct RecoverCommand: Command {
     let log: ApplyLog
 
     init(_ arguments: ParsedArguments) throws {
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl recover")
-        }
+        let root = try arguments.required("root", "dir", command: "policyctl recover")
         self.root = root
         noWait = arguments.flag("no-wait")
         stateDir = arguments.value("state-dir")

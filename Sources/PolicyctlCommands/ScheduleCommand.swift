@@ -45,8 +45,8 @@ struct ScheduleCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
-        guard let policy = arguments.value("policy") else { throw usage("Missing expected option '--policy <file>'") }
-        guard let root = arguments.value("root") else { throw usage("Missing expected option '--root <dir>'") }
+        let policy = try arguments.required("policy", "file", command: "policyctl schedule")
+        let root = try arguments.required("root", "dir", command: "policyctl schedule")
         policyPath = policy
         rootPath = root
         do throws(ScheduleError) {

@@ -51,9 +51,7 @@ struct TrashCommand: Command {
     let log: ApplyLog
 
     init(_ arguments: ParsedArguments) throws {
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl trash")
-        }
+        let root = try arguments.required("root", "dir", command: "policyctl trash")
         try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl trash")
         self.root = root
         policyPath = arguments.value("policy")

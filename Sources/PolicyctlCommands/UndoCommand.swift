@@ -40,9 +40,7 @@ struct UndoCommand: Command {
     let stateDir: String?
 
     init(_ arguments: ParsedArguments) throws {
-        guard let root = arguments.value("root") else {
-            throw UsageError(message: "Missing expected option '--root <dir>'", command: "policyctl undo")
-        }
+        let root = try arguments.required("root", "dir", command: "policyctl undo")
         try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl undo")
         self.root = root
         transaction = arguments.positionals[0]

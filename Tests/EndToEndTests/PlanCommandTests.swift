@@ -223,6 +223,17 @@ struct PlanJSON {
         #expect(!text.stderr.contains("scanning"))  // no progress line without a terminal
     }
 
+    @Test("a missing required option is a usage error (64) naming it, the same words in every command",
+          arguments: [(["plan", "--root", "/tmp"], "--policy <file>"), (["plan", "--policy", "p.yaml"], "--root <dir>"),
+                      (["explain", "--root", "/tmp", "x"], "--policy <file>"), (["recover"], "--root <dir>"),
+                      (["journal"], "--root <dir>"), (["undo", "tx"], "--root <dir>"), (["trash", "x"], "--root <dir>"),
+                      (["schedule", "--root", "/tmp", "--systemd"], "--policy <file>")])
+    func missingRequiredOption(arguments: [String], option: String) throws {
+        let r = try PolicyctlBinary.run(arguments)
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.contains("Missing expected option '\(option)'"), "\(r.stderr)")
+    }
+
     @Test("--detailed-exitcode: 2 with changes pending, 0 without; --out writes the same JSON atomically")
     func exitCodesAndOut() throws {
         let tree = try Tree { Dir("tmp") { File("old", age: .days(2)) } }
