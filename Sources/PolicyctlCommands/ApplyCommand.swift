@@ -82,24 +82,10 @@ struct ApplyCommand: Command {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
         maxDeleteText = arguments.value("max-delete")
-        if let text = maxDeleteText {
-            guard let limit = DeleteLimit(parsing: text) else {
-                throw UsageError(message: "The value '\(text)' is invalid for '--max-delete <N|N%>' (a whole number, or a percentage such as 5%)",
-                                 command: "policyctl apply")
-            }
-            maxDelete = limit
-        } else {
-            maxDelete = nil
-        }
-        if let text = arguments.value("max-runtime") {
-            guard let d = PolicyDuration(parsing: text) else {
-                throw UsageError(message: "The value '\(text)' is invalid for '--max-runtime <duration>' (\(PolicyDuration.acceptedForms))",
-                                 command: "policyctl apply")
-            }
-            maxRuntime = d
-        } else {
-            maxRuntime = nil
-        }
+        maxDelete = try arguments.parsed("max-delete", "N|N%", accepted: "a whole number, or a percentage such as 5%",
+                                         command: "policyctl apply") { DeleteLimit(parsing: $0) }
+        maxRuntime = try arguments.parsed("max-runtime", "duration", accepted: PolicyDuration.acceptedForms,
+                                          command: "policyctl apply") { PolicyDuration(parsing: $0) }
     }
 
     func run() throws -> ExitCode {

@@ -26,6 +26,17 @@ struct ParsedArguments: Sendable {
         }
         return value
     }
+
+    /// An optional option's value parsed by `parse`: nil when it is not given, the usage error every command
+    /// gives ("The value 'x' is invalid for '--last <N>' (accepted)", exit 64) when `parse` refuses it.
+    func parsed<T>(_ long: String, _ placeholder: String, accepted: String, command: String,
+                   _ parse: (String) -> T?) throws(UsageError) -> T? {
+        guard let text = value(long) else { return nil }
+        guard let parsed = parse(text) else {
+            throw UsageError(message: "The value '\(text)' is invalid for '--\(long) <\(placeholder)>' (\(accepted))", command: command)
+        }
+        return parsed
+    }
 }
 
 enum ArgumentParser {

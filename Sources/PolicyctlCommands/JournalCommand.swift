@@ -26,13 +26,8 @@ struct JournalCommand: Command {
         self.root = root
         json = arguments.value("format") == "json"
         stateDir = arguments.value("state-dir")
-        if let text = arguments.value("last") {
-            guard let n = Int(text), n > 0 else {
-                throw UsageError(message: "The value '\(text)' is invalid for '--last <N>' (a positive whole number)", command: "policyctl journal")
-            }
-            last = n
-        } else {
-            last = nil
+        last = try arguments.parsed("last", "N", accepted: "a positive whole number", command: "policyctl journal") { text in
+            Int(text).flatMap { $0 > 0 ? $0 : nil }
         }
     }
 

@@ -234,6 +234,18 @@ struct PlanJSON {
         #expect(r.stderr.contains("Missing expected option '\(option)'"), "\(r.stderr)")
     }
 
+    @Test("an option value that does not parse is a usage error (64) quoting it and what is accepted",
+          arguments: [(["apply", "--policy", "p.yaml", "--root", "/tmp", "--yes", "--max-delete", "lots"],
+                       "The value 'lots' is invalid for '--max-delete <N|N%>' (a whole number, or a percentage such as 5%)"),
+                      (["apply", "--policy", "p.yaml", "--root", "/tmp", "--yes", "--max-runtime", "soon"],
+                       "The value 'soon' is invalid for '--max-runtime <duration>' ("),
+                      (["journal", "--root", "/tmp", "--last", "0"], "The value '0' is invalid for '--last <N>' (a positive whole number)")])
+    func invalidOptionValue(arguments: [String], message: String) throws {
+        let r = try PolicyctlBinary.run(arguments)
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+    }
+
     @Test("--detailed-exitcode: 2 with changes pending, 0 without; --out writes the same JSON atomically")
     func exitCodesAndOut() throws {
         let tree = try Tree { Dir("tmp") { File("old", age: .days(2)) } }
