@@ -12,8 +12,9 @@
 #
 # The tree: tmp/dNNNN/fNNNNN.dat, 1,000 files per directory, holding data (with FLAT=1 all of them in tmp/
 # itself, empty), every other file 48 hours old (expired), the rest one hour old; directories one hour old, so
-# neither tool removes one. Besides `policyctl apply` (file deletes roll forward) it times
-# `POLICYCTL_STAGE_DELETES=1`, the older design staging every delete, so both designs meet the same tree. Both tools judge by mtime (tmpfiles
+# neither tool removes one. Besides `policyctl apply` (file deletes roll forward, unlinked by worker threads) it
+# times two older designs on the same tree: `POLICYCTL_STAGE_DELETES=1`, every delete staged, and
+# `POLICYCTL_UNLINK_IN_PLACE=1`, each file unlinked by the run's own thread. Both tools judge by mtime (tmpfiles
 # `m:24h`, the policy `by: mtime`): tmpfiles' default also looks at ctime, which a freshly copied tree has new.
 # With the real planner `apply --policy` is timed (its walk included, as tmpfiles' is); without it, apply of
 # a plan file made outside the timing (the report says which). The journal is always included.
@@ -125,6 +126,7 @@ fi
 PREP_B="rm -rf $WORK/b && cp -a $TEMPLATE $WORK/b && sync"
 CMD_B="systemd-tmpfiles --clean $WORK/tmpfiles.conf"
 CMD_S="env POLICYCTL_STAGE_DELETES=1 $CMD_A"
+CMD_P="env POLICYCTL_UNLINK_IN_PLACE=1 $CMD_A"
 
 echo "checking that both delete the same set ($MODE)..." >&2
 bash -c "$PREP_A" && bash -c "$CMD_A" >/dev/null
@@ -165,9 +167,11 @@ for r in $(seq 1 "$RUNS"); do
     if [ $((r % 2)) -eq 1 ]; then
         hyperfine --runs 1 --style basic --export-json "$WORK/round-$r.json" \
             --prepare "$PREP_A" -n "policyctl apply" "$CMD_A" --prepare "$PREP_B" -n "systemd-tmpfiles --clean" "$CMD_B" \
-            --prepare "$PREP_A" -n "policyctl apply (every delete staged)" "$CMD_S"
+            --prepare "$PREP_A" -n "policyctl apply (every delete staged)" "$CMD_S" \
+            --prepare "$PREP_A" -n "policyctl apply (unlinked in place)" "$CMD_P"
     else
         hyperfine --runs 1 --style basic --export-json "$WORK/round-$r.json" \
+            --prepare "$PREP_A" -n "policyctl apply (unlinked in place)" "$CMD_P" \
             --prepare "$PREP_A" -n "policyctl apply (every delete staged)" "$CMD_S" \
             --prepare "$PREP_B" -n "systemd-tmpfiles --clean" "$CMD_B" --prepare "$PREP_A" -n "policyctl apply" "$CMD_A"
     fi
@@ -187,9 +191,11 @@ for r, (ta, tb, q) in enumerate(zip(a, b, ratios), 1):
 print(f"  policyctl apply            median {statistics.median(a):7.2f} s  min {min(a):7.2f} s")
 print(f"  systemd-tmpfiles --clean   median {statistics.median(b):7.2f} s  min {min(b):7.2f} s")
 print(f"  ratio: median of rounds {statistics.median(ratios):.2f}x, min/min {min(a) / min(b):.2f}x   (target: at most 1.0x)")
-staged = []
-for r in range(1, runs + 1):
-    res = {x["command"]: x for x in json.load(open(f"{work}/round-{r}.json"))["results"]}
-    staged.append(res["policyctl apply (every delete staged)"]["mean"])
-print(f"  every delete staged (older design): median {statistics.median(staged):7.2f} s, {statistics.median(staged) / statistics.median(b):.2f}x tmpfiles")
+for name, label in (("every delete staged", "every delete staged (older design)"),
+                    ("unlinked in place", "unlinked in place, no workers (older design)")):
+    times = []
+    for r in range(1, runs + 1):
+        res = {x["command"]: x for x in json.load(open(f"{work}/round-{r}.json"))["results"]}
+        times.append(res[f"policyctl apply ({name})"]["mean"])
+    print(f"  {label}: median {statistics.median(times):7.2f} s, {statistics.median(times) / statistics.median(b):.2f}x tmpfiles")
 EOF2

@@ -117,8 +117,10 @@ struct ApplyCommand: Command {
         request.allOrNothing = allOrNothing
         request.waitForLock = !noWait
         request.stateDirectory = stateDir
-        // Benchmarks only: the older design, every delete staged, to measure it beside roll-forward deletes.
+        // Benchmarks only: the older designs, every delete staged or unlinked in place, to measure them beside
+        // roll-forward deletes unlinked by workers.
         request.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
+        request.unlinksInPlace = getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
         if !yes {
             let log = self.log
             request.confirm = { plan, rootPath in

@@ -33,6 +33,8 @@ package struct ApplyOptions: Sendable {
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
     package var stagesEveryDelete = false
+    /// Checked file deletes are unlinked on worker threads (UnlinkWorkers).
+    package var unlinksInBackground = true
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window.
     var willChange: (@Sendable (RelativePath) -> Void)?

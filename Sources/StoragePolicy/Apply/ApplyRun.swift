@@ -76,6 +76,17 @@ final class ApplyRun {
     private let clock = ContinuousClock()
     private let nowSeconds = WallClock.nowNs() / 1_000_000_000
     private let directoryTimes = DirectoryTimes()
+    /// File deletes of one folder the workers check and unlink, in step order, and that folder.
+    private lazy var unlinkWorkers: UnlinkWorkers = {
+        let root = lock.state.rootStatus
+        return UnlinkWorkers(check: { job throws(FileSystemError) in
+            ApplyRun.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: root)
+        }, willChange: options.willChange, deadline: options.deadline)
+    }()
+    private var inBackground: [(step: Int, intent: Intent)] = []
+    private var backgroundFolder: RelativePath?
+    /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
+    private var removalBeforeBatch: Int?
 
     init(lock: ApplyLock, options: ApplyOptions, steps: [Step], metadata: Transaction.Metadata, planTimeNs: Int64?) {
         self.lock = lock
@@ -101,6 +112,7 @@ final class ApplyRun {
         }
         report.transaction = transaction.id
         report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
+        defer { unlinkWorkers.stop() }
         do {
             var start = 0
             var groupSize = options.groupSize
@@ -110,6 +122,7 @@ final class ApplyRun {
                 let phase = Applier.phase(of: steps[start].action)
                 while end < steps.count && end - start < groupSize && Applier.phase(of: steps[end].action) == phase { end += 1 }
                 if !trashResolved && steps[start..<end].contains(where: { if case .trash = $0.action.kind { true } else { false } }) {
+                    try finishBackgroundUnlinks()
                     try resolveTrashFolders()
                     trashResolved = true
                 }
@@ -118,10 +131,13 @@ final class ApplyRun {
                 groupSize = min(groupSize * 2, options.groupSize * 16)
                 progress?(start, steps.count)
             }
+            try finishBackgroundUnlinks()
             let skipped = report.skipped.count
             try directoryTimes.restore(in: transaction)
             try transaction.commit(counts: report.counts, bytesFreed: report.bytesFreed, skipped: skipped)
         } catch {
+            // The run stops: the unlinks the workers made are recorded before the rollback looks at what was made.
+            try? finishBackgroundUnlinks()
             throw rollback(after: error)
         }
         do {
@@ -158,7 +174,9 @@ final class ApplyRun {
             try carryOut(i, intents)
             if let deadline = options.deadline, clock.now >= deadline { throw DeadlineExceeded() }
         }
-        directoryTimes.settle(in: directories)
+        // Unlinks still with the workers go on while the next group is journaled; their folder is noted once
+        // they are finished (when the run moves to another folder, or at the end).
+        if inBackground.isEmpty { directoryTimes.settle(in: directories) }
     }
 
     private func rollback(after error: any Error) -> ApplyError {
@@ -486,41 +504,46 @@ final class ApplyRun {
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = steps[i]
+        let background = options.unlinksInBackground && Self.onlyUnlinks(intents)
+        // Anything but another file delete in the same folder sees the folder as the workers' unlinks left it.
+        if let folder = backgroundFolder, !(background && step.action.path.isChild(of: folder)) {
+            try finishBackgroundUnlinks()
+        }
         // A step it depends on may have failed since this group was prepared.
         if let reason = dependencyReason(step.action) {
             skip(i, reason)
             return
         }
-        switch try verifyOrSkip(step) {
-        case nil: break
-        case .reason(let reason)?:
-            skip(i, reason)
-            return
-        case .failed(let error)?:
-            try fail(i, error)
+        // A file delete in a folder still there goes to a worker, which checks its identity just before unlinking.
+        let parent = background ? try? directories.directory(containing: step.action.path) : nil
+        if var refusal = try verifyOrSkip(step, identityLater: parent != nil) {
+            // Kept as in use: checked here after all, identity first, so a file that vanished (its inode now
+            // another file's, maybe open) is reported as vanished.
+            if parent != nil { refusal = try verifyOrSkip(step) ?? refusal }
+            try refuse(i, refusal)
             return
         }
         // The folder times first: a step in another folder notes how the previous removals left theirs now.
         directoryTimes.willChange(step.action, in: directories)
+        if let parent {
+            // Its outcome is recorded by finishBackgroundUnlinks.
+            let threads = step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
+            unlinkWorkers.submit(.init(step: i, path: step.action.path, parent: parent, name: step.action.path.lastComponent!,
+                                       identity: step.action.identity!, type: step.action.type), workers: threads)
+            transaction.unlinkingElsewhere(intents[0])
+            touch(intents[0].change)
+            if backgroundFolder == nil {
+                backgroundFolder = step.action.path.parent
+                removalBeforeBatch = directoryTimes.pendingStep
+            }
+            inBackground.append((i, intents[0]))
+            directoryTimes.didChange(step.action, step: i, in: directories)
+            return
+        }
         options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
-                if case .unlink = intent.change, failure.errno == .isDirectory {
-                    // Replaced by a directory between the check and the unlink: not deleted.
-                    skip(i, "replaced by a directory meanwhile; kept")
-                    return
-                }
-                let scope = FailureScope(failure)
-                guard scope.isItemLevel, !(options.allOrNothing && scope == .entry) else { throw failure }
-                // A step of several changes (a trash move, a restore) goes back to how it was before it is skipped.
-                if n > 0, let why = transaction.revert(Array(intents[..<n])) {
-                    throw StepNotReverted(failure: failure, why: why)
-                }
-                switch scope {
-                case .vanished: skip(i, "vanished meanwhile (\(failure))")
-                case .appeared: skip(i, "\(Self.target(of: intent.change).escaped) appeared meanwhile; nothing replaced")
-                default: try fail(i, failure)
-                }
+                try settle(failure, of: i, after: intents[..<n], intent)
                 return
             }
             touch(intent.change)
@@ -529,19 +552,83 @@ final class ApplyRun {
                     // Replaced or written to between the check and the move (or it could not be checked):
                     // what was staged is not known to be what was planned.
                     try transaction.unstage(path: path, name: name)
-                    switch refusal {
-                    case .reason(let reason): skip(i, reason)
-                    case .failed(let error): try fail(i, error)
-                    }
+                    try refuse(i, refusal)
                     return
                 }
             }
         }
-        report.items[i].outcome = .done
         directoryTimes.didChange(step.action, step: i, in: directories)
         if let to = report.items[i].destination, step.action.type == .directory { moved.append((step.action.path, to)) }
-        report.counts[step.verb] += 1
-        if step.action.isDelete { report.bytesFreed += step.action.bytes }
+        done(i)
+    }
+
+    private func done(_ i: Int) {
+        report.items[i].outcome = .done
+        report.counts[steps[i].verb] += 1
+        if steps[i].action.isDelete { report.bytesFreed += steps[i].action.bytes }
+    }
+
+    /// A step whose only change is a roll-forward unlink: the workers can make it.
+    private static func onlyUnlinks(_ intents: [Intent]) -> Bool {
+        guard intents.count == 1, case .unlink = intents[0].change else { return false }
+        return true
+    }
+
+    /// A change of step `i` failed after `made` (its earlier changes) were made: the step is skipped, its
+    /// earlier changes undone, or the run stops (a run-level error, or any error with --all-or-nothing).
+    private func settle(_ failure: FileSystemError, of i: Int, after made: ArraySlice<Intent>, _ intent: Intent) throws {
+        if case .unlink = intent.change, failure.errno == .isDirectory {
+            // Replaced by a directory between the check and the unlink: not deleted.
+            skip(i, "replaced by a directory meanwhile; kept")
+            return
+        }
+        let scope = FailureScope(failure)
+        guard scope.isItemLevel, !(options.allOrNothing && scope == .entry) else { throw failure }
+        // A step of several changes (a trash move, a restore) goes back to how it was before it is skipped.
+        if !made.isEmpty, let why = transaction.revert(Array(made)) {
+            throw StepNotReverted(failure: failure, why: why)
+        }
+        switch scope {
+        case .vanished: skip(i, "vanished meanwhile (\(failure))")
+        case .appeared: skip(i, "\(Self.target(of: intent.change).escaped) appeared meanwhile; nothing replaced")
+        default: try fail(i, failure)
+        }
+    }
+
+    /// Waits for the workers' unlinks and records each in step order: made ones first (a failure below may stop
+    /// the run, and its rollback must know what was made), then each failure as the step would have met it here.
+    private func finishBackgroundUnlinks() throws {
+        guard !inBackground.isEmpty else { return }
+        let failures = unlinkWorkers.finish()
+        let batch = inBackground
+        inBackground.removeAll(keepingCapacity: true)
+        backgroundFolder = nil
+        var f = 0
+        var lastMade = removalBeforeBatch
+        for (i, intent) in batch {
+            if f < failures.count && failures[f].step == i {
+                f += 1
+                continue
+            }
+            transaction.madeElsewhere(intent)
+            done(i)
+            lastMade = i
+        }
+        if let last = failures.last, last.step == batch.last!.step { directoryTimes.lastRemovalsFailed(lastMade: lastMade) }
+        var intents: [Int: Intent] = [:]
+        if !failures.isEmpty { for (i, intent) in batch { intents[i] = intent } }
+        var pastDeadline = false
+        for failure in failures {
+            let i = failure.step
+            switch failure.why {
+            case .refused(let reason): skip(i, reason)
+            case .checkFailed(let error): try refuse(i, try Self.refusal(checking: error))
+            case .unlinkFailed(let error): try settle(error, of: i, after: [], intents[i]!)
+            case .pastDeadline: pastDeadline = true
+            }
+        }
+        // As after a step made here: a run past its budget stops.
+        if pastDeadline || options.deadline.map({ clock.now >= $0 }) == true { throw DeadlineExceeded() }
     }
 
     private func performReporting(_ intent: Intent) -> FileSystemError? {
@@ -563,19 +650,35 @@ final class ApplyRun {
 
     /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure;
     /// one a call fails on (EACCES, EPERM...) is skipped with the error.
-    private func verifyOrSkip(_ step: Step) throws(FileSystemError) -> Refusal? {
+    /// `identityLater`: a file delete whose identity a worker checks just before its unlink; only the rest here.
+    private func verifyOrSkip(_ step: Step, identityLater: Bool = false) throws(FileSystemError) -> Refusal? {
         do {
-            return try verify(step).map { .reason($0) }
-        } catch where DirectoryCache.meansAbsent(error.errno) {
+            return try verify(step, identityLater: identityLater).map { .reason($0) }
+        } catch {
+            return try Self.refusal(checking: error)
+        }
+    }
+
+    /// A call of a check failed: the entry vanished or changed while being checked, or the call fails on this
+    /// entry (skipped with the error); anything else stops the run.
+    private static func refusal(checking error: FileSystemError) throws(FileSystemError) -> Refusal {
+        if DirectoryCache.meansAbsent(error.errno) {
             return .reason(error.errno == .noSuchFile ? "vanished while being checked"
                 : "changed while being checked (no longer a directory); not followed")
-        } catch where FailureScope(error).isItemLevel {
-            return .failed(error)
+        }
+        guard FailureScope(error).isItemLevel else { throw error }
+        return .failed(error)
+    }
+
+    private func refuse(_ i: Int, _ refusal: Refusal) throws(FileSystemError) {
+        switch refusal {
+        case .reason(let reason): skip(i, reason)
+        case .failed(let error): try fail(i, error)
         }
     }
 
     /// nil when the step's target is still what the plan saw; otherwise why it is skipped.
-    private func verify(_ step: Step) throws(FileSystemError) -> String? {
+    private func verify(_ step: Step, identityLater: Bool) throws(FileSystemError) -> String? {
         let action = step.action
         let path = action.path
         switch action.kind {
@@ -605,7 +708,7 @@ final class ApplyRun {
             guard let status = try statusIfPresent(path) else { return "vanished since the plan" }
             return status.type == .directory ? nil : "no longer a directory"
         case .delete:
-            if let reason = try verifyDelete(action) { return reason }
+            if !identityLater, let reason = try verifyDelete(action) { return reason }
             return try inUseReason(action)
         case .rename, .trash:
             guard let parent = try directories.directoryIfPresent(containing: path) else {
@@ -652,9 +755,8 @@ final class ApplyRun {
         guard let parent = try directories.directoryIfPresent(containing: path) else {
             return "vanished: its folder is gone or is no longer a directory"
         }
-        guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
-        if !status.isOnSameMount(as: lock.state.rootStatus) { return "on another filesystem; never crossed" }
-        if touched.contains(path) {
+        let found = try parent.statusIfPresent(of: path.lastComponent!)
+        if let status = found, touched.contains(path), status.isOnSameMount(as: lock.state.rootStatus) {
             // Its planned contents went first and changed its mtime: only an empty directory goes now.
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
                 return Self.mismatch(status, identity, type: action.type) ?? "replaced since the plan"
@@ -662,8 +764,8 @@ final class ApplyRun {
             let directory = try parent.openDirectory(path.lastComponent!)
             return try directory.entries().isEmpty ? nil : "not empty once its planned contents were removed; kept"
         }
-        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
-        if status.type == .directory {
+        if let reason = Self.refusal(of: found, identity, type: action.type, root: lock.state.rootStatus) { return reason }
+        if let status = found, status.type == .directory {
             return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
         }
         return nil
@@ -720,6 +822,14 @@ final class ApplyRun {
 
     /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.
     /// The type is compared too: a freed inode number is often reused at once, by a symlink as easily as a file.
+    /// Why a delete's target, found as `status` (nil: gone), is not what the plan saw; nil when it is. Made
+    /// here for a directory, by a worker just before the unlink for a file (UnlinkWorkers).
+    static func refusal(of status: FileStatus?, _ identity: EntryIdentity, type: FileType?, root: FileStatus) -> String? {
+        guard let status else { return "vanished since the plan" }
+        if !status.isOnSameMount(as: root) { return "on another filesystem; never crossed" }
+        return mismatch(status, identity, type: type)
+    }
+
     static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {
         let replaced = status.device != identity.device || status.inode != identity.inode
         if replaced || (type != nil && status.type != type) {

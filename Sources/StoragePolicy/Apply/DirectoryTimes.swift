@@ -99,6 +99,17 @@ final class DirectoryTimes {
         tracked[pending.folder]!.action = pending.step
     }
 
+    /// The step of the last removal not noted yet.
+    var pendingStep: Int? { pending?.step }
+
+    /// The last removals `didChange` counted in the pending folder failed (they were made on worker threads and
+    /// reported later): the folder's `times` intent belongs to the last removal made there (`lastMade`), or to none.
+    func lastRemovalsFailed(lastMade: Int?) {
+        guard let folder = pending?.folder else { return }
+        pending = lastMade.map { (folder, $0) }
+        if lastMade == nil { lastRemovedFrom = nil }
+    }
+
     /// A delete or untag: removes one entry from its parent and adds nothing anywhere.
     private static func onlyRemovesFrom(_ action: Action) -> Bool {
         switch action.kind {

@@ -195,6 +195,16 @@ final class Transaction {
         CrashPoint.changeMade()
     }
 
+    /// The caller hands `intent`'s unlink (checked just before) to worker threads: its folder is synced at commit.
+    func unlinkingElsewhere(_ intent: Intent) {
+        markDirty(containing: intent.change.path)
+    }
+
+    /// A worker made `intent`'s unlink.
+    func madeElsewhere(_ intent: Intent) {
+        made.insert(intent.op)
+    }
+
     private func make(_ change: Change) throws(FileSystemError) {
         switch change {
         case .stage(let path, let name):

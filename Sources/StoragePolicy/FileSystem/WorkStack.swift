@@ -47,21 +47,23 @@ enum WorkerThreads {
     static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         var threads: [CInterop.Thread] = []
         for index in 1..<max(count, 1) {
-            let start = Unmanaged.passRetained(Start { body(index) }).toOpaque()
-            let thread = system_pthread_create({ raw in
-                let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-                start.body()
-                return nil
-            }, start)
-            if let thread {
-                threads.append(thread)
-            } else {
-                // No thread: the work still gets done by the threads we have.
-                Unmanaged<Start>.fromOpaque(start).release()
-            }
+            // No thread: the work still gets done by the threads we have.
+            if let thread = start({ body(index) }) { threads.append(thread) }
         }
         body(0)
         for thread in threads { system_pthread_join(thread) }
+    }
+
+    /// Runs `body` on a new thread, to be joined with `system_pthread_join`; nil when none can be made.
+    static func start(_ body: @escaping @Sendable () -> Void) -> CInterop.Thread? {
+        let start = Unmanaged.passRetained(Start(body)).toOpaque()
+        let thread = system_pthread_create({ raw in
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            start.body()
+            return nil
+        }, start)
+        if thread == nil { Unmanaged<Start>.fromOpaque(start).release() }
+        return thread
     }
 
     /// Cores this process may use.

@@ -40,6 +40,9 @@ public struct ApplyRequest: Sendable {
     public var compiledPolicy: Policy?
     /// Every delete staged (the older design), for benchmarks only.
     public var stagesEveryDelete = false
+    /// Every file delete unlinked by the run's own thread just after its check, not by the unlink workers:
+    /// for benchmarks only.
+    public var unlinksInPlace = false
     /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.
     /// nil applies without asking.
     public var confirm: (@Sendable (Plan, String) -> Bool)?

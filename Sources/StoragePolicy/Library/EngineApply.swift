@@ -89,6 +89,7 @@ extension StorageEngine {
         options.deadline = request.deadline
         options.deadlineLabel = request.deadlineLabel
         options.stagesEveryDelete = request.stagesEveryDelete
+        options.unlinksInBackground = !request.unlinksInPlace
         options.inUseRules = InUseCheck.checkedRules(policy.rules)
         if let trash = policy.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {
             options.trashLayout = trash.layout
