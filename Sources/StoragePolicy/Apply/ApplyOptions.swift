@@ -36,7 +36,8 @@ package struct ApplyOptions: Sendable {
     /// Checked file deletes are unlinked on worker threads (UnlinkWorkers).
     package var unlinksInBackground = true
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
-    /// tests can change the tree exactly in that window.
+    /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
+    /// that worker's thread, between the worker's check and its unlink.
     var willChange: (@Sendable (RelativePath) -> Void)?
 
     /// Options; only the root path is required.

@@ -603,11 +603,12 @@ final class ApplyRun {
         let batch = inBackground
         inBackground.removeAll(keepingCapacity: true)
         backgroundFolder = nil
-        var f = 0
+        // Both are in step order: one pass pairs each failure with its intent.
+        var unmade: [(step: Int, why: UnlinkWorkers.Unmade, intent: Intent)] = []
         var lastMade = removalBeforeBatch
         for (i, intent) in batch {
-            if f < failures.count && failures[f].step == i {
-                f += 1
+            if unmade.count < failures.count && failures[unmade.count].step == i {
+                unmade.append((i, failures[unmade.count].why, intent))
                 continue
             }
             transaction.madeElsewhere(intent)
@@ -615,15 +616,12 @@ final class ApplyRun {
             lastMade = i
         }
         if let last = failures.last, last.step == batch.last!.step { directoryTimes.lastRemovalsFailed(lastMade: lastMade) }
-        var intents: [Int: Intent] = [:]
-        if !failures.isEmpty { for (i, intent) in batch { intents[i] = intent } }
         var pastDeadline = false
-        for failure in failures {
-            let i = failure.step
-            switch failure.why {
+        for (i, why, intent) in unmade {
+            switch why {
             case .refused(let reason): skip(i, reason)
             case .checkFailed(let error): try refuse(i, try Self.refusal(checking: error))
-            case .unlinkFailed(let error): try settle(error, of: i, after: [], intents[i]!)
+            case .unlinkFailed(let error): try settle(error, of: i, after: [], intent)
             case .pastDeadline: pastDeadline = true
             }
         }
