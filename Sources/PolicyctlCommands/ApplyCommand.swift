@@ -26,14 +26,14 @@ struct ApplyCommand: Command {
             """,
         usage: [
             "--policy <file> --root <dir> [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
-            "<planfile> [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
+            "<planfile> [--policy <file> --root <dir>] [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
         ],
         arguments: [
-            ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out'; refused when its policy or root changed since.",
+            ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out', judged by --policy and --root (or, for a plan you saved yourself, by the policy and root its record in your state notes); refused when it names another policy or root (65), or when they changed since (3).",
                          isOptional: true),
         ],
         options: [
-            .option("policy", short: "p", value: "file", help: "The policy to plan and apply.", completion: .file),
+            .option("policy", short: "p", value: "file", help: "The policy to plan and apply (with a plan file: the policy that judges it).", completion: .file),
             ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
@@ -75,9 +75,6 @@ struct ApplyCommand: Command {
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
                        perAction: arguments.flag("verbose") || format != nil)
-        if planFile != nil && policyPath != nil {
-            throw UsageError(message: "Give either a plan file or --policy, not both", command: "policyctl apply")
-        }
         if planFile == nil && (policyPath == nil || rootArgument == nil) {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
@@ -95,11 +92,18 @@ struct ApplyCommand: Command {
         }
         var request: ApplyRequest
         if let planFile {
-            let plan = try ApplyCommand.readPlan(planFile)
-            // --root with a plan file names where to apply it: a plan of another directory is refused as stale.
-            request = ApplyRequest(root: rootArgument ?? plan.root, source: .savedPlan(plan, path: planFile))
+            let (plan, bytes) = try ApplyCommand.readPlan(planFile)
+            // A plan file carries no authority: the policy and root that judge it are the caller's, or those
+            // this user's own record of `plan --out` notes for exactly these bytes (Docs/safety.md, "Inputs").
+            let record = policyPath == nil ? PlanRecords.lookup(bytes) : nil
+            guard let policy = policyPath ?? record?.policyPath, let root = rootArgument ?? record?.root else {
+                throw CommandFailure(code: .invalidPolicy, message: """
+                    \(planFile): refused: a plan file carries no authority of its own, and uid \(geteuid()) has no record of                     saving this one with 'policyctl plan --out'; name the policy and root that judge it:                     policyctl apply \(planFile) --policy FILE --root DIR
+                    """)
+            }
+            request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
-                try PolicySource.compiledPolicy(for: plan.fingerprint?.policyPath)
+                try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
             }
         } else if PolicySource.isScript(policyPath!) {
             request = ApplyRequest(root: rootArgument!, source: .policy(try RootSession.loadPolicy(policyPath!)))
@@ -146,18 +150,22 @@ struct ApplyCommand: Command {
         }
     }
 
-    /// A plan file read whole (a regular file, capped) and decoded; exit 65 for what is no plan, 74 for I/O.
-    static func readPlan(_ planFile: String) throws -> Plan {
+    /// A plan file read whole (a regular file, capped, under the trust rule) and decoded, with its bytes;
+    /// exit 65 for what is no plan or is refused by the trust rule, 74 for I/O.
+    static func readPlan(_ planFile: String) throws -> (Plan, [UInt8]) {
         let planBytes: [UInt8]
         do {
-            planBytes = try PlanFile.readRegular(path: planFile)
+            planBytes = try TrustedFile.read(planFile, limit: PlanFile.sizeLimit, what: "plan file")
         } catch {
             // A device, FIFO or oversized file is not a plan (65); a file that cannot be read is I/O (74).
             if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)") }
+            if case .notRegular(_, let type) = error {
+                throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a regular file (\(type.rawValue)); only regular files are read as plans; nothing was changed")
+            }
             throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
         }
         do {
-            return try Plan.decode(json: Data(planBytes))
+            return (try Plan.decode(json: Data(planBytes)), planBytes)
         } catch {
             throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
         }

@@ -43,7 +43,7 @@ final class ApplyEventPrinter: @unchecked Sendable {
         case .committed(let report): log.summary(report, seconds: elapsed)
         case .refused(let error), .failed(let error): log.failure(error, seconds: elapsed)
         // Said by the error the call throws.
-        case .stalePlan, .planRefused, .planned, .planning, .applying: break
+        case .stalePlan, .planRefused, .planMismatch, .planned, .planning, .applying: break
         }
     }
 
@@ -67,6 +67,8 @@ final class ApplyEventPrinter: @unchecked Sendable {
         case .stalePlan(let problem): return CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
         case .planRefused(let invalid):
             return CommandFailure(code: .invalidPolicy, message: "\(planFile ?? "plan"): plan refused: \(invalid); nothing was changed")
+        case .planMismatch(let why):
+            return CommandFailure(code: .invalidPolicy, message: "\(planFile ?? "plan"): plan refused: \(why); nothing was changed")
         case .planPolicyUnreadable: return CommandFailure(code: .ioError, message: error.description)
         case .invalidPolicy(let e):
             for d in e.diagnostics { Terminal.err(d.description) }

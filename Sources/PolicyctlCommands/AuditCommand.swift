@@ -34,6 +34,8 @@ struct AuditCommand: Command {
     )
 
     let policyPath: String
+    /// Found by convention at ROOT/.policyctl.yaml rather than named: it may extend nothing outside the root.
+    let discovered: Bool
     let rootPath: String
     /// The paths to audit; nil audits the whole tree.
     let paths: [RelativePath]?
@@ -46,6 +48,7 @@ struct AuditCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         rootPath = arguments.value("root") ?? "."
         try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
+        discovered = arguments.value("policy") == nil
         policyPath = try arguments.value("policy") ?? AuditPaths.conventionalPolicy(root: rootPath)
         let changedSince = arguments.value("changed-since")
         if changedSince != nil && !arguments.positionals.isEmpty {
@@ -73,7 +76,7 @@ struct AuditCommand: Command {
         // The baseline is read first: a broken one must not cost a walk of the tree.
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        let loaded = try DiagnosticStyle.load(policyPath)
+        let loaded = try DiagnosticStyle.load(policyPath, confinedTo: discovered ? rootPath : nil)
 
         let printer = PlanEventPrinter(.audit)
         var report: AuditReport

@@ -25,9 +25,10 @@ enum DiagnosticStyle {
 
     /// Loads a command's `--policy` and prints its warnings; when it cannot be used, prints every diagnostic at
     /// file:line:col and throws the exit code (65, or 74 when the file cannot be read) with nothing more to say.
-    static func load(_ path: String) throws(CommandFailure) -> LoadedPolicy {
+    /// `confinedTo`: a policy found by convention, which may extend nothing outside that folder.
+    static func load(_ path: String, confinedTo folder: String? = nil) throws(CommandFailure) -> LoadedPolicy {
         do {
-            let loaded = try PolicySource.load(path)
+            let loaded = try PolicySource.load(path, confinedTo: folder)
             warn(loaded)
             return loaded
         } catch {

@@ -41,7 +41,10 @@ struct PlanCommand: Command {
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
-        if let out { try PlanCommand.write(plan, to: out) }
+        if let out {
+            try PlanCommand.write(plan, to: out)
+            PlanCommand.noteRecord(of: plan, at: out)
+        }
         // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.
         if json {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
@@ -66,6 +69,21 @@ struct PlanCommand: Command {
             guard case .fileSystem(let error) = error else { throw error }
             let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
             throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")
+        }
+    }
+
+    /// Notes in this user's own state that the plan just written at `path` was made with its policy for its
+    /// root, so `policyctl apply PATH` may take them from there (a plan file carries no authority of its own).
+    /// A record that cannot be made is a warning: apply then asks for --policy and --root.
+    static func noteRecord(of plan: Plan, at path: String) {
+        guard let policyPath = plan.fingerprint?.policyPath else { return }
+        do {
+            let bytes = try TrustedFile.read(path, limit: PlanFile.sizeLimit, what: "plan file")
+            try PlanRecords.note(bytes, PlanRecord(policyPath: policyPath, root: plan.root))
+        } catch TrustedFile.ReadError.notRegular {
+            // Written to a device or FIFO (--out /dev/stdout): there is no file to apply later.
+        } catch {
+            Terminal.err("warning: no record of this plan was kept (\(error)); apply it with: policyctl apply \(path) --policy \(policyPath) --root \(plan.root)")
         }
     }
 

@@ -42,15 +42,16 @@ enum ScriptLauncher {
     }
 
     /// The Swift policy a command line names: `--policy X.swift`, validate's one argument, or the policy
-    /// a saved plan was made from.
+    /// this user's record of a saved plan names (never the plan file's own word: it carries no authority).
     static func scriptPath(_ command: String, _ parsed: ParsedArguments) -> String? {
         if let policy = parsed.value("policy") { return PolicySource.isScript(policy) ? policy : nil }
         switch command {
         case "validate":
             return parsed.positionals.first(where: PolicySource.isScript)
         case "apply":
-            guard let planFile = parsed.positionals.first, let plan = try? ApplyCommand.readPlan(planFile) else { return nil }
-            return plan.fingerprint?.policyPath.flatMap { PolicySource.isScript($0) ? $0 : nil }
+            guard let planFile = parsed.positionals.first, let (_, bytes) = try? ApplyCommand.readPlan(planFile),
+                  let record = PlanRecords.lookup(bytes) else { return nil }
+            return PolicySource.isScript(record.policyPath) ? record.policyPath : nil
         default:
             return nil
         }

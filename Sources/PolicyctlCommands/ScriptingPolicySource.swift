@@ -8,8 +8,8 @@ enum PolicySource {
     static func isScript(_ path: String) -> Bool { path.hasSuffix(".swift") }
 
     /// The policy at `path`: loaded from YAML, or the compiled-in Swift policy when `path` is its script.
-    static func load(_ path: String) throws(PolicyLoadError) -> LoadedPolicy {
-        guard isScript(path) else { return try PolicyLoader.load(contentsOf: path) }
+    static func load(_ path: String, confinedTo folder: String? = nil) throws(PolicyLoadError) -> LoadedPolicy {
+        guard isScript(path) else { return try PolicyLoader.load(contentsOf: path, confinedTo: folder) }
         return LoadedPolicy(policy: try scriptPolicy(path), warnings: [])
     }
 

@@ -1,6 +1,9 @@
-// A saved plan in a folder another user can write: uid 12345 edits it, root applies it. Every forged action
-// is refused (exit 65, the first bad action named) and nothing changes; the plan as made still applies.
-// Also plan files that are no regular file or are huge: refused at once, never read.
+// Saved plans and who they take orders from. A plan file carries no authority: one uid 12345 could write (or
+// made itself) is refused by the trust rule before a byte is read; the policy and root that judge a plan are the
+// caller's (--policy, --root) or those root's own record of `plan --out` notes, and a plan naming another policy
+// or root is refused naming both (65). A plan that reached root's own folder edited is still checked action by
+// action: every forged action is refused (exit 65, the first bad action named) and nothing changes. Also plan
+// files that are no regular file or are huge: refused at once, never read.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +32,7 @@ struct CoTenantPlanTests {
     /// True when this process is root and setpriv can drop to uid 12345.
     static var canDropToCoTenant: Bool { CoTenant.isAvailable }
 
-    /// A root, a root-owned policy, and a plan saved by root into a folder everyone may write.
+    /// A root, a root-owned policy, and a plan saved by root into a sticky folder everyone may write.
     struct Setup {
         let scratch = ScratchDirectory("cotenant")
         let root: String
@@ -51,7 +54,6 @@ struct CoTenantPlanTests {
             ])
             let made = try policyctl(["plan", "--policy", policy, "--root", root, "--out", planFile])
             #expect(made.status == 2 || made.status == 0, "\(made)")
-            chmod(planFile, 0o666)
         }
 
         func plan() throws -> Plan { try Plan.decode(json: Data(contentsOf: URL(fileURLWithPath: planFile))) }
@@ -63,14 +65,84 @@ struct CoTenantPlanTests {
             return (s.identity, s.type)
         }
 
-        /// uid 12345 overwrites the saved plan with `plan` (written world-readable beside it, copied in as 12345).
+        /// The saved plan replaced by `plan`, as root (a file root owns, that passes the trust rule): what reaches
+        /// root edited by someone root trusts, or copied in by hand. It has no record, so --policy names its judge.
         func forge(_ plan: Plan) throws {
-            let staged = scratch.path + "/forged.json"
+            let staged = planFile + ".forged"
             try plan.jsonData().write(to: URL(fileURLWithPath: staged))
             chmod(staged, 0o644)
-            let cp = try CoTenant.run("/bin/cp", [staged, planFile])
-            #expect(cp.status == 0, "the co-tenant could not write the plan: \(cp.stderr)")
+            #expect(rename(staged, planFile) == 0)
         }
+
+        /// The arguments that name the caller's own policy and root.
+        var judged: [String] { ["--policy", policy, "--root", root] }
+    }
+
+    /// What uid 12345 deletes with its own policy: everything under the root older than an hour.
+    static let attackerPolicy = "version: 1\nname: mine\nrules:\n  - name: all\n    path: .\n    expire: 1h\n"
+
+    @Test("a plan file uid 12345 can write, or made itself, is refused before it is read (65); nothing changes",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant))
+    func untrustedPlanFileRefused() throws {
+        let s = try Setup()
+        let evilPolicy = s.shared + "/mine.yaml"
+        // The co-tenant's own policy, in its own file.
+        try writePolicy(evilPolicy, Self.attackerPolicy)
+        #expect(chown(evilPolicy, CoTenant.uid, CoTenant.uid) == 0)
+        let before = try manifest(of: s.root)
+        // (1) Its own plan, made with its own policy, planted beside root's.
+        let planted = s.shared + "/planted.json"
+        let made = try CoTenant.policyctl(["plan", "--policy", evilPolicy, "--root", s.root, "--out", planted])
+        #expect(made.status == 0, "\(made)")
+        for extra in [[], s.judged] {
+            let run = try policyctl(["apply", planted, "--yes"] + extra)
+            #expect(run.status == 65, "\(run)")
+            #expect(run.stderr.contains("planted.json: refused: it is owned by uid 12345, not by root or uid 0 that runs policyctl"), "\(run.stderr)")
+        }
+        // (2) Root's own plan made writable by others, then overwritten with the co-tenant's.
+        chmod(s.planFile, 0o666)
+        #expect(try CoTenant.run("/bin/cp", [planted, s.planFile]).status == 0)
+        let run = try policyctl(["apply", s.planFile, "--yes"])
+        #expect(run.status == 65, "\(run)")
+        #expect(run.stderr.contains("plan.json: refused: it is writable by others (mode 0666)"), "\(run.stderr)")
+        #expect(try manifest(of: s.root) == before)
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/.policyctl/journal.jsonl"))
+    }
+
+    @Test("a plan judged by another policy or root than the one it names is refused naming both (65)",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant))
+    func mismatchRefused() throws {
+        let s = try Setup()
+        let other = s.scratch.path + "/other.yaml"
+        try writePolicy(other, Self.attackerPolicy)
+        let otherRoot = s.scratch.sub("elsewhere")
+        let before = try manifest(of: s.root)
+        // Root's own plan of the co-tenant's policy (as if copied over root's plan), judged by root's policy.
+        let copied = s.scratch.path + "/copied.json"
+        #expect(try policyctl(["plan", "--policy", other, "--root", s.root, "--out", copied]).status == 0)
+        let wrongPolicy = try policyctl(["apply", copied, "--yes"] + s.judged)
+        #expect(wrongPolicy.status == 65, "\(wrongPolicy)")
+        #expect(wrongPolicy.stderr.contains("the plan was made with the policy \(other), not \(s.policy) that this apply names"), "\(wrongPolicy.stderr)")
+        // Root's plan applied to another root.
+        let wrongRoot = try policyctl(["apply", s.planFile, "--yes", "--root", otherRoot])
+        #expect(wrongRoot.status == 65, "\(wrongRoot)")
+        #expect(wrongRoot.stderr.contains("the plan was made for the root \(PathNormalization.canonical(s.root)), not \(PathNormalization.canonical(otherRoot))"), "\(wrongRoot.stderr)")
+        #expect(try manifest(of: s.root) == before)
+    }
+
+    @Test("a plan with no record and no --policy carries no authority (65); with them it applies",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant))
+    func noRecordNeedsPolicy() throws {
+        let s = try Setup()
+        // The same plan, byte for byte different (re-encoded), so root's record of it does not match.
+        try s.forge(try s.plan())
+        let bare = try policyctl(["apply", s.planFile, "--yes"])
+        #expect(bare.status == 65, "\(bare)")
+        #expect(bare.stderr.contains("a plan file carries no authority of its own"), "\(bare.stderr)")
+        #expect(bare.stderr.contains("policyctl apply \(s.planFile) --policy FILE --root DIR"), "\(bare.stderr)")
+        let judged = try policyctl(["apply", s.planFile, "--yes"] + s.judged)
+        #expect(judged.status == 0, "\(judged)")
+        #expect(try manifest(of: s.root).contains { $0.hasPrefix("docs/readme.txt file") })
     }
 
     @Test("the plan as made still applies (exit 0)", .enabled(if: CoTenantPlanTests.canDropToCoTenant))
@@ -126,7 +198,7 @@ struct CoTenantPlanTests {
         }
         try s.forge(plan)
         let before = try manifest(of: s.root)
-        let run = try policyctl(["apply", s.planFile, "--yes"])
+        let run = try policyctl(["apply", s.planFile, "--yes"] + s.judged)
         #expect(run.status == 65, "\(attack): \(run)")
         #expect(run.stderr.contains(expected), "\(attack): \(run.stderr)")
         #expect(run.stderr.contains("nothing was changed"), "\(run.stderr)")
@@ -149,7 +221,7 @@ struct CoTenantPlanTests {
         plan.actions.append(Action(kind: .delete, path: RelativePath("home/secret")!, rule: "nonesuch", reason: "old",
                                    identity: id, type: type))
         try s.forge(plan)
-        let run = try policyctl(["apply", s.planFile, "--yes"])
+        let run = try policyctl(["apply", s.planFile, "--yes"] + s.judged)
         #expect(run.status == 65, "\(run)")
         #expect(run.stderr.contains("action 2 (delete tmp/old.dat by rule 'tmp-expiry')"), "\(run.stderr)")
         #expect(!run.stderr.contains("nonesuch"))

@@ -22,6 +22,8 @@ public enum ApplyEvent: Sendable {
     /// The plan holds an action its policy never makes (edited after it was made): nothing is done (the call
     /// then throws ``EngineError/planRefused(_:)``).
     case planRefused(InvalidPlanAction)
+    /// A saved plan made with another policy file or for another root than the caller named; nothing was done.
+    case planMismatch(String)
     /// Planning progress: entries seen so far and the directory being read.
     case planning(PlanProgress)
     /// The plan that is about to be applied (made now, or the saved one that passed its checks).

@@ -11,9 +11,11 @@ public struct ApplyRequest: Sendable {
         case policy(Policy)
         /// A plan made earlier by `policy`: refused when stale (another root, or another policy).
         case plan(Plan, policy: Policy)
-        /// A plan saved to `path` (`policyctl plan --out`): refused when stale against the policy file its
-        /// fingerprint names (read once, hash-checked, and every action checked against it).
-        case savedPlan(Plan, path: String)
+        /// A plan saved to `path` (`policyctl plan --out`), judged by the policy file `policyFile` the caller
+        /// names (a plan file carries no authority of its own: whoever could write it could have made it with
+        /// their own policy). Refused when the plan names another policy file or root, when stale against that
+        /// policy (read once, hash-checked), and when any action is not one that policy makes.
+        case savedPlan(Plan, path: String, policyFile: String)
     }
 
     /// The root as given; opened safely, recorded canonical (realpath).

@@ -31,8 +31,13 @@ extension StorageEngine {
         // A saved plan is refused before anything else: no waiting for the lock, no recovery.
         var checked: Policy? = nil
         switch request.source {
-        case .savedPlan(let plan, _):
-            checked = try checkSaved(plan, rootStatus: session.state.rootStatus, compiled: request.compiledPolicy, events: events)
+        case .savedPlan(let plan, _, let policyFile):
+            if let problem = mismatch(plan, policyFile: policyFile, root: session.rootPath) {
+                events(.planMismatch(problem))
+                throw .planMismatch(problem)
+            }
+            checked = try checkSaved(plan, policyPath: PathNormalization.absolute(policyFile), rootStatus: session.state.rootStatus,
+                                     compiled: request.compiledPolicy, events: events)
         case .plan(let plan, let policy):
             let current = Planner(policy: policy, root: request.root).fingerprint(session.state.rootStatus).policySHA256
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.state.rootStatus,
@@ -69,7 +74,7 @@ extension StorageEngine {
             (plan, policy) = (given, planner)
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
-        case .savedPlan(let given, let path):
+        case .savedPlan(let given, let path, _):
             (plan, policy) = (given, checked!)
             options.planFile = PathNormalization.absolute(path)
         }
@@ -109,10 +114,9 @@ extension StorageEngine {
 
     /// A saved plan checked against the policy file its fingerprint names, read once: stale when the root or
     /// those bytes changed, refused when an action is not one that policy makes. Returns that policy.
-    private static func checkSaved(_ plan: Plan, rootStatus: FileStatus, compiled: Policy?,
+    private static func checkSaved(_ plan: Plan, policyPath: String, rootStatus: FileStatus, compiled: Policy?,
                                    events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Policy {
         var policyBytes: [UInt8]? = nil
-        let policyPath = plan.fingerprint?.policyPath
         // A compiled Swift policy carries its script's bytes (read and hash-checked by whoever built it).
         if let compiled, let bytes = compiled.sourceBytes, compiled.source?.file == policyPath {
             if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyName: compiled.name,
@@ -126,16 +130,20 @@ extension StorageEngine {
             }
             return compiled
         }
-        if let policyPath {
-            do {
-                policyBytes = try PlanFile.read(path: policyPath)
-            } catch where error.errno == .noSuchFile {
-                let problem = "plan is stale: policy file \(policyPath) is gone: \(error.errno)"
+        do {
+            policyBytes = try TrustedFile.read(policyPath, limit: PolicyLoader.maximumFileSize, what: "policy")
+        } catch {
+            switch error {
+            case .io(let e) where e.errno == .noSuchFile:
+                let problem = "plan is stale: policy file \(policyPath) is gone: \(e.errno)"
                 events(.stalePlan(problem))
                 throw .stalePlan(problem)
-            } catch {
+            case .io(let e):
                 // Not "stale": the policy could not be read at all.
-                throw .planPolicyUnreadable(path: policyPath, error)
+                throw .planPolicyUnreadable(path: policyPath, e)
+            default:
+                // Refused by the trust rule (or no regular file): nothing of it was read.
+                throw .invalidPolicy(PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: nil, message: error.description)]))
             }
         }
         if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyBytes: policyBytes) {
@@ -145,13 +153,26 @@ extension StorageEngine {
         // Whoever can write the plan file may have edited it: every action must be one the (hash-checked)
         // policy makes, or none is carried out.
         let policy: Policy
-        do { policy = try PolicyLoader.load(bytes: policyBytes!, file: policyPath ?? "<policy>").policy }
+        do { policy = try PolicyLoader.load(bytes: policyBytes!, file: policyPath).policy }
         catch { throw .invalidPolicy(error) }
         if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) {
             events(.planRefused(invalid))
             throw .planRefused(invalid)
         }
         return policy
+    }
+
+    /// Why the caller's policy file and root are not the ones `plan` was made with (nil when they are).
+    static func mismatch(_ plan: Plan, policyFile: String, root: String) -> String? {
+        let named = PathNormalization.absolute(policyFile)
+        let recorded = plan.fingerprint?.policyPath ?? "(none)"
+        if recorded != named {
+            return "the plan was made with the policy \(recorded), not \(named) that this apply names; plan again with it"
+        }
+        if plan.root != root {
+            return "the plan was made for the root \(plan.root), not \(root) that this apply names; plan again for it"
+        }
+        return nil
     }
 
     /// Plans `policy` on the root (canonical, as the journal records it), sending the walk's progress.

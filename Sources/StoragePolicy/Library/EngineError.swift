@@ -17,6 +17,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case stalePlan(String)
     /// The plan holds an action its policy never makes (it was edited after it was made). Nothing was changed.
     case planRefused(InvalidPlanAction)
+    /// A saved plan was made with another policy file or for another root than the caller names (exit 65).
+    case planMismatch(String)
     /// The policy file a saved plan names cannot be read (other than being gone, which makes the plan stale).
     /// Nothing was changed.
     case planPolicyUnreadable(path: String, FileSystemError)
@@ -51,6 +53,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         case .stateFolder(let error): return "cannot set up the state folder: \(error); nothing was changed"
         case .stalePlan(let why): return "\(why); nothing was changed"
         case .planRefused(let invalid): return "plan refused: \(invalid); nothing was changed"
+        case .planMismatch(let why): return "plan refused: \(why); nothing was changed"
         case .planPolicyUnreadable(let path, let error): return "\(path): cannot read the plan's policy: \(error.errno); nothing was changed"
         case .apply(let error): return error.description
         case .recovery(let error): return error.description

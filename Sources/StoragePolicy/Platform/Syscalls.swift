@@ -37,6 +37,10 @@ func system_openat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ flags: Int32, _ 
 
 func system_close(_ fd: Int32) -> Int32 { close(fd) }
 
+func system_readlinkat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int {
+    readlinkat(fd, path, buffer, size)
+}
+
 func system_dup(_ fd: Int32) -> Int32 { dup(fd) }
 
 func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }

@@ -18,8 +18,9 @@ enum PolicyInheritance {
 
     /// The merged policy for `policy` (decoded from `file`), its parents' warnings, or every error found.
     /// `chain` holds the identities of the files already being loaded, outermost first.
+    /// `folder`: the chain of a discovered policy may reach only bundled policies and files inside it.
     static func merge(_ policy: Policy, _ declarations: Declarations, file: String,
-                      chain: [String]) -> (policy: Policy, diagnostics: [Diagnostic], errorSource: [UInt8]?) {
+                      chain: [String], confinedTo folder: String? = nil) -> (policy: Policy, diagnostics: [Diagnostic], errorSource: [UInt8]?) {
         var diagnostics: [Diagnostic] = []
         var errorSource: [UInt8]? = nil
         var parents: [Policy] = []
@@ -40,6 +41,10 @@ enum PolicyInheritance {
                 }
                 continue
             }
+            if folder != nil, target.bundledText == nil, let problem = confinementProblem(reference) {
+                fail(problem)
+                continue
+            }
             if chain.contains(target.identity) {
                 let names = (chain + [target.identity]).map(display)
                 fail("extends cycle: \(names.joined(separator: " -> "))")
@@ -54,14 +59,15 @@ enum PolicyInheritance {
                 bytes = Array(text.utf8)
             } else {
                 do {
-                    bytes = try PolicyLoader.readFile(target.file)
+                    bytes = try PolicyLoader.readPolicy(target.file, location: location, prefix: "extends '\(reference)': ")
                 } catch {
-                    fail("cannot read '\(target.file)': \(error.errno)")
+                    diagnostics += error.diagnostics
                     continue
                 }
             }
             do {
-                let loaded = try PolicyLoader.load(bytes: bytes, file: target.file, chain: chain + [target.identity])
+                let loaded = try PolicyLoader.load(bytes: bytes, file: target.file, chain: chain + [target.identity],
+                                                   confinedTo: folder)
                 parents.append(loaded.policy)
                 sources.append(InheritedSource(name: target.file, bytes: bytes))
                 sources += loaded.policy.inherited
@@ -101,6 +107,18 @@ enum PolicyInheritance {
             merged.rules.removeAll { $0.name == name }
         }
         return (merged, diagnostics, errorSource)
+    }
+
+    /// Why a discovered policy may not extend `reference`: it is found in the folder it governs (often one other
+    /// users write), so it may not make root read anything outside that folder.
+    static func confinementProblem(_ reference: String) -> String? {
+        if reference.hasPrefix("/") {
+            return "a policy found by convention (not named with --policy) may not extend an absolute path; name it with --policy, or copy the file into the folder"
+        }
+        if reference.split(separator: "/").contains("..") {
+            return "a policy found by convention (not named with --policy) may not extend a file outside its folder ('..'); name it with --policy"
+        }
+        return nil
     }
 
     /// Appends `rule`, or puts it in the place of the rule with its name.

@@ -7,17 +7,35 @@ public enum PolicyLoader {
     public static let maximumFileSize = 16 << 20
 
     /// Loads and validates the policy at `path`. Warnings come back with the policy; errors are thrown.
-    public static func load(contentsOf path: String) throws(PolicyLoadError) -> LoadedPolicy {
-        let bytes: [UInt8]
-        do {
-            bytes = try readFile(path)
-        } catch {
-            throw PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: nil,
-                                                           message: "cannot read policy '\(path)': \(error.errno)")], isIOError: true)
-        }
-        var loaded = try load(bytes: bytes, file: path)
+    /// The file and every `extends:` file are read only when they pass the trust rule (``TrustRule``).
+    /// `confinedTo`: a policy found by convention (not named by the caller) may extend only bundled
+    /// policies and files inside this folder, by relative paths without `..`.
+    public static func load(contentsOf path: String, confinedTo folder: String? = nil) throws(PolicyLoadError) -> LoadedPolicy {
+        let bytes = try readPolicy(path)
+        var loaded = try load(bytes: bytes, file: path, chain: [PolicyInheritance.realPath(path) ?? path], confinedTo: folder)
         loaded.policy.source = PolicyLocation(file: absolute(path), line: 1, column: 1)
         return loaded
+    }
+
+    /// The bytes of a policy file under the trust rule, or the one diagnostic saying why not (74 for I/O).
+    static func readPolicy(_ path: String, location: PolicyLocation? = nil, prefix: String = "") throws(PolicyLoadError) -> [UInt8] {
+        do {
+            return try TrustedFile.read(path, limit: maximumFileSize, what: "policy")
+        } catch {
+            let message: String
+            var io = false
+            // An inherited file is named as the `extends:` entry names it; the policy itself as a policy.
+            let noun = prefix.isEmpty ? "policy " : ""
+            switch error {
+            case .io(let e): message = "cannot read \(noun)'\(path)': \(e.errno)"; io = true
+            case .notRegular(_, let type):
+                message = "cannot read \(noun)'\(path)': \(type == .directory ? Errno.isDirectory : Errno.invalidArgument)"; io = true
+            case .tooLarge(_, let size, _): message = "\(path): \(size) bytes; a policy may have at most \(maximumFileSize)"
+            case .untrusted(let u): message = u.description
+            }
+            throw PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: location, message: prefix + message)],
+                                  isIOError: io)
+        }
     }
 
     /// Loads and validates a policy from YAML text; `file` names it in diagnostics.
@@ -31,7 +49,7 @@ public enum PolicyLoader {
     }
 
     /// Loads one file of an `extends` chain; `chain` names the files already being loaded (cycle detection).
-    static func load(bytes: [UInt8], file: String, chain: [String]) throws(PolicyLoadError) -> LoadedPolicy {
+    static func load(bytes: [UInt8], file: String, chain: [String], confinedTo folder: String? = nil) throws(PolicyLoadError) -> LoadedPolicy {
         let node: Node?
         do {
             node = try YAML.load(bytes)
@@ -40,9 +58,23 @@ public enum PolicyLoader {
             if PolicyLoader.character(in: bytes, line: error.mark.line, column: error.mark.column) == "\t" {
                 message += "; YAML indents with spaces, never tabs"
             }
+            // A file that is no policy (/etc/shadow named by an `extends:`) is located, never quoted.
+            let quotable = hasVersionLine(bytes)
             throw PolicyLoadError(diagnostics: [Diagnostic(
                 severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
-                message: "invalid YAML: \(message)")], source: bytes)
+                message: "invalid YAML: \(message)" + (quotable ? "" : Self.notQuoted))], source: quotable ? bytes : nil)
+        }
+        // Not a policy: one error, and nothing of the file in it (not its keys, not its lines). An empty file
+        // or one that is no mapping gets the decoder's own words, which quote nothing, and no source line.
+        if node?.mapping == nil {
+            var decoder = PolicyDecoder(file: file)
+            _ = decoder.decode(node)
+            throw PolicyLoadError(diagnostics: decoder.diagnostics)
+        }
+        if !hasVersionKey(node) {
+            throw PolicyLoadError(diagnostics: [Diagnostic(
+                severity: .error, location: PolicyLocation(file: file, line: 1, column: 1),
+                message: "missing 'version' (add 'version: 1')" + Self.notQuoted)])
         }
         var decoder = PolicyDecoder(file: file)
         var decoded = decoder.decode(node)
@@ -52,7 +84,7 @@ public enum PolicyLoader {
            !diagnostics.contains(where: { $0.severity == .error }) {
             let declarations = PolicyInheritance.Declarations(extends: decoder.extends, disabled: decoder.disabled,
                                                               written: decoder.written)
-            let merged = PolicyInheritance.merge(policy, declarations, file: file, chain: chain)
+            let merged = PolicyInheritance.merge(policy, declarations, file: file, chain: chain, confinedTo: folder)
             decoded = merged.policy
             diagnostics += merged.diagnostics
             // Errors inside an inherited file are shown against that file's lines.
@@ -81,6 +113,23 @@ public enum PolicyLoader {
         (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
     }
 
+    /// Said of a file without `version:` at its top: it is no policy, so its content stays out of every message.
+    static let notQuoted = "; a file without it is not a policy, and nothing of it is shown or read further"
+
+    /// True when the top of the document is a mapping with a `version` key.
+    static func hasVersionKey(_ node: Node?) -> Bool {
+        guard let pairs = node?.mapping else { return false }
+        return pairs.contains { $0.key.scalar == "version" }
+    }
+
+    /// For text that does not parse: a line `version:` at column 1 says it is meant as a policy.
+    static func hasVersionLine(_ bytes: [UInt8]) -> Bool {
+        bytes.split(separator: 0x0A, omittingEmptySubsequences: false).contains { line in
+            guard line.starts(with: Array("version".utf8)) else { return false }
+            return line.dropFirst(7).drop { $0 == 0x20 || $0 == 0x09 }.first == 0x3A
+        }
+    }
+
     /// The character at a 1-based line and column, for hints about what the parser tripped on.
     static func character(in bytes: [UInt8], line: Int, column: Int) -> Character? {
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -88,17 +137,6 @@ public enum PolicyLoader {
         let text = String(decoding: lines[line - 1], as: UTF8.self)
         guard column >= 1, column <= text.count else { return nil }
         return text[text.index(text.startIndex, offsetBy: column - 1)]
-    }
-
-    static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
-        let fd = system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK)
-        guard fd >= 0 else { throw FileSystemError(.open, path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }
-        let file = FileDescriptor(rawValue: fd, path: RelativePath(unchecked: Array(path.utf8)))
-        let status = try file.status()
-        guard status.type == .regular else {
-            throw FileSystemError(.open, path: file.path, errno: status.type == .directory ? .isDirectory : .invalidArgument)
-        }
-        return try file.readAll(limit: maximumFileSize)
     }
 
     /// One normalisation for every path: the fingerprint and the journal record the same string.

@@ -75,6 +75,7 @@ import TreeFixture
             case .recovered(let report):
                 return "recovered " + report.entries.map { "\($0.resolution) \($0.transaction) (\($0.undone) undone)" }.joined(separator: ", ")
             case .stalePlan(let why): return "stale: \(why)"
+            case .planMismatch(let why): return "mismatch: \(why)"
             case .planRefused(let invalid): return "plan refused: \(invalid)"
             case .planning, .applying: return nil
             case .planned(let plan): return "planned \(plan.actions.count)"
@@ -114,7 +115,7 @@ import TreeFixture
         try s.write(Self.policy.replacingOccurrences(of: "24h", with: "12h"))
         let events = Events()
         #expect {
-            try StorageEngine.apply(s.request(.savedPlan(plan, path: s.folder + "/plan.json")), events: events.record)
+            try StorageEngine.apply(s.request(.savedPlan(plan, path: s.folder + "/plan.json", policyFile: s.policyFile)), events: events.record)
         } throws: { error in
             guard case .stalePlan(let why) = error as? EngineError else { return false }
             return why == "plan is stale: policy changed since the plan was made; plan again"
@@ -133,13 +134,15 @@ import TreeFixture
         let plan = try engine.plan()
         let expected = "plan is stale: root changed (it was made for another directory at \(plan.root))"
         let events = Events()
+        // A saved plan names its root: applied to another, it is refused as not the caller's (65), before staleness.
+        let mismatch = "the plan was made for the root \(plan.root), not \(other.rootPath) that this apply names; plan again for it"
         #expect {
-            try StorageEngine.apply(other.request(.savedPlan(plan, path: "plan.json")), events: events.record)
+            try StorageEngine.apply(other.request(.savedPlan(plan, path: "plan.json", policyFile: s.policyFile)), events: events.record)
         } throws: { error in
-            guard case .stalePlan(let why) = error as? EngineError else { return false }
-            return why == expected
+            guard case .planMismatch(let why) = error as? EngineError else { return false }
+            return why == mismatch
         }
-        #expect(events.all == ["opened \(other.rootPath)", "stale: \(expected)"])
+        #expect(events.all == ["opened \(other.rootPath)", "mismatch: \(mismatch)"])
         // The engine's own apply(plan) says the same.
         let otherEngine = try StorageEngine(policyFile: s.policyFile, root: other.root, planOptions: other.tree.options())
         #expect {
