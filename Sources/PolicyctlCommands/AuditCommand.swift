@@ -115,10 +115,11 @@ struct AuditCommand: Command {
     }
 
     static func readBaseline(_ path: String) throws -> Baseline {
-        // Read as plan files are: a regular file of at most 1 GiB, never a device or a FIFO.
+        // Read as plan files are: a regular file of at most 1 GiB, never a device or a FIFO, and only under
+        // the trust rule (a baseline another user could write could hide any finding from a CI gate).
         let bytes: [UInt8]
         do {
-            bytes = try PlanFile.readRegular(path: path)
+            bytes = try TrustedFile.read(path, limit: PlanFile.sizeLimit, what: "baseline")
         } catch {
             if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "cannot read \(path): \(e.errno)") }
             throw CommandFailure(code: .invalidPolicy, message: "\(error)")

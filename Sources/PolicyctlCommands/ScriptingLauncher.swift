@@ -93,45 +93,22 @@ enum ScriptLauncher {
     }
 }
 
-/// The script's bytes, read through one descriptor that was checked: a regular file of at most 16 MiB,
-/// owned by this euid or root and writable by no one else (root would otherwise run a co-tenant's code).
+/// The script's bytes, read under the trust rule (TrustedFile): a regular file of at most 16 MiB that it and
+/// every folder above it are owned by this euid or root and writable by no one else (root would otherwise
+/// compile and run a co-tenant's code).
 enum ScriptFile {
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))") }
-        guard st.st_mode & S_IFMT == S_IFREG else {
-            throw CommandFailure(code: .invalidPolicy, message: "\(path): not a regular file; a Swift policy is a .swift file")
-        }
-        let euid = geteuid()
-        guard st.st_uid == euid || st.st_uid == 0 else {
-            throw CommandFailure(code: .invalidPolicy, message: "\(path): refused: the script is owned by uid \(st.st_uid), and a Swift policy is a program that would run as uid \(euid); chown it to yourself (or root)")
-        }
-        guard st.st_mode & 0o022 == 0 else {
-            throw CommandFailure(code: .invalidPolicy, message: "\(path): refused: the script is writable by \(st.st_mode & 0o002 != 0 ? "others" : "its group"), who could make it run their code as uid \(euid); chmod go-w \(path)")
-        }
-        guard st.st_size <= Int64(PolicyLoader.maximumFileSize) else {
-            throw CommandFailure(code: .invalidPolicy, message: "\(path): \(st.st_size) bytes; a policy may have at most \(PolicyLoader.maximumFileSize)")
-        }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(Errno(rawValue: errno))")
-            }
-            if n == 0 { break }
-            bytes += buffer[0..<n]
-            if bytes.count > PolicyLoader.maximumFileSize {
-                throw CommandFailure(code: .invalidPolicy, message: "\(path): larger than the \(PolicyLoader.maximumFileSize) bytes a policy may have")
+        do {
+            return try TrustedFile.read(path, limit: PolicyLoader.maximumFileSize, what: "Swift policy (a program run as uid \(geteuid()))")
+        } catch {
+            switch error {
+            case .io(let e): throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(e.errno)")
+            case .notRegular: throw CommandFailure(code: .invalidPolicy, message: "\(path): not a regular file; a Swift policy is a .swift file")
+            case .tooLarge(_, let size, _):
+                throw CommandFailure(code: .invalidPolicy, message: "\(path): \(size) bytes; a policy may have at most \(PolicyLoader.maximumFileSize)")
+            case .untrusted(let u): throw CommandFailure(code: .invalidPolicy, message: u.description)
             }
         }
-        return bytes
     }
 }
 
