@@ -5,7 +5,8 @@ import PackageDescription
 
 let package = Package(
     name: "policyctl",
-    platforms: [.macOS(.v13)],
+    // macOS 15 / iOS 18: the engine uses the standard library's Synchronization (Mutex, Atomic); Docs/library.md.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "StoragePolicy", targets: ["StoragePolicy"]),
         .executable(name: "policyctl", targets: ["policyctl"]),

@@ -15,7 +15,20 @@
 #include <linux/fs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <stdint.h>
+// openat2(2) came with Linux 5.6; distributions whose kernel headers are older (Amazon Linux 2, RHEL 8,
+// Ubuntu 20.04) lack the header. The ABI is fixed, so it is spelled out here, and a kernel without the call
+// answers ENOSYS, which sends callers to openat and a mount-id check (DirectoryHandle.openDirectory).
+#if defined(__has_include) && __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
+#else
+struct open_how { uint64_t flags; uint64_t mode; uint64_t resolve; };
+#define RESOLVE_NO_XDEV 0x01
+#endif
+#if !defined(SYS_openat2)
+// The same number on every architecture: system calls added since 5.1 share one table.
+#define SYS_openat2 437
+#endif
 #elif defined(__APPLE__)
 #include <sys/xattr.h>
 #include <sys/mount.h>

@@ -95,11 +95,16 @@ struct ApplyCommand: Command {
             let (plan, bytes) = try ApplyCommand.readPlan(planFile)
             // A plan file carries no authority: the policy and root that judge it are the caller's, or those
             // this user's own record of `plan --out` notes for exactly these bytes (Docs/safety.md, "Inputs").
-            let record = policyPath == nil ? PlanRecords.lookup(bytes) : nil
+            var record: PlanRecord? = nil
+            if policyPath == nil {
+                do { record = try PlanRecords.lookup(bytes) } catch {
+                    throw CommandFailure(code: .ioError, message: "\(planFile): cannot read this user's record of it: \(error); nothing was changed")
+                }
+            }
             guard let policy = policyPath ?? record?.policyPath, let root = rootArgument ?? record?.root else {
-                throw CommandFailure(code: .invalidPolicy, message: """
-                    \(planFile): refused: a plan file carries no authority of its own, and uid \(geteuid()) has no record of                     saving this one with 'policyctl plan --out'; name the policy and root that judge it:                     policyctl apply \(planFile) --policy FILE --root DIR
-                    """)
+                throw CommandFailure(code: .invalidPolicy, message: "\(planFile): refused: a plan file carries no authority of its own, "
+                    + "and uid \(geteuid()) has no record of saving this one with 'policyctl plan --out'; name the policy and root "
+                    + "that judge it: policyctl apply \(planFile) --policy FILE --root DIR")
             }
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in

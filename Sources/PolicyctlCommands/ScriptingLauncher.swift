@@ -49,8 +49,12 @@ enum ScriptLauncher {
         case "validate":
             return parsed.positionals.first(where: PolicySource.isScript)
         case "apply":
-            guard let planFile = parsed.positionals.first, let (_, bytes) = try? ApplyCommand.readPlan(planFile),
-                  let record = PlanRecords.lookup(bytes) else { return nil }
+            // A peek whose failure is ignored (apply itself reads the plan and reports any error).
+            guard let planFile = parsed.positionals.first,
+                  let record = FaultInjection.uncounted({ () -> PlanRecord? in
+                      guard let (_, bytes) = try? ApplyCommand.readPlan(planFile) else { return nil }
+                      return try? PlanRecords.lookup(bytes)
+                  }) else { return nil }
             return PolicySource.isScript(record.policyPath) ? record.policyPath : nil
         default:
             return nil

@@ -138,12 +138,18 @@ struct ApplyCommandTests {
         #expect(changed.status == 3)
         #expect(changed.stderr.contains("plan is stale: policy changed"))
         try writePolicy(t.policy)
-        // The same plan against another directory (same names, other inode).
+        // The same plan named against another directory: not the root it names (65, both named).
         let other = t.scratch.sub("other")
         try buildTree(at: other, [.dir("tmp"), .file("tmp/a")])
-        let moved = try policyctl(["apply", t.planFile, "--yes", "--root", other])
+        let elsewhere = try policyctl(["apply", t.planFile, "--yes", "--root", other])
+        #expect(elsewhere.status == 65)
+        #expect(elsewhere.stderr.contains("the plan was made for the root \(t.root), not \(other) that this apply names"), "\(elsewhere)")
+        // Another directory put in the root's place (same path, other inode): stale.
+        #expect(rename(t.root, t.root + ".old") == 0 && rename(other, t.root) == 0)
+        let moved = try policyctl(["apply", t.planFile, "--yes"])
         #expect(moved.status == 3)
-        #expect(moved.stderr.contains("plan is stale: root changed"))
+        #expect(moved.stderr.contains("plan is stale: root changed"), "\(moved)")
+        #expect(rename(t.root, other) == 0 && rename(t.root + ".old", t.root) == 0)
         #expect(try manifest(of: t.root) == before)
     }
 

@@ -18,6 +18,7 @@ struct ApplyIsolationTests {
     static var canRunAsUser: Bool { CoTenant.isAvailable }
 
     /// policyctl run as uid 12345 (no groups): chmod 555 stops it, as it would any user but root.
+    /// Runs as the user. A plan root saved is applied with --policy and --root: the user has no record of it.
     private func asUser(_ arguments: [String], environment: [String: String] = [:]) throws -> PolicyctlBinary.Result {
         try CoTenant.policyctl(arguments, environment: environment)
     }
@@ -98,7 +99,7 @@ struct ApplyIsolationTests {
         // Strict: the one failure rolls everything back.
         let strict = try UserTree(nodes, locked: ["tmp/locked"], actions: actions)
         let before = try manifest(of: strict.root)
-        let rolledBack = try asUser(["apply", strict.planFile, "--yes", "--all-or-nothing"])
+        let rolledBack = try asUser(["apply", strict.planFile, "--policy", strict.policy, "--root", strict.root, "--yes", "--all-or-nothing"])
         #expect(rolledBack.status == 3, "\(rolledBack)")
         #expect(rolledBack.stderr.contains("tmp/locked/a.dat: Permission denied (EACCES) [renameat2]"), "\(rolledBack)")
         #expect(rolledBack.stderr.contains("rolled back transaction"), "\(rolledBack)")
@@ -106,7 +107,7 @@ struct ApplyIsolationTests {
 
         // Default: the entry is skipped with its errno and the rest of the cleanup commits.
         let t = try UserTree(nodes, locked: ["tmp/locked"], actions: actions)
-        let run = try asUser(["apply", t.planFile, "--yes"])
+        let run = try asUser(["apply", t.planFile, "--policy", t.policy, "--root", t.root, "--yes"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.contains("skipped delete tmp/locked/a.dat: Permission denied (EACCES) [unlinkat]"), "\(run)")
         #expect(run.stdout.contains("applied: 3 delete, 1 skipped (1 for an error)"), "\(run)")
@@ -128,7 +129,7 @@ struct ApplyIsolationTests {
 
         // The JSON log names the errno and the call of the skipped item, and counts it as failed.
         let again = try UserTree(nodes, locked: ["tmp/locked"], actions: actions)
-        let json = try asUser(["apply", again.planFile, "--yes", "--log-format", "json"])
+        let json = try asUser(["apply", again.planFile, "--policy", again.policy, "--root", again.root, "--yes", "--log-format", "json"])
         #expect(json.status == 1, "\(json)")
         let objects = json.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -150,7 +151,7 @@ struct ApplyIsolationTests {
         // The planner's order for an emptied folder: its contents first, then the folder itself.
         let t = try UserTree(nodes, locked: ["tmp/d/locked"],
                              actions: [.delete("tmp/d/locked/a.dat"), .delete("tmp/d/b.dat"), .delete("tmp/d")])
-        let run = try asUser(["apply", t.planFile, "--yes"])
+        let run = try asUser(["apply", t.planFile, "--policy", t.policy, "--root", t.root, "--yes"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.contains("skipped delete tmp/d/locked/a.dat: Permission denied (EACCES) [unlinkat]"), "\(run)")
         #expect(run.stdout.contains("skipped delete tmp/d: holds tmp/d/locked/a.dat, which could not be removed; kept"), "\(run)")
@@ -168,7 +169,7 @@ struct ApplyIsolationTests {
         let t = try UserTree(nodes, locked: ["docs/locked"],
                              actions: [.trash("docs/locked/x.db", folder: "docs/.Trash"), .trash("docs/y.db", folder: "docs/.Trash")],
                              policy: Self.trashPolicy)
-        let run = try asUser(["apply", t.planFile, "--yes"])
+        let run = try asUser(["apply", t.planFile, "--policy", t.policy, "--root", t.root, "--yes"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.contains("skipped trash docs/locked/x.db: Permission denied (EACCES) [renameat2]"), "\(run)")
         let info = try FileManager.default.contentsOfDirectory(atPath: t.root + "/docs/.Trash/info")
@@ -216,7 +217,7 @@ struct ApplyIsolationTests {
                                        .setxattr("locked/cache", name: "user.xdg.robots.backup", value: "false"),
                                        .mkdir("open/cache"), .delete("old.dat")],
                              policy: Self.layoutPolicy)
-        let run = try asUser(["apply", t.planFile, "--yes"])
+        let run = try asUser(["apply", t.planFile, "--policy", t.policy, "--root", t.root, "--yes"])
         #expect(run.status == 1, "\(run)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("skipped mkdir locked/cache: Permission denied (EACCES) [mkdirat]"), "\(run)")
@@ -255,13 +256,13 @@ struct ApplyIsolationTests {
                                         .delete("docs/z.db")]
         let reference = try UserTree(nodes, locked: ["docs/locked"], actions: actions, policy: Self.trashPolicy)
         let before = try manifest(of: reference.root)
-        #expect(try asUser(["apply", reference.planFile, "--yes"]).status == 1)
+        #expect(try asUser(["apply", reference.planFile, "--policy", reference.policy, "--root", reference.root, "--yes"]).status == 1)
         let after = try manifest(of: reference.root)
         #expect(after.contains { $0.hasPrefix("docs/locked/x.db file") } && !after.contains { $0.hasPrefix("docs/z.db") })
         for seam in ["POLICYCTL_CRASH_AFTER_CHANGES", "POLICYCTL_CRASH_AFTER_RECORDS"] {
             for n in 1...14 {
                 let t = try UserTree(nodes, locked: ["docs/locked"], actions: actions, policy: Self.trashPolicy)
-                let run = try asUser(["apply", t.planFile, "--yes"], environment: [seam: String(n)])
+                let run = try asUser(["apply", t.planFile, "--policy", t.policy, "--root", t.root, "--yes"], environment: [seam: String(n)])
                 let recover = try asUser(["recover", "--root", t.root])
                 #expect(recover.status == 0, "\(seam)=\(n): \(recover)")
                 let m = try manifest(of: t.root)

@@ -280,7 +280,13 @@ func makePlan(root: String, policyFile: String, _ wanted: [PlannedAction], entri
                     fingerprint: Plan.Fingerprint(policySHA256: SHA256.hex(policyBytes), policyPath: policyFile,
                                                   rootDevice: rootStatus.device, rootInode: rootStatus.inode))
     plan.sort()
-    if let planFile { try plan.jsonData().write(to: URL(fileURLWithPath: planFile)) }
+    if let planFile {
+        let data = try plan.jsonData()
+        try data.write(to: URL(fileURLWithPath: planFile))
+        // As `plan --out` does: a record of this plan in the user's own state, so `apply FILE` may take its
+        // policy and root from there (a plan file carries no authority of its own).
+        try PlanRecords.note(Array(data), PlanRecord(policyPath: policyFile, root: root))
+    }
     return plan
 }
 

@@ -15,7 +15,12 @@ struct CrashScenario {
     let scratch: ScratchDirectory
     let root: String
     let planFile: String
+    let policy: String
     let outside: String
+
+    /// What names the plan's judge on the command line (the record lookup is then skipped: fault sweeps aim
+    /// at the apply itself).
+    var judged: [String] { ["--policy", policy, "--root", root] }
 
     static let tree: [TreeNode] = [
         .dir("tmp", ageHours: 48),
@@ -58,7 +63,7 @@ struct CrashScenario {
         outside = outsideDirectory + "/file"
         try buildTree(at: outsideDirectory, [.file("file", size: 42)])
         try buildTree(at: root, CrashScenario.tree + [.hardlink("tmp/hardlink", target: outside)])
-        let policy = scratch.path + "/policy.yaml"
+        policy = scratch.path + "/policy.yaml"
         try writePolicy(policy)
         planFile = scratch.path + "/plan.json"
         try makePlan(root: root, policyFile: policy, CrashScenario.actions, writeTo: planFile)

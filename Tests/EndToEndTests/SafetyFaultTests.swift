@@ -51,7 +51,7 @@ struct SafetyFaultTests {
             let errno = injectedErrnos[(n - 1) % injectedErrnos.count]
             let s = try CrashScenario()
             let label = "\(kind.rawValue):\(n):\(errno)"
-            let run = try policyctl(["apply", s.planFile, "--yes", "--log-format", "json"], environment: ["POLICYCTL_FAULTS": label])
+            let run = try policyctl(["apply", s.planFile, "--yes", "--log-format", "json"] + s.judged, environment: ["POLICYCTL_FAULTS": label])
             #expect(run.signal == nil, "\(label): the process died\n\(run)")
             #expect([0, 1, 3, 74].contains(run.status), "\(label): \(run)")
             let skipped = SkippedItem.parse(run.stdout)

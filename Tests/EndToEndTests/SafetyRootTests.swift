@@ -61,7 +61,12 @@ struct SafetyRootTests {
         var plan = try makePlan(root: root, policyFile: policy, [.delete("a")])
         plan.root = "/"
         try plan.jsonData().write(to: URL(fileURLWithPath: planFile))
-        let run = try refused(["apply", planFile, "--yes"], root: "/")
+        // The plan's own root carries no authority: without --root it is refused as such (65) ...
+        let bare = try policyctl(["apply", planFile, "--yes"])
+        #expect(bare.status == 65, "\(bare)")
+        #expect(bare.stderr.contains("a plan file carries no authority of its own"), "\(bare)")
+        // ... and the root named for it meets the same rail as any other (64).
+        let run = try refused(["apply", planFile, "--yes", "--policy", policy, "--root", "/"], root: "/")
         #expect(run.status == 64, "\(run)")
         #expect(run.stderr.contains("refusing to use '/' as the root"), "\(run)")
     }

@@ -49,10 +49,20 @@ package enum PlanRecords {
         }
     }
 
-    /// The record of the plan with these bytes, when this user (or root) noted one; nil otherwise.
-    package static func lookup(_ planBytes: [UInt8]) -> PlanRecord? {
-        guard let folder, let name = name(planBytes) else { return nil }
-        guard let bytes = try? TrustedFile.read(folder + "/" + SHA256.hex(planBytes) + ".json", limit: 64 * 1024, what: "plan record") else { return nil }
+    /// The record of the plan with these bytes, when this user (or root) noted one; nil when there is none
+    /// (or it fails the trust rule, or does not decode: then it is no record of ours).
+    /// - Throws: an I/O error other than a missing record or folder, so that a failing disk is not taken for
+    ///   "no record".
+    package static func lookup(_ planBytes: [UInt8]) throws(FileSystemError) -> PlanRecord? {
+        guard let folder else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try TrustedFile.read(folder + "/" + SHA256.hex(planBytes) + ".json", limit: 64 * 1024, what: "plan record")
+        } catch {
+            // Missing (the record, or a folder on its way): no record. Any other I/O error is said.
+            if case .io(let e) = error, !(e.errno == .noSuchFile && e.operation == .open) { throw e }
+            return nil
+        }
         return try? JSONDecoder().decode(PlanRecord.self, from: Data(bytes))
     }
 }

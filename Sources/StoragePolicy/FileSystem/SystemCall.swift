@@ -31,6 +31,7 @@ package enum FaultInjection {
 
     #if POLICYCTL_FAULT_INJECTION
     private static let enabled = Atomic<Bool>(false)
+    private static let suspended = Atomic<Bool>(false)
     private static let state = Mutex(State())
     private static let fromEnvironment: Void = {
         guard let spec = system_getenv("POLICYCTL_FAULTS").map({ String(cString: $0) }), !spec.isEmpty else { return }
@@ -52,9 +53,18 @@ package enum FaultInjection {
     /// How many calls of `kind` were made since the faults were installed (counted only while enabled).
     package static func count(of kind: SystemCall) -> Int { state.withLock { $0.counts[kind, default: 0] } }
 
+    /// Runs `body` with no fault injected and no call counted: for a look whose failure is ignored anyway (the
+    /// command layer peeking at a saved plan to see whether its policy is a script), so that it does not use
+    /// up the Nth call a sweep meant for the run itself. Single-threaded callers only.
+    package static func uncounted<T>(_ body: () throws -> T) rethrows -> T {
+        suspended.store(true, ordering: .releasing)
+        defer { suspended.store(false, ordering: .releasing) }
+        return try body()
+    }
+
     static func check(_ kind: SystemCall) -> Errno? {
         _ = fromEnvironment
-        guard enabled.load(ordering: .acquiring) else { return nil }
+        guard enabled.load(ordering: .acquiring), !suspended.load(ordering: .acquiring) else { return nil }
         return state.withLock { s -> Errno? in
             s.counts[kind, default: 0] += 1
             let n = s.counts[kind]!
@@ -66,6 +76,8 @@ package enum FaultInjection {
     package static func install(_ faults: [Fault]) {}
 
     package static func count(of kind: SystemCall) -> Int { 0 }
+
+    package static func uncounted<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
     @inline(__always)
     static func check(_ kind: SystemCall) -> Errno? { nil }

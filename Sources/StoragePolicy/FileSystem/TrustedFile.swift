@@ -38,22 +38,22 @@ package struct TrustRule: Sendable {
 }
 
 /// A file refused by the trust rule: which file, which entry on its way failed, why, and what to do.
-public struct UntrustedFile: Error, Sendable, Equatable, CustomStringConvertible {
+package struct UntrustedFile: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file that was to be read, as given.
-    public var file: String
+    package var file: String
     /// The entry that failed: the file itself, or a folder above it.
-    public var entry: String
+    package var entry: String
     /// What is wrong with `entry` (its owner or its mode).
-    public var problem: String
+    package var problem: String
     /// What `what` names in the message: "policy", "plan file"...
-    public var what: String
+    package var what: String
 
     package init(file: String, entry: String, problem: String, what: String) {
         self.file = file; self.entry = entry; self.problem = problem; self.what = what
     }
 
     /// `plan.json: refused: its folder /tmp/x is writable by others (mode 0777); ...`.
-    public var description: String {
+    package var description: String {
         let subject = entry == file ? "it" : "its folder \(PathEscaping.escape(Array(entry.utf8)))"
         return "\(PathEscaping.escape(Array(file.utf8))): refused: \(subject) \(problem); a \(what) is read only when "
             + "it and every folder above it are owned by root or the user running policyctl and writable by no one else "
@@ -143,9 +143,15 @@ package enum TrustedFile {
         defer { for entry in stack { _ = system_close(entry.fd) } }
 
         func fail(_ errno: Errno) -> ReadError { .io(FileSystemError(.open, path: display, errno: errno)) }
+        func descriptor(_ opened: Result<Int32, Errno>) throws(ReadError) -> Int32 {
+            switch opened {
+            case .success(let fd): return fd
+            case .failure(let e): throw fail(e)
+            }
+        }
         func check(_ fd: Int32, _ entryPath: String, folder: Bool) throws(ReadError) -> cposix_stat {
             var s = cposix_stat()
-            guard cposix_stat_at(fd, nil, &s) == 0 else { throw fail(.current) }
+            if case .failure(let e) = systemCall(.stat, { cposix_stat_at(fd, nil, &s) }) { throw fail(e) }
             let status = FileStatus(s)
             if folder, let problem = rule.problem(owner: status.userID, mode: status.permissions, isFolder: true) {
                 throw .untrusted(UntrustedFile(file: path, entry: entryPath, problem: problem, what: what))
@@ -155,8 +161,8 @@ package enum TrustedFile {
         func openRoot() throws(ReadError) {
             for entry in stack { _ = system_close(entry.fd) }
             stack.removeAll()
-            let fd = system_open("/", cposix_o_directory_flags() | cposix_o_path())
-            guard fd >= 0 else { throw fail(.current) }
+            let opened = systemCall(.open) { system_open("/", cposix_o_directory_flags() | cposix_o_path()) }
+            let fd = try descriptor(opened)
             stack.append((fd, "/"))
             _ = try check(fd, "/", folder: true)
         }
@@ -172,13 +178,12 @@ package enum TrustedFile {
             let parent = stack[stack.count - 1]
             let entryPath = parent.path == "/" ? "/" + name : parent.path + "/" + name
             var s = cposix_stat()
-            if name.withCString({ cposix_stat_at(parent.fd, $0, &s) }) != 0 {
-                let e = Errno.current
+            if case .failure(let e) = name.withCString({ n in systemCall(.stat) { cposix_stat_at(parent.fd, n, &s) } }) {
                 // A missing folder of our own state is made private; someone racing us to it fails the checks.
                 guard e == .noSuchFile, case .directory(create: true) = final else { throw fail(e) }
                 let made = name.withCString { system_mkdirat(parent.fd, $0, 0o700) }
                 guard made == 0 || Errno.current == .fileExists else { throw fail(.current) }
-                guard name.withCString({ cposix_stat_at(parent.fd, $0, &s) }) == 0 else { throw fail(.current) }
+                if case .failure(let e) = name.withCString({ n in systemCall(.stat) { cposix_stat_at(parent.fd, n, &s) } }) { throw fail(e) }
             }
             let found = FileStatus(s)
             if found.type == .symlink {
@@ -192,20 +197,18 @@ package enum TrustedFile {
             }
             if pending.isEmpty, case .file = final {
                 // The file itself: opened without following, then judged on what was opened.
-                let fd = name.withCString {
-                    system_openat(parent.fd, $0, _O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC)
-                }
-                guard fd >= 0 else { throw fail(.current) }
+                let fd = try descriptor(name.withCString { n in
+                    systemCall(.open) { system_openat(parent.fd, n, _O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC) }
+                })
                 let opened: cposix_stat
-                do { opened = try check(fd, entryPath, folder: false) } catch { _ = system_close(fd); throw error }
+                do throws(ReadError) { opened = try check(fd, entryPath, folder: false) } catch { _ = system_close(fd); throw error }
                 guard opened.dev == s.dev, opened.ino == s.ino else { _ = system_close(fd); throw fail(.busy) }
                 return fd
             }
             guard found.type == .directory else { throw fail(.notDirectory) }
             // The last folder is opened for use (readable, syncable); the ones above it only to be passed through.
             let flags = pending.isEmpty ? cposix_o_directory_flags() : cposix_o_directory_flags() | cposix_o_path()
-            let fd = name.withCString { system_openat(parent.fd, $0, flags) }
-            guard fd >= 0 else { throw fail(.current) }
+            let fd = try descriptor(name.withCString { n in systemCall(.open) { system_openat(parent.fd, n, flags) } })
             stack.append((fd, entryPath))
             let opened = try check(fd, entryPath, folder: true)
             // Swapped between the look and the open: what was checked is not what would be read.
