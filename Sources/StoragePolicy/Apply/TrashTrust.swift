@@ -10,7 +10,7 @@ enum TrashTrust {
     static let createdMode: UInt32 = 0o700
 
     /// What a folder of a trash is, for the checks and the messages.
-    enum Role {
+    enum Role: Equatable {
         /// The folder itself. A FreeDesktop top folder may be shared: owned by root, sticky, 1733/1777, as the
         /// trash specification allows; an app trash's items live in the folder itself, so it never may.
         case folder(sharedAllowed: Bool)
