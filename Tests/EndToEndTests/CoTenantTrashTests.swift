@@ -183,6 +183,41 @@ struct CoTenantTrashTests {
         for part in ["Bin", "Bin/files", "Bin/info"] { #expect(w.mode(part).map { $0.uid == 0 && $0.mode == 0o700 } == true, "\(part)") }
     }
 
+    @Test("a co-tenant racing the mkdir of the missing trash folder: the item moves only into root's 0700 folder",
+          .enabled(if: CoTenant.isAvailable))
+    func racedMkdir() throws {
+        let w = try World()
+        var planted = 0
+        var moved = 0
+        for i in 0..<8 {
+            // The co-tenant's loop starts 0 to 77 ms later each time: some runs find its folder, some race its mkdir.
+            let script = """
+                (sleep 0.0\(i)\(i); exec /usr/bin/setpriv \(CoTenant.drop.joined(separator: " ")) /bin/sh -c \
+                  'while :; do mkdir -m 0777 "\(w.root)/Trash" 2>/dev/null; done') &
+                loop=$!
+                '\(PolicyctlBinary.path)' trash --root '\(w.root)' --state-dir '\(w.state)' --trash-dir Trash --layout app victim/data.sqlite
+                echo "rc=$?"
+                kill $loop; wait $loop 2>/dev/null
+                true
+                """
+            let run = try ChildProcess.run("/bin/sh", ["-c", script])
+            if w.content("victim/data.sqlite") != nil {
+                try w.victimIntact()
+                #expect(run.stdout.contains("rc=1"), "\(i): \(run)")
+                #expect(run.stdout.contains("skipped trash victim/data.sqlite: "), "\(i): \(run)")
+                planted += 1
+            } else {
+                #expect(run.stdout.contains("rc=0"), "\(i): \(run)")
+                #expect(w.mode("Trash").map { $0.uid == 0 && $0.mode == 0o700 } == true, "\(i): \(String(describing: w.mode("Trash")))")
+                #expect(w.content("Trash/data.sqlite") == CoTenantTrashTests.secret, "\(i)")
+                #expect(rename(w.root + "/Trash/data.sqlite", w.root + "/victim/data.sqlite") == 0)
+                moved += 1
+            }
+            _ = try ChildProcess.run("/bin/rm", ["-rf", w.root + "/Trash"])
+        }
+        #expect(planted + moved == 8)
+    }
+
     // MARK: (e), (f): restore origins
 
     @Test("(e) a forged origin xattr, a forged .trashinfo and a root-written record naming the victim's hook never land there",
