@@ -11,12 +11,11 @@ struct JournaledOrigin: Sendable, Equatable {
     var inode: UInt64
 }
 
-extension Applier {
-    /// For each name in `itemsFolder`, the move into it the journal records last: renamed there (`NAME`) by a
-    /// committed transaction, in a step that was neither skipped nor undone, and not renamed out again by a
-    /// later one (a restore, an undo). Empty when there is no journal or it cannot be read (nothing is trusted then).
-    func journaledOrigins(into itemsFolder: RelativePath) -> [FileName: JournaledOrigin] {
-        let state = lock.state
+
+extension JournaledOrigin {
+    /// The journal of `state`, read for `Applier.journaledOrigins` and `trash --list` (read-only, no lock needed:
+    /// a torn last line is ignored like any other).
+    static func read(from state: StateDirectory, into itemsFolder: RelativePath) -> [FileName: JournaledOrigin] {
         guard (try? state.directory.statusIfPresent(of: Journal.fileName)) != nil,
               let file = try? state.openStateFile(Journal.fileName, options: [.readOnly]),
               let bytes = try? file.readAll(limit: 1 << 31) else { return [:] }
@@ -56,11 +55,22 @@ extension Applier {
         }
         return origins
     }
+}
+
+extension Applier {
+    /// For each name in `itemsFolder`, the move into it the journal records last: renamed there (`NAME`) by a
+    /// committed transaction, in a step that was neither skipped nor undone, and not renamed out again by a
+    /// later one (a restore, an undo). Empty when there is no journal or it cannot be read (nothing is trusted then).
+    func journaledOrigins(into itemsFolder: RelativePath) -> [FileName: JournaledOrigin] {
+        JournaledOrigin.read(from: lock.state, into: itemsFolder)
+    }
 
     /// Why the trash `trash` may not be restored from: the folder, `files/` and `info/` (or the index) as opened
     /// now (O_NOFOLLOW, fstat on the descriptor) fail the trust rule. nil when trusted or missing.
-    func trashTrustProblem(_ trash: TrashFolder) -> String? {
-        let root = lock.state.root
+    func trashTrustProblem(_ trash: TrashFolder) -> String? { Applier.trashTrustProblem(trash, root: lock.state.root) }
+
+    /// ``trashTrustProblem(_:)`` under `root` (also for `trash --list`).
+    static func trashTrustProblem(_ trash: TrashFolder, root: DirectoryHandle) -> String? {
         func look(_ path: RelativePath, role: TrashTrust.Role) -> (String?, FileStatus?) {
             do {
                 let found: FileStatus?
@@ -88,8 +98,13 @@ extension Applier {
     /// The original path a `.trashinfo` (FreeDesktop `info/`, or an app trash's index) records for `name`, and
     /// the file's path: only a file root or the euid wrote and no one else can change (its folder was checked).
     func trustedRecord(in folder: RelativePath, for name: FileName) -> (origin: [UInt8], path: RelativePath)? {
+        Applier.trustedRecord(in: folder, for: name, root: lock.state.root)
+    }
+
+    /// ``trustedRecord(in:for:)`` under `root` (also for `trash --list`).
+    static func trustedRecord(in folder: RelativePath, for name: FileName, root: DirectoryHandle) -> (origin: [UInt8], path: RelativePath)? {
         let entry = TrashFolder.infoName(for: name)
-        guard let directory = try? lock.state.root.openDirectory(at: folder),
+        guard let directory = try? root.openDirectory(at: folder),
               let status = try? directory.status(of: entry), TrashTrust.recordProblem(status) == nil,
               let contents = try? directory.readFile(entry, limit: 64 * 1024),
               let origin = TrashFolder.originalPath(inTrashInfo: contents) else { return nil }
