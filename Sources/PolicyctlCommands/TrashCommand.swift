@@ -12,7 +12,12 @@ struct TrashCommand: Command {
             moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ or info/, else xattr stamps \
             (user.policyctl.trashed, user.policyctl.origin), or for a file with several hard links or a symlink \
             (never given an xattr) an entry in the folder's .policyctl-info/ index. The trash folder is the policy's first trash rule's \
-            path, or --trash-dir. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
+            path, or --trash-dir. It is state: one owned by another user or writable by group or others (or whose files/, \
+            info/ or index is) is never moved into or restored from, and each such item is skipped naming its owner and mode; \
+            a missing one is created mode 0700. --restore takes where an item goes back from this state folder's journal \
+            of the move, or a .trashinfo or index entry root or the running user wrote, never from the item's own \
+            user.policyctl.origin; it never puts an item into a folder owned by neither root, the running user nor the item's \
+            owner. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
             items were skipped (each reported), 3 failed and rolled back, 64 usage, 74 I/O error.
             """,
         usage: [

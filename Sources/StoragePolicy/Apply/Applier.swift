@@ -120,13 +120,17 @@ package struct Applier: Sendable {
     }
 
     /// Puts items named `names` (as they are in the trash) back where they were trashed from, never replacing
-    /// anything; their `.trashinfo` or xattr stamps go with them.
+    /// anything; their `.trashinfo` or xattr stamps go with them. Where from comes from the engine's own records
+    /// (TrashOrigins): the journal, or a `.trashinfo` / index entry root or the euid wrote; a trash folder that
+    /// fails the trust rule is not restored from at all.
     package func restore(_ names: [FileName], from folder: RelativePath, policy: String = "-",
                         options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         var missing: [ApplyReport.Item] = []
         var steps: [Step] = []
         let layout = detectLayout(folder, requested: options.trashLayout)
         let trash = TrashFolder(path: folder, layout: layout)
+        let untrusted = names.isEmpty ? nil : trashTrustProblem(trash)
+        let journaled = names.isEmpty || untrusted != nil ? [:] : journaledOrigins(into: trash.itemsFolder)
         for name in names {
             let item = trash.itemsFolder.appending(name)
             var action = Action(kind: .rename(to: item), path: item, rule: "restore", reason: "policyctl trash --restore")
@@ -134,31 +138,38 @@ package struct Applier: Sendable {
                 missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped("not in the trash folder \(folder.escaped)")))
                 continue
             }
+            if let untrusted {
+                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped(untrusted)))
+                continue
+            }
+            // The journal's move into the trash, when it moved this very entry.
+            let recorded = journaled[name].flatMap { $0.device == status.device && $0.inode == status.inode ? $0.from : nil }
             let cleanup: RestoreCleanup
-            let original: RelativePath?
+            var original = recorded
+            var claimed: [UInt8]? = nil
             if let infoFolder = trash.infoFolder {
-                let info = infoFolder.appending(TrashFolder.infoName(for: name))
-                let contents = try? lock.state.root.openDirectory(at: infoFolder).readFile(TrashFolder.infoName(for: name), limit: 64 * 1024)
-                original = contents.flatMap(TrashFolder.originalPath(inTrashInfo:)).flatMap { relativeToRoot($0, rootPath: options.rootPath) }
-                cleanup = .trashInfo(info)
+                let record = trustedRecord(in: infoFolder, for: name)
+                if original == nil { original = record.flatMap { relativeToRoot($0.origin, rootPath: options.rootPath) } }
+                cleanup = .trashInfo(infoFolder.appending(TrashFolder.infoName(for: name)))
             } else {
                 let directory = try? lock.state.root.openDirectory(at: item.parent)
-                let origin = try? directory?.extendedAttribute(TrashFolder.originAttribute, of: name)
-                let stamp = try? directory?.extendedAttribute(Markers.trashStampAttribute, of: name)
-                if let origin = origin.flatMap({ $0 }) {
-                    original = RelativePath(origin)
-                    cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: origin)
-                } else if let index = trash.indexFolder, let (from, entry) = indexEntry(index, for: name, owner: status.userID) {
+                let origin = (try? directory?.extendedAttribute(TrashFolder.originAttribute, of: name)) ?? nil
+                let stamp = (try? directory?.extendedAttribute(Markers.trashStampAttribute, of: name)) ?? nil
+                let record = trash.indexFolder.flatMap { trustedRecord(in: $0, for: name) }
+                if original == nil { original = record.flatMap { relativeToRoot($0.origin, rootPath: options.rootPath) } }
+                claimed = origin
+                if origin != nil {
+                    cleanup = .attributes(stamp: stamp, origin: origin)
+                } else if let record {
                     // Hard-linked files and symlinks carry no stamps: their index entry goes with them.
-                    original = relativeToRoot(from, rootPath: options.rootPath)
-                    cleanup = .trashInfo(entry)
+                    cleanup = .trashInfo(record.path)
                 } else {
-                    original = nil
-                    cleanup = .attributes(stamp: stamp.flatMap { $0 }, origin: nil)
+                    cleanup = .attributes(stamp: stamp, origin: nil)
                 }
             }
             guard let original, !original.isRoot else {
-                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped("no record of where it came from")))
+                let why = Applier.noTrustedRecord(item, rootPath: options.rootPath, claimed: claimed)
+                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped(why)))
                 continue
             }
             action.kind = .rename(to: original)
@@ -169,18 +180,6 @@ package struct Applier: Sendable {
         var report = try run(steps, kind: .restore, policy: policy, options: options)
         report.items += missing
         return report
-    }
-
-    /// The origin an app trash's index records for `name`, and the entry's path; only an entry root or the
-    /// item's owner wrote counts (anyone who can write to the trash could forge one for someone else's item).
-    private func indexEntry(_ index: RelativePath, for name: FileName, owner: UInt32) -> ([UInt8], RelativePath)? {
-        let entry = TrashFolder.infoName(for: name)
-        guard let directory = try? lock.state.root.openDirectory(at: index),
-              let status = try? directory.status(of: entry), status.type == .regular,
-              status.userID == 0 || status.userID == owner,
-              let contents = try? directory.readFile(entry, limit: 64 * 1024),
-              let origin = TrashFolder.originalPath(inTrashInfo: contents) else { return nil }
-        return (origin, index.appending(entry))
     }
 
     /// `.freedesktop` when the folder has `files/` or `info/`, else `.app`, unless a layout is requested.

@@ -21,7 +21,7 @@ enum RestoreCleanup {
 }
 
 final class ApplyRun {
-    private enum Preparation {
+    enum Preparation {
         case changes([(Change, EntryIdentity?)], destination: RelativePath?)
         case unchanged(String)
         case skip(String)
@@ -30,7 +30,7 @@ final class ApplyRun {
     }
 
     /// Why a checked step is not carried out.
-    private enum Refusal {
+    enum Refusal {
         case reason(String)
         case failed(FileSystemError)
     }
@@ -52,19 +52,24 @@ final class ApplyRun {
     /// Entries modified after this instant (ns) were changed since the plan: a directory holding one is kept.
     let planTimeNs: Int64?
 
-    private var transaction: Transaction!
-    private var report = ApplyReport()
+    private(set) var transaction: Transaction!
+    var report = ApplyReport()
     /// Paths with a descendant this transaction renamed, staged or created.
     private var touched: Set<RelativePath> = []
     /// Directories this transaction renamed or trashed, in order: later steps inside them follow them.
     private var moved: [(from: RelativePath, to: RelativePath)] = []
     /// Directories mkdir steps will create: later steps may rely on them before they exist.
-    private var planned: Set<RelativePath> = []
+    var planned: Set<RelativePath> = []
     /// Names chosen in trash folders by prepared but not yet performed steps.
-    private var reserved: [RelativePath: Set<FileName>] = [:]
-    private var trashFolders: [RelativePath: TrashFolder] = [:]
-    /// Trash folders that could not be created, and why: moves into them are skipped.
-    private var unavailableTrash: [RelativePath: String] = [:]
+    var reserved: [RelativePath: Set<FileName>] = [:]
+    var trashFolders: [RelativePath: TrashFolder] = [:]
+    /// Trash folders that could not be created or fail the trust rule, and why: moves into them are skipped.
+    var unavailableTrash: [RelativePath: String] = [:]
+    /// FreeDesktop trash folders that are shared (root's, sticky, world-writable): their `files/` and `info/`
+    /// must be the euid's own and 0700.
+    var sharedTrash: Set<RelativePath> = []
+    /// Every folder of the trashes this run moves into: made 0700 when a mkdir makes one.
+    private lazy var trashStructure: Set<RelativePath> = trashStructurePaths()
     /// Directories a skipped mkdir did not create: steps at or under them are skipped too.
     private var notCreated: [RelativePath: String] = [:]
     /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
@@ -74,7 +79,7 @@ final class ApplyRun {
     private var lastTouched: RelativePath?
     private var temporaryCounter = 0
     private let clock = ContinuousClock()
-    private let nowSeconds = WallClock.nowNs() / 1_000_000_000
+    let nowSeconds = WallClock.nowNs() / 1_000_000_000
     private let directoryTimes = DirectoryTimes()
     /// File deletes of one folder the workers check and unlink, in step order, and that folder.
     private lazy var unlinkWorkers: UnlinkWorkers = {
@@ -97,7 +102,7 @@ final class ApplyRun {
     }
 
     private var root: DirectoryHandle { lock.state.root }
-    private var directories: DirectoryCache { transaction.directories }
+    var directories: DirectoryCache { transaction.directories }
 
     // MARK: Running
 
@@ -236,8 +241,8 @@ final class ApplyRun {
         if notCreated.isEmpty && holdsFailure.isEmpty && unavailableTrash.isEmpty { return nil }
         var targets = [action.path]
         if case .rename(let to) = action.kind { targets.append(to) }
-        if case .trash(let folder) = action.kind, let why = unavailableTrash[folder] {
-            return "the trash folder \(folder.escaped) could not be created (\(why))"
+        if !unavailableTrash.isEmpty, let folder = trashFolderPath(of: action), let why = unavailableTrash[folder] {
+            return why
         }
         for target in targets {
             var p = target
@@ -355,151 +360,6 @@ final class ApplyRun {
         }
     }
 
-    private func prepareTrash(_ action: Action, into _: RelativePath) throws(FileSystemError) -> Preparation {
-        let path = action.path
-        guard let folder = trashFolderPath(of: action).flatMap({ trashFolders[$0] }) else { return .skip("no trash folder") }
-        if path.hasPrefix(folder.path) { return .skip("is already in the trash folder") }
-        if folder.path.hasPrefix(path) { return .skip("holds the trash folder itself") }
-        let source = try directories.directory(containing: path)
-        guard let status = try source.statusIfPresent(of: path.lastComponent!) else { return .skip("vanished since the plan") }
-        // No xattr is ever written to an inode with other names (it may live outside the root) or to a symlink
-        // (Linux refuses): an app trash records those in its index instead.
-        let indexed = folder.layout == .app && (status.type == .symlink || (status.type != .directory && status.linkCount > 1))
-        let itemsFolder = folder.itemsFolder
-        let items = try directories.directoryIfPresent(itemsFolder)
-        let records = folder.infoFolder ?? folder.indexFolder
-        let recordsDirectory = try records.flatMap { p throws(FileSystemError) in try directories.directoryIfPresent(p) }
-        let isDirectory = action.type == .directory
-        let taken = reserved[itemsFolder, default: []]
-        // A name that cannot even be checked counts as taken: the next candidate is tried instead.
-        let maxLength = folder.layout == .freedesktop || indexed ? 255 - TrashFolder.infoSuffix.count : 255
-        func present(_ name: FileName, in directory: DirectoryHandle?) -> Bool {
-            guard let directory else { return false }
-            do { return try directory.statusIfPresent(of: name) != nil } catch { return true }
-        }
-        let name = TrashFolder.uniqueName(for: path.lastComponent!, isDirectory: isDirectory, maxLength: maxLength) { n in
-            taken.contains(n) || (folder.layout == .app && TrashFolder.isReservedInAppTrash(n))
-                || present(n, in: items) || present(TrashFolder.infoName(for: n), in: recordsDirectory)
-        }
-        reserved[itemsFolder, default: []].insert(name)
-        let destination = itemsFolder.appending(name)
-        if let infoFolder = folder.infoFolder {
-            let absolute = Array(options.rootPath.utf8) + [0x2F] + path.bytes
-            let contents = TrashFolder.trashInfo(absolutePath: absolute, deletedAt: nowSeconds)
-            return .changes([
-                (.create(path: infoFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil),
-                (.rename(from: path, to: destination), action.identity),
-            ], destination: destination)
-        }
-        if indexed, let indexFolder = folder.indexFolder {
-            var changes: [(Change, EntryIdentity?)] = []
-            if recordsDirectory == nil && !planned.contains(indexFolder) {
-                planned.insert(indexFolder)
-                changes.append((.mkdir(path: indexFolder), nil))
-            }
-            let contents = TrashFolder.indexEntry(origin: path, deletedAt: nowSeconds)
-            changes.append((.create(path: indexFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil))
-            changes.append((.rename(from: path, to: destination), action.identity))
-            return .changes(changes, destination: destination)
-        }
-        var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
-        // The parent must open: a stamp left out silently would date the item by ctime instead.
-        let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
-        let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
-        changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
-                                  value: Array(String(nowSeconds).utf8), previous: stamp), action.identity))
-        changes.append((.setxattr(path: destination, attribute: TrashFolder.originAttribute,
-                                  value: path.bytes, previous: origin), action.identity))
-        return .changes(changes, destination: destination)
-    }
-
-    /// The trash folder a trash step moves into. `policyctl trash` names the folder; a plan names the
-    /// destination (`T/files/NAME` in a FreeDesktop trash, `T/NAME` in an app trash), so enforced forbid
-    /// lands exactly where `policyctl trash` would put the item, with the same records.
-    private func trashFolderPath(of action: Action) -> RelativePath? {
-        guard case .trash(let to) = action.kind else { return nil }
-        if metadata.kind == .trash { return to }
-        let items = to.parent
-        if items.lastComponent == TrashFolder.filesName, !items.parent.isRoot, options.trashLayout != .app {
-            return items.parent
-        }
-        return items
-    }
-
-    private func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
-        if let reason = Self.forbiddenDestination(original, source: action.path) { return .skip(reason) }
-        guard try directories.directoryIfPresent(containing: original) != nil else {
-            return .skip("its original folder \(original.parent.isRoot ? "." : original.parent.escaped) is gone; not restored")
-        }
-        if try exists(original) { return .skip("\(original.escaped) exists; nothing replaced") }
-        var changes: [(Change, EntryIdentity?)] = [(.rename(from: action.path, to: original), action.identity)]
-        switch cleanup {
-        case .trashInfo(let info):
-            if try statusIfPresent(info) != nil {
-                changes.append((.stage(path: info, name: transaction.stagingName()), nil))
-            }
-        case .attributes(let stamp, let origin):
-            if stamp != nil {
-                changes.append((.setxattr(path: original, attribute: Markers.trashStampAttribute, value: nil, previous: stamp), action.identity))
-            }
-            if origin != nil {
-                changes.append((.setxattr(path: original, attribute: TrashFolder.originAttribute, value: nil, previous: origin), action.identity))
-            }
-        }
-        return .changes(changes, destination: original)
-    }
-
-    private static func forbiddenDestination(_ destination: RelativePath, source: RelativePath) -> String? {
-        if destination.isRoot { return "the destination is the root itself" }
-        if let first = destination.components.first, Markers.isEngineState(first.bytes) { return "the destination is inside .policyctl" }
-        if destination.hasPrefix(source) { return "the destination is inside the entry itself" }
-        return nil
-    }
-
-    /// Finds (or plans the creation of) every trash folder the steps move items into.
-    private func resolveTrashFolders() throws {
-        var folders: [RelativePath] = []
-        for step in steps {
-            if let f = trashFolderPath(of: step.action), !folders.contains(f) { folders.append(f) }
-        }
-        for path in folders {
-            do {
-                let existing = try directories.directoryIfPresent(path)
-                var layout = options.trashLayout
-                if layout == .automatic {
-                    let files = try existing?.statusIfPresent(of: TrashFolder.filesName)
-                    let info = try existing?.statusIfPresent(of: TrashFolder.infoName)
-                    layout = TrashFolder.detectedLayout(filesIsDirectory: files?.type == .directory, infoIsDirectory: info?.type == .directory)
-                }
-                let folder = TrashFolder(path: path, layout: layout)
-                trashFolders[path] = folder
-                var needed: [RelativePath] = existing == nil ? [path] : []
-                if layout == .freedesktop { needed += [folder.itemsFolder, folder.infoFolder!] }
-                for directory in needed where try statusIfPresent(directory) == nil {
-                    try ensureDirectory(directory)
-                }
-            } catch let error as FileSystemError where FailureScope(error).isItemLevel && !options.allOrNothing {
-                // Only the moves into this folder depend on it: they are skipped, naming the error.
-                unavailableTrash[path] = error.description
-            }
-        }
-        if !folders.isEmpty {
-            try transaction.makeDurable()
-        }
-    }
-
-    /// Creates a folder the trash needs, as a change of its own (journaled, undone on rollback).
-    private func ensureDirectory(_ path: RelativePath) throws {
-        guard try directories.directoryIfPresent(containing: path) != nil else {
-            throw FileSystemError(.mkdirat, path: path, errno: .noSuchFile)
-        }
-        let intent = transaction.intend(.mkdir(path: path), action: -1, identity: nil)
-        try transaction.makeDurable()
-        try transaction.perform(intent)
-        touch(path)
-        report.counts[.mkdir] += 1
-    }
-
     // MARK: Carrying out (identity checked just before the change)
 
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
@@ -513,6 +373,18 @@ final class ApplyRun {
         if let reason = dependencyReason(step.action) {
             skip(i, reason)
             return
+        }
+        // A trash move goes only into the folder checked now, as the rename will use it.
+        if case .trash = step.action.kind {
+            let problem: String?
+            do { problem = try trashDestinationProblem(i) } catch {
+                try refuse(i, try Self.refusal(checking: error))
+                return
+            }
+            if let problem {
+                skip(i, problem)
+                return
+            }
         }
         // A file delete in a folder still there goes to a worker, which checks its identity just before unlinking.
         let parent = background ? try? directories.directory(containing: step.action.path) : nil
@@ -547,6 +419,7 @@ final class ApplyRun {
                 return
             }
             touch(intent.change)
+            if case .mkdir(let made) = intent.change, trashStructure.contains(made) { try makePrivate(made) }
             if n == 0, case .stage(let path, let name) = intent.change {
                 if let refusal = try recheckStagedOrRefuse(step.action, name) {
                     // Replaced or written to between the check and the move (or it could not be checked):
@@ -659,7 +532,7 @@ final class ApplyRun {
 
     /// A call of a check failed: the entry vanished or changed while being checked, or the call fails on this
     /// entry (skipped with the error); anything else stops the run.
-    private static func refusal(checking error: FileSystemError) throws(FileSystemError) -> Refusal {
+    static func refusal(checking error: FileSystemError) throws(FileSystemError) -> Refusal {
         if DirectoryCache.meansAbsent(error.errno) {
             return .reason(error.errno == .noSuchFile ? "vanished while being checked"
                 : "changed while being checked (no longer a directory); not followed")
@@ -719,7 +592,8 @@ final class ApplyRun {
                 let identity = action.identity!
                 return status.device == identity.device && status.inode == identity.inode ? nil : "replaced since the plan; kept"
             }
-            return Self.mismatch(status, action.identity!, type: action.type)
+            if let reason = Self.mismatch(status, action.identity!, type: action.type) { return reason }
+            return try restoreDestinationProblem(step, item: status)
         }
     }
 
@@ -841,15 +715,15 @@ final class ApplyRun {
 
     // MARK: Helpers
 
-    private func statusIfPresent(_ path: RelativePath) throws(FileSystemError) -> FileStatus? {
+    func statusIfPresent(_ path: RelativePath) throws(FileSystemError) -> FileStatus? {
         if path.isRoot { return try root.status() }
         guard let parent = try directories.directoryIfPresent(containing: path) else { return nil }
         return try parent.statusIfPresent(of: path.lastComponent!)
     }
 
-    private func exists(_ path: RelativePath) throws(FileSystemError) -> Bool { try statusIfPresent(path) != nil }
+    func exists(_ path: RelativePath) throws(FileSystemError) -> Bool { try statusIfPresent(path) != nil }
 
-    private func temporaryName() -> FileName {
+    func temporaryName() -> FileName {
         temporaryCounter += 1
         return FileName(unchecked: Array(".policyctl-\(transaction.id)-\(temporaryCounter).tmp".utf8))
     }
@@ -863,7 +737,7 @@ final class ApplyRun {
         }
     }
 
-    private func touch(_ path: RelativePath) {
+    func touch(_ path: RelativePath) {
         // The folder's chain is in `touched` already when the last step touched the same folder.
         if let lastTouched, path.isChild(of: lastTouched) { return }
         lastTouched = path.parent

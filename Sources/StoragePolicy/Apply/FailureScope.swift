@@ -12,7 +12,7 @@ enum FailedCall: Sendable, Hashable {
     init(_ error: FileSystemError) {
         switch error.operation {
         case .renameat2: self = .rename
-        case .mkdirat, .mkdir: self = .mkdir
+        case .mkdirat, .mkdir, .fchmod: self = .mkdir
         case .openat, .open, .fdopendir, .dup: self = .open
         case .fstatat, .fstat, .stat: self = .stat
         case .readdir: self = .readDirectory

@@ -159,6 +159,14 @@ package final class DirectoryHandle: Sendable {
         if case .failure(let e) = r { throw FileSystemError(.mkdirat, path: path.appending(name), errno: e) }
     }
 
+    /// Sets this directory's own mode on its descriptor (fchmod): what is changed is what was opened and
+    /// checked, whatever the umask did to it at mkdir.
+    package func setPermissions(_ permissions: UInt32) throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.mkdir, { system_fchmod(descriptor, CInterop.Mode(permissions)) }) {
+            throw FileSystemError(.fchmod, path: path, errno: e)
+        }
+    }
+
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
     package func openFile(_ name: FileName, options: FileDescriptor.Options,
                          permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {

@@ -6,7 +6,7 @@ extension FileSystemError {
     public enum Operation: Sendable, Hashable, CustomStringConvertible {
         case open, openat, fdopendir, dup, readdir
         case stat, fstat, fstatat
-        case mkdir, mkdirat, mkdtemp, renameat2, unlinkat, utimensat, flock
+        case mkdir, mkdirat, fchmod, mkdtemp, renameat2, unlinkat, utimensat, flock
         case getxattr, listxattr, setxattr, removexattr
         case read, pread, write, ftruncate, posixFallocate, fsync
         /// No call failed: the entry is a mount point (EXDEV), not entered.
@@ -20,7 +20,7 @@ extension FileSystemError {
 
         /// Every plain system call, in the order above: what `init(name:)` recognises.
         static let calls: [Operation] = [
-            .open, .openat, .fdopendir, .dup, .readdir, .stat, .fstat, .fstatat, .mkdir, .mkdirat, .mkdtemp,
+            .open, .openat, .fdopendir, .dup, .readdir, .stat, .fstat, .fstatat, .mkdir, .mkdirat, .fchmod, .mkdtemp,
             .renameat2, .unlinkat, .utimensat, .flock, .getxattr, .listxattr, .setxattr, .removexattr,
             .read, .pread, .write, .ftruncate, .posixFallocate, .fsync,
         ]
@@ -51,6 +51,7 @@ extension FileSystemError {
             case .fstatat: "fstatat"
             case .mkdir: "mkdir"
             case .mkdirat: "mkdirat"
+            case .fchmod: "fchmod"
             case .mkdtemp: "mkdtemp"
             case .renameat2: "renameat2"
             case .unlinkat: "unlinkat"

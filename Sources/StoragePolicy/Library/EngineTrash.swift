@@ -23,7 +23,7 @@ extension StorageEngine {
                                                   create: true, events: events) else { return [] }
         do {
             let handle = try DirectoryHandle.open(root: session.root)
-            return try TrashListing.items(in: folder, root: handle, rootPath: opened.rootPath, layout: layout)
+            return try TrashListing.items(in: folder, root: handle, rootPath: opened.rootPath, layout: layout, state: opened.state)
         } catch {
             throw .fileSystem(error)
         }

@@ -97,6 +97,8 @@ func system_mkdtemp(_ template: UnsafeMutablePointer<CChar>) -> UnsafeMutablePoi
 
 func system_mkdirat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ mode: CInterop.Mode) -> Int32 { mkdirat(fd, path, mode) }
 
+func system_fchmod(_ fd: Int32, _ mode: CInterop.Mode) -> Int32 { fchmod(fd, mode) }
+
 func system_utimensat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ times: UnsafePointer<CInterop.TimeSpec>,
                       _ flags: Int32) -> Int32 {
     utimensat(fd, path, times, flags)
