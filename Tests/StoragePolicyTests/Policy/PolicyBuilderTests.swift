@@ -12,6 +12,17 @@ import Testing
         return copy
     }
 
+    @Test("the DSL's .percent(25) has the YAML 25%'s floor of 10: one file among two entries is not refused")
+    func percentFloor() throws {
+        let built = try Policy("p", maxDelete: .percent(25)) { Rule.expire("tmp", in: "tmp", after: .hours(1)) }
+        let loaded = try PolicyLoader.load(yaml: "version: 1\nname: p\nmax-delete: 25%\nrules:\n  - {name: tmp, path: tmp, expire: {after: 1h}}\n").policy
+        #expect(built.maxDelete == loaded.maxDelete)
+        #expect(built.maxDelete == .percent(25, atLeast: 10))
+        #expect(built.maxDelete?.allowed(outOf: 2) == 10)
+        // An explicit floor of 0 is still there for who wants exactly the percentage.
+        #expect(DeleteLimit.percent(25, atLeast: 0).allowed(outOf: 2) == 0)
+    }
+
     @Test("a policy built in Swift equals the same policy loaded from YAML") func sameAsYAML() throws {
         let built = try Policy("app-sandbox", maxDelete: .percent(25, atLeast: 10)) {
             LayoutDirectory("Documents/UserFiles")
