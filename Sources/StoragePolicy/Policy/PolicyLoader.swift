@@ -36,10 +36,7 @@ public enum PolicyLoader {
         do {
             node = try YAML.load(bytes)
         } catch {
-            var message = error.context.map { "\(error.message) (\($0))" } ?? error.message
-            if PolicyLoader.character(in: bytes, line: error.mark.line, column: error.mark.column) == "\t" {
-                message += "; YAML indents with spaces, never tabs"
-            }
+            let message = YAMLHint.message(for: error, in: bytes)
             throw PolicyLoadError(diagnostics: [Diagnostic(
                 severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
                 message: "invalid YAML: \(message)")], source: bytes)
@@ -79,15 +76,6 @@ public enum PolicyLoader {
     /// `extends` every inherited file's too. A policy that does not load is fingerprinted by its own bytes.
     package static func fingerprintBytes(_ bytes: [UInt8], file: String) -> [UInt8] {
         (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
-    }
-
-    /// The character at a 1-based line and column, for hints about what the parser tripped on.
-    static func character(in bytes: [UInt8], line: Int, column: Int) -> Character? {
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard line >= 1, line <= lines.count else { return nil }
-        let text = String(decoding: lines[line - 1], as: UTF8.self)
-        guard column >= 1, column <= text.count else { return nil }
-        return text[text.index(text.startIndex, offsetBy: column - 1)]
     }
 
     static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
@@ -157,16 +145,16 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         (location.map { "\($0): " } ?? "") + "\(severity.rawValue): \(message)"
     }
 
-    /// Compiler style: the message, then the source line and a caret under the column.
+    /// Compiler style: the message, then the source line and a caret under the column. Control characters in
+    /// either are escaped (PrintableText): the policy's bytes never reach the terminal raw.
     public func rendered(source: [UInt8]?) -> String {
-        guard let location, let source, location.line >= 1 else { return description }
+        let safe = PrintableText.escapingControls(description)
+        guard let location, let source, location.line >= 1 else { return safe }
         let lines = source.split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard location.line <= lines.count else { return description }
+        guard location.line <= lines.count else { return safe }
         var text = String(decoding: lines[location.line - 1], as: UTF8.self)
         if text.hasSuffix("\r") { text.removeLast() }
-        // Keep tabs in the caret line so it lines up under the same characters.
-        let prefix = text.unicodeScalars.prefix(max(0, location.column - 1))
-        let pad = String(String.UnicodeScalarView(prefix.map { $0 == "\t" ? "\t" : " " }))
-        return "\(description)\n  \(text)\n  \(pad)^"
+        let (line, pad) = PrintableText.sourceLine(text, caretColumn: location.column)
+        return "\(safe)\n  \(line)\n  \(pad)^"
     }
 }
