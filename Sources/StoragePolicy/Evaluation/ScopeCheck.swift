@@ -49,10 +49,10 @@ package enum ScopeCheck {
     }
 
     /// The entry of `directory` whose name is closest to `name` (Suggestion's edit distance), if any is close.
-    /// Only the first 10,000 entries are considered: a hint is not worth reading a huge folder whole.
+    /// Only the first 10,000 entries are read: a hint is not worth listing a huge (or co-tenant-stuffed) folder.
     static func suggestion(for name: FileName, in directory: DirectoryHandle) -> FileName? {
-        guard let entries = try? directory.entries() else { return nil }
-        let names = entries.prefix(10_000).compactMap { $0.name.isValidUTF8 ? String(decoding: $0.name.bytes, as: UTF8.self) : nil }
+        guard let entries = try? directory.entries(limit: 10_000) else { return nil }
+        let names = entries.compactMap { $0.name.isValidUTF8 ? String(decoding: $0.name.bytes, as: UTF8.self) : nil }
         guard let word = String(validating: name.bytes, as: UTF8.self),
               let best = Suggestion.closest(to: word, in: names) else { return nil }
         return FileName(best)
