@@ -78,6 +78,15 @@ public enum PolicyLoader {
         (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
     }
 
+    /// The character at a 1-based line and column, for hints about what the parser tripped on.
+    static func character(in bytes: [UInt8], line: Int, column: Int) -> Character? {
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let text = String(decoding: lines[line - 1], as: UTF8.self)
+        guard column >= 1, column <= text.count else { return nil }
+        return text[text.index(text.startIndex, offsetBy: column - 1)]
+    }
+
     static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
         let fd = system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK)
         guard fd >= 0 else { throw FileSystemError(.open, path: RelativePath(unchecked: Array(path.utf8)), errno: .current) }

@@ -16,8 +16,7 @@ package enum YAMLHint {
         var line = String(decoding: lines[error.mark.line - 1], as: UTF8.self)
         if line.hasSuffix("\r") { line.removeLast() }
         if let fix = quoteFix(line) { return "\(fix) (the parser said: \(parser))" }
-        let column = error.mark.column
-        if column >= 1, column <= line.count, line[line.index(line.startIndex, offsetBy: column - 1)] == "\t" {
+        if PolicyLoader.character(in: source, line: error.mark.line, column: error.mark.column) == "\t" {
             return parser + "; YAML indents with spaces, never tabs"
         }
         return parser
