@@ -7,11 +7,11 @@ struct AuditCommand: Command {
     static let spec = CommandSpec(
         name: "audit",
         abstract: "Report where a tree drifts from a policy, in formats CI systems read.",
-        discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. With PATH arguments (or --changed-since) only those paths are audited: the walk lists the directories on the way to them (whose layout is still checked) and walks nothing else; quota rules, which need their whole scope, are not checked then. Without --root the root is the current directory; without --policy it is ROOT/.policyctl.yaml. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error, 65 for an invalid policy or baseline, 74 for an I/O error. Nothing under the root is changed.",
+        discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. With PATH arguments (or --changed-since) only those paths are audited: the walk lists the directories on the way to them (whose layout is still checked) and walks nothing else; quota rules, which need their whole scope, are not checked then. Without --root the root is the current directory; without --policy it is ROOT/.policyctl.yaml. A rule whose scope does not exist under the root is a warning; --strict makes it an error. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error (or PATH arguments none of which lies inside the root), 65 for an invalid policy or baseline (or, with --strict, a missing scope), 74 for an I/O error. Nothing under the root is changed.",
         usage: ["[--policy <file>] [--root <dir>] [<options>] [--] [<path>...]",
                 "[--policy <file>] [--root <dir>] --changed-since <ref> [<options>]"],
         arguments: [
-            ArgumentSpec(name: "path", help: "Audit only these paths (relative to the current directory); the layout of the directories on their way is checked too.",
+            ArgumentSpec(name: "path", help: "Audit only these paths, relative to the current directory as pre-commit and linters pass them (or relative to the root when they exist there, or absolute); the layout of the directories on their way is checked too. A path outside the root is named and skipped; when none lies inside it, exit 64.",
                          isOptional: true, isRepeating: true),
         ],
         options: [
@@ -29,6 +29,7 @@ struct AuditCommand: Command {
                     completion: .file),
             .option("write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
                     completion: .file),
+            ScopeWarnings.strictOption,
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
@@ -44,6 +45,7 @@ struct AuditCommand: Command {
     let failOn: Rule.Severity
     let baselinePath: String?
     let writeBaselinePath: String?
+    let strict: Bool
 
     init(_ arguments: ParsedArguments) throws {
         rootPath = arguments.value("root") ?? "."
@@ -70,6 +72,7 @@ struct AuditCommand: Command {
         outputPath = arguments.value("output")
         baselinePath = arguments.value("baseline")
         writeBaselinePath = arguments.value("write-baseline")
+        strict = arguments.flag("strict")
     }
 
     func run() throws -> ExitCode {
@@ -77,6 +80,7 @@ struct AuditCommand: Command {
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
         let loaded = try DiagnosticStyle.load(policyPath, confinedTo: discovered ? rootPath : nil)
+        try ScopeWarnings.check(loaded, root: rootPath, strict: strict)
 
         let printer = PlanEventPrinter(.audit)
         var report: AuditReport
@@ -86,9 +90,11 @@ struct AuditCommand: Command {
                 .audit(only: restriction, baseline: baseline, failOn: failOn, events: printer.render)
         } catch {
             printer.finish()
-            // An unreadable root is said as the file-system error it is (74).
-            if case .fileSystem(let e) = error { throw e }
-            throw error
+            // An unreadable root is said as the file-system error it is (74), naming the root as given: the
+            // error's own path is root-relative, and the root itself would read as '.'.
+            guard case .fileSystem(let e) = error else { throw error }
+            let what = e.path.isEmpty ? "the root '\(rootPath)'" : "'\(e.path.escaped)' under '\(rootPath)'"
+            throw CommandFailure(code: .ioError, message: "cannot audit: \(what): \(e.errno)")
         }
         printer.finish()
 
@@ -102,7 +108,7 @@ struct AuditCommand: Command {
         let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
         if format == .github {
             // Workflow commands only on stdout; the plain lines a person reads go to stderr (also in the log).
-            for line in GitHubReport().logLines(report) { Terminal.err(line) }
+            for line in GitHubReport(workingDirectory: OutputFile.workingDirectory).logLines(report) { Terminal.err(line) }
         }
         if let outputPath {
             try OutputFile.write(Array(rendered.utf8), to: outputPath)

@@ -28,24 +28,44 @@ enum AuditPaths {
         OutputFile.absolute(path).split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
     }
 
-    /// The PATH arguments (relative to the working directory, or absolute) as root-relative paths. A path
-    /// outside the root is not governed by the policy: named on stderr and left out. `..` is a usage error.
+    /// The PATH arguments as root-relative paths. Each is read relative to the working directory (or as absolute),
+    /// the convention of pre-commit and linters; a relative one that does not lie inside the root that way but
+    /// exists under the root (looked up from the root's descriptor, no symlink followed) is read as root-relative.
+    /// Any other path is not governed by the policy: named on stderr and left out. When none is left, a usage
+    /// error (64): a CI gate must never pass having audited nothing. `..` is a usage error.
     static func named(_ arguments: [String], root: String) throws(UsageError) -> [RelativePath] {
         let rootParts = absolute(root)
+        let rootHandle = try? DirectoryHandle.open(root: root)
         var paths: [RelativePath] = []
         for argument in arguments {
             let parts = absolute(argument)
             guard !parts.contains("..") else {
                 throw UsageError(message: "'\(argument)': a path with '..' is ambiguous through symlinks; name it from the root", command: "policyctl audit")
             }
-            guard parts.count >= rootParts.count, Array(parts.prefix(rootParts.count)) == rootParts,
-                  let relative = RelativePath(parts.dropFirst(rootParts.count).joined(separator: "/")) else {
+            if parts.count >= rootParts.count, Array(parts.prefix(rootParts.count)) == rootParts,
+               let relative = RelativePath(parts.dropFirst(rootParts.count).joined(separator: "/")) {
+                paths.append(relative)
+            } else if !argument.hasPrefix("/"), let rootHandle, let relative = RelativePath(argument), !relative.isRoot,
+                      exists(relative, under: rootHandle) {
+                paths.append(relative)
+            } else {
                 Terminal.err("audit: \(argument) is outside the root \(root); not audited")
-                continue
             }
-            paths.append(relative)
+        }
+        guard !paths.isEmpty else {
+            throw UsageError(message: "none of the paths lies inside the root '\(root)', so nothing would be audited; name them from the current directory (\(root)/PATH) or from the root when they exist there",
+                             command: "policyctl audit")
         }
         return paths
+    }
+
+    /// Whether `path` names an entry under the root: each directory on the way opened without following a
+    /// symlink or crossing a mount, the last component lstat'ed (fstatat, AT_SYMLINK_NOFOLLOW).
+    static func exists(_ path: RelativePath, under root: DirectoryHandle) -> Bool {
+        guard let name = path.lastComponent,
+              let parent = try? root.openDirectory(at: path.parent),
+              let status = try? parent.statusIfPresent(of: name) else { return false }
+        return status != nil
     }
 
     /// The paths under `root` that differ from `ref` in the working tree (deleted ones left out) plus the

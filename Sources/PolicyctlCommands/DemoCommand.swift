@@ -6,15 +6,20 @@ struct DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
         abstract: "Try policyctl on a generated app container, step by step.",
-        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given.",
+        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given. With --step the demo stops after the plan and prints the exact apply, journal and undo commands to try by hand; the folder is kept.",
         options: [
             .option("keep", value: "dir", help: "Build the demo in this new folder and keep it.", completion: .directory),
+            .flag("step", help: "Build the container and show the plan, then print the commands to run apply, journal and undo yourself, and stop (the folder is kept)."),
         ]
     )
 
     var keep: String?
+    var stepByHand: Bool
 
-    init(_ arguments: ParsedArguments) { keep = arguments.value("keep") }
+    init(_ arguments: ParsedArguments) {
+        keep = arguments.value("keep")
+        stepByHand = arguments.flag("step")
+    }
 
     func run() throws -> ExitCode {
         let base: String
@@ -30,7 +35,8 @@ struct DemoCommand: Command {
             }
             base = String(cString: made)
         }
-        defer { if keep == nil { _ = Subprocess.runRemove(base) } }
+        // --step leaves the folder for the commands it prints.
+        defer { if keep == nil && !stepByHand { _ = Subprocess.runRemove(base) } }
         let root = base + "/container"
         let policyPath = base + "/ios-app-sandbox.yaml"
         guard mkdir(root, 0o755) == 0 else { throw CommandFailure(code: .ioError, message: "cannot create \(root)") }
@@ -48,6 +54,10 @@ struct DemoCommand: Command {
         let common = ["--policy", policyPath, "--root", root]
         step("2/5", "plan: what the policy would change. Nothing on disk is touched.")
         guard run(["plan"] + common) == 0 else { return .ioError }
+        if stepByHand {
+            printNextSteps(common: common, root: root, base: base)
+            return .success
+        }
         step("3/5", "apply: the same changes as one journaled transaction (--yes: no prompt).")
         guard run(["apply"] + common + ["--yes"]) == 0 else { return .rolledBack }
         step("4/5", "journal: what was applied, when, by which policy.")
@@ -62,6 +72,27 @@ struct DemoCommand: Command {
         }
         // Audit findings are the demo's expected outcome, not a failure of the demo.
         return audit == 0 || audit == 1 ? .success : .ioError
+    }
+
+    /// What `--step` prints instead of running apply: each command exactly as it would run, ready to paste,
+    /// under a line saying what it shows. Only undo's transaction id is left to fill in: apply makes it.
+    private func printNextSteps(common: [String], root: String, base: String) {
+        let command = { (args: [String]) in "  policyctl " + args.map(shellQuoted).joined(separator: " ") }
+        Terminal.out("")
+        Terminal.out(Terminal.styled("Stopped before apply.", .bold) + " The container and the policy stay in \(base). Run these yourself, in order:")
+        let steps: [(String, [String])] = [
+            ("carry out the plan as one journaled transaction (it asks first)", ["apply"] + common),
+            ("the transaction apply made, with its id", ["journal", "--root", root]),
+            ("reverse it, with the id journal printed: renames, trash and markers go back; deletes are listed", ["undo", "--root", root, "ID"]),
+            ("what is still wrong", ["audit"] + common),
+        ]
+        for (what, args) in steps {
+            Terminal.out("")
+            Terminal.out(Terminal.styled("  # " + what, .dim))
+            Terminal.out(command(args))
+        }
+        Terminal.out("")
+        Terminal.out("Remove the folder when done: rm -r " + shellQuoted(base))
     }
 
     private func step(_ number: String, _ text: String) {

@@ -5,7 +5,7 @@ struct InitCommand: Command {
     static let spec = CommandSpec(
         name: "init",
         abstract: "Write a starter policy from a bundled template.",
-        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema.",
+        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema: the installed PREFIX/share/policyctl/policy.schema.json (or the source tree's Docs/policy.schema.json for a build from it), as an absolute path; `policyctl schema` prints the schema itself.",
         options: [
             .option("template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
                     values: Templates.all.map(\.name)),
@@ -34,7 +34,8 @@ struct InitCommand: Command {
             return .success
         }
         guard let t = Templates.named(template) else { return .usage }
-        let text = t.fileContents
+        // The templates' modeline is right in Policies/ only; point it at the schema on this machine.
+        let text = SchemaLocation.retargeted(t.fileContents, schema: SchemaLocation.onDisk())
         if output == "-" {
             Terminal.out(text, terminator: "")
             return .success

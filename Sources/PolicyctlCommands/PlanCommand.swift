@@ -16,6 +16,7 @@ struct PlanCommand: Command {
             .option("out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
                     completion: .file),
             .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
+            ScopeWarnings.strictOption,
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
@@ -25,6 +26,7 @@ struct PlanCommand: Command {
     var json: Bool
     var out: String?
     var detailedExitCode: Bool
+    var strict: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let command = "policyctl plan"
@@ -36,10 +38,12 @@ struct PlanCommand: Command {
         json = arguments.value("format") == "json"
         out = arguments.value("out")
         detailedExitCode = arguments.flag("detailed-exitcode")
+        strict = arguments.flag("strict")
     }
 
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
+        try ScopeWarnings.check(loaded, root: root, strict: strict)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out {
             try PlanCommand.write(plan, to: out)

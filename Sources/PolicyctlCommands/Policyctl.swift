@@ -18,6 +18,7 @@ public enum Policyctl {
         ValidateCommand.self,
         PlanCommand.self,
         ExplainCommand.self,
+        SchemaCommand.self,
         CompletionsCommand.self,
         ManPageCommand.self,
         VersionCommand.self,

@@ -190,7 +190,8 @@ struct AuditTreeTests {
         let parser = XMLParser(data: junit.stdoutData)
         #expect(parser.parse(), "JUnit output is not well-formed: \(String(describing: parser.parserError))")
 
-        let github = try PolicyctlBinary.run(["audit", "--policy", policy, "--root", tree.root, "--format", "github"])
+        // Run from the root, so file= (the path from the working directory) is the root-relative path.
+        let github = try PolicyctlBinary.run(["audit", "--policy", policy, "--root", tree.root, "--format", "github"], cwd: tree.root)
         let lines = github.stdout.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines.allSatisfy { $0.hasPrefix("::warning file=tmp/") || $0.hasPrefix("::notice title=") })

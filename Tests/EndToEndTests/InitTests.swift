@@ -6,12 +6,14 @@ import Testing
     static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
     static let templates = ["ci-layout-audit", "download-manager", "ios-app-sandbox", "ios-photo-app", "linux-user-cache"]
 
-    @Test("every embedded template is byte-for-byte the file in Policies/ (run scripts/embed-policies.py)", arguments: templates)
+    @Test("every embedded template is the file in Policies/ byte for byte but its modeline (run scripts/embed-policies.py)", arguments: templates)
     func embeddedMatchesSource(name: String) throws {
         let r = try PolicyctlBinary.run(["init", "--template", name, "--output", "-"])
         #expect(r.status == 0)
         let source = try String(contentsOfFile: "\(Self.packageRoot)/Policies/\(name).yaml", encoding: .utf8)
-        #expect(r.stdout == source)
+        // All but the modeline, which init points at the schema on this machine (NewcomerPolicyTests).
+        #expect(r.stdout.drop { $0 != "\n" } == source.drop { $0 != "\n" })
+        #expect(r.stdout.hasPrefix("# yaml-language-server: $schema=/"))
     }
 
     @Test("--list names every template with its description") func list() throws {

@@ -91,8 +91,10 @@ struct MachineFormatTests {
         let lines = github.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(github.stdout.hasSuffix("\n"))
         #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("::") }, "\(github.stdout)")
-        #expect(lines.contains { $0.hasPrefix("::notice file=logs/pipe,title=skipped::logs/pipe: skipped: ") }, "\(github.stdout)")
-        #expect(lines.contains { $0.hasPrefix("::warning file=logs/older.log,title=logs-expiry::logs/older.log: would delete: ") })
+        // file= is the path from the working directory; this root is outside it, so absolute (GitHubReport).
+        let root = tree.root  // no ':' or ',' to escape in a scratch path
+        #expect(lines.contains { $0.hasPrefix("::notice file=\(root)/logs/pipe,title=skipped::logs/pipe: skipped: ") }, "\(github.stdout)")
+        #expect(lines.contains { $0.hasPrefix("::warning file=\(root)/logs/older.log,title=logs-expiry::logs/older.log: would delete: ") })
         #expect(github.stderr.contains("known (in the baseline): tmp: the scope tmp is a symlink: never followed; the rule judged nothing there [tmp-expiry]"))
         #expect(lines.contains { $0.hasPrefix("::notice title=note::rule 'missing-cache': cache does not exist") }, "\(github.stdout)")
         #expect(github.stderr.contains("known (in the baseline): logs/old.log: would delete: "), "\(github.stderr)")

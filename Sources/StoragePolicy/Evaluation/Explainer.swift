@@ -118,6 +118,13 @@ package struct Explainer: Sendable {
             out.findings.append("selected by match '\(matched.glob.pattern)'")
         } else {
             out.findings.append("not selected: matches none of \(rule.match.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))")
+            // A glob with no '/' and no '**' is matched against the whole scope-relative path, so it only ever
+            // selects entries at the top of the scope; the usual mistake, worth the fix when it is the reason.
+            if !directory.isEmpty, let entry = RelativePath(name),
+               let shallow = rule.match.first(where: { !$0.glob.pattern.contains("/") && !$0.glob.pattern.contains("**") && $0.glob.matches(entry) }) {
+                let pattern = shallow.glob.pattern
+                out.findings.append("'\(pattern)' matches only at the top of the scope; use '**/\(pattern)' for any depth")
+            }
             return out
         }
         guard let status else {

@@ -94,8 +94,8 @@ package final class DirectoryHandle: Sendable {
         do { return try status(of: name) } catch where error.errno == .noSuchFile { return nil }
     }
 
-    /// Lists the entries (without "." and ".."), in the order the file system returns them.
-    package func entries() throws(FileSystemError) -> [DirectoryEntry] {
+    /// Lists the entries (without "." and ".."), in the order the file system returns them; at most `limit`.
+    package func entries(limit: Int = .max) throws(FileSystemError) -> [DirectoryEntry] {
         let dup = systemCall(.open) { system_dup(descriptor) }
         guard case .success(let fd) = dup else {
             if case .failure(let e) = dup { throw FileSystemError(.dup, path: path, errno: e) }
@@ -109,7 +109,7 @@ package final class DirectoryHandle: Sendable {
         defer { _ = cposix_closedir(dir) }
         var result: [DirectoryEntry] = []
         var raw = cposix_dirent()
-        while true {
+        while result.count < limit {
             if let injected = FaultInjection.check(.readdir) {
                 throw FileSystemError(.readdir, path: path, errno: injected)
             }

@@ -14,7 +14,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         self.errno = errno
     }
 
+    /// `tmp/a.dat: Permission denied (EACCES) [openat]`; the root itself reads `the root: ...`, not `.`, which
+    /// looked like the working directory (the caller, who knows the root's path, names it where it can).
     public var description: String {
-        "\(path.isEmpty ? "." : path.escaped): \(errno) [\(operation.name)]"
+        "\(path.isEmpty ? "the root" : path.escaped): \(errno) [\(operation.name)]"
     }
 }

@@ -72,20 +72,23 @@ public struct LayoutEntry: Sendable, Hashable {
 }
 
 /// `--max-delete N` or `N%` (of the entries scanned under the rules' scopes). A percentage has a floor,
-/// `atLeast`, so a cap still lets a small tree be cleaned: the policy's bare `25%` means `atLeast: 10`.
+/// `atLeast`, so a cap still lets a small tree be cleaned: the policy's bare `25%` and the DSL's `.percent(25)`
+/// both mean `atLeast: 10`. Only the command line's `--max-delete N%` (``init(parsing:)``) has none.
 public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
     case count(Int)
-    /// `percent` of the entries scanned, but never fewer than `atLeast`.
-    case percent(Double, atLeast: Int = 0)
+    /// `percent` of the entries scanned, but never fewer than `atLeast` (10 unless given: without a floor a
+    /// small container, where one file is already 25%, would be refused at every launch).
+    case percent(Double, atLeast: Int = DeleteLimit.defaultFloor)
 
-    /// The floor a policy's bare `max-delete: N%` gets (`{ percent: N%, atLeast: 10 }`).
-    package static let defaultFloor = 10
+    /// The floor a bare percentage gets (`{ percent: N%, atLeast: 10 }`), in YAML and in the DSL alike.
+    public static let defaultFloor = 10
 
-    /// Parses `N` or `N%` (a percentage without a floor, as `--max-delete` takes it); nil for anything else.
+    /// Parses `N` or `N%` (a percentage without a floor, as `--max-delete` takes it: the operator states the
+    /// exact cap for one run); nil for anything else.
     public init?(parsing text: String) {
         if text.hasSuffix("%") {
             guard let p = DeleteLimit.percentage(text) else { return nil }
-            self = .percent(p)
+            self = .percent(p, atLeast: 0)
         } else {
             guard let n = Int(text), n >= 0 else { return nil }
             self = .count(n)

@@ -441,6 +441,11 @@ struct PolicyDecoder {
     mutating func size(_ node: Node, context: String) -> ByteSize? {
         guard let s = scalar(node, context) else { return nil }
         if let b = ByteSize(parsing: s), b.bytes > 0 { return b }
+        // A well-formed zero (0, 0B, 0MiB) is a size, just not a usable one: say that, not "invalid".
+        if ByteSize(parsing: s) != nil {
+            error(node, "\(context): must be above zero, but '\(s)' is 0 bytes (e.g. 512MiB)")
+            return nil
+        }
         error(node, "\(context): invalid size '\(s)' (expected \(ByteSize.acceptedForms))")
         return nil
     }

@@ -54,12 +54,11 @@ public enum PolicyLoader {
         do {
             node = try YAML.load(bytes)
         } catch {
-            var message = error.context.map { "\(error.message) (\($0))" } ?? error.message
-            if PolicyLoader.character(in: bytes, line: error.mark.line, column: error.mark.column) == "\t" {
-                message += "; YAML indents with spaces, never tabs"
-            }
-            // A file that is no policy (/etc/shadow named by an `extends:`) is located, never quoted.
+            // A file that is no policy (/etc/shadow named by an `extends:`) is located, never quoted: not its
+            // lines, and not a hint built from them, only the parser's own words.
             let quotable = hasVersionLine(bytes)
+            let message = quotable ? YAMLHint.message(for: error, in: bytes)
+                : error.context.map { "\(error.message) (\($0))" } ?? error.message
             throw PolicyLoadError(diagnostics: [Diagnostic(
                 severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
                 message: "invalid YAML: \(message)" + (quotable ? "" : Self.notQuoted))], source: quotable ? bytes : nil)
@@ -195,16 +194,16 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         (location.map { "\($0): " } ?? "") + "\(severity.rawValue): \(message)"
     }
 
-    /// Compiler style: the message, then the source line and a caret under the column.
+    /// Compiler style: the message, then the source line and a caret under the column. Control characters in
+    /// either are escaped (PrintableText): the policy's bytes never reach the terminal raw.
     public func rendered(source: [UInt8]?) -> String {
-        guard let location, let source, location.line >= 1 else { return description }
+        let safe = PrintableText.escapingControls(description)
+        guard let location, let source, location.line >= 1 else { return safe }
         let lines = source.split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard location.line <= lines.count else { return description }
+        guard location.line <= lines.count else { return safe }
         var text = String(decoding: lines[location.line - 1], as: UTF8.self)
         if text.hasSuffix("\r") { text.removeLast() }
-        // Keep tabs in the caret line so it lines up under the same characters.
-        let prefix = text.unicodeScalars.prefix(max(0, location.column - 1))
-        let pad = String(String.UnicodeScalarView(prefix.map { $0 == "\t" ? "\t" : " " }))
-        return "\(description)\n  \(text)\n  \(pad)^"
+        let (line, pad) = PrintableText.sourceLine(text, caretColumn: location.column)
+        return "\(safe)\n  \(line)\n  \(pad)^"
     }
 }

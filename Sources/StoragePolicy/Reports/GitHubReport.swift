@@ -6,7 +6,33 @@ package struct GitHubReport: Sendable {
     /// GitHub turns only the first 10 notices of a step into annotations; the summary must be one of them.
     package static let noticeLimit = 10
 
-    package init() {}
+    /// The directory the workflow runs in (the checkout): an annotation's `file=` is a path from there, as
+    /// GitHub resolves it, so with `--root fixtures/container` it reads `fixtures/container/Documents/a.txt`.
+    /// A root outside it names the entry by its absolute path; nil names it from the root (a library caller's
+    /// report, where no checkout is known).
+    package var workingDirectory: String?
+
+    package init(workingDirectory: String? = nil) { self.workingDirectory = workingDirectory }
+
+    /// The annotation `file=` for a root-relative path: the root's path from the working directory (nothing
+    /// when they are the same) joined with the entry's, escaped for people like every path in the report.
+    package func file(for path: RelativePath, root: String) -> String {
+        let base = Self.prefix(root: root, workingDirectory: workingDirectory)
+        if path.isRoot { return base.isEmpty ? "." : String(base.dropLast()) }
+        return base + path.escaped
+    }
+
+    /// `fixtures/container/` for a root under the working directory, `""` for the working directory itself (or
+    /// none known), else the root's absolute path with a trailing slash.
+    static func prefix(root: String, workingDirectory: String?) -> String {
+        guard let workingDirectory else { return "" }
+        let rootText = PrintableText.escapingControls(root.hasSuffix("/") ? String(root.dropLast()) : root)
+        let cwd = workingDirectory.hasSuffix("/") ? String(workingDirectory.dropLast()) : workingDirectory
+        if root == cwd || root == cwd + "/" { return "" }
+        // With cwd "/" (cwd == ""), every root is below it.
+        if root.hasPrefix(cwd + "/") { return PrintableText.escapingControls(String(root.dropFirst(cwd.count + 1))) + "/" }
+        return rootText + "/"
+    }
 
     /// The workflow commands, and nothing else: every line starts with `::`, so the Actions runner never
     /// meets a plain line in a command stream. New findings become `::error`, `::warning` or `::notice`
@@ -33,7 +59,9 @@ package struct GitHubReport: Sendable {
             out += "title=\(GitHubReport.escapeProperty(title))::" + GitHubReport.escapeData(text) + "\n"
         }
         for f in report.findings {
+            // The message names the entry from the root, as every other report does; `file=` is for GitHub.
             let path = f.path.isRoot ? "." : f.path.escaped
+            let location = file(for: f.path, root: report.root)
             let text = "\(path): \(PrintableText.escapingControls(f.message))"
             if f.isKnown {
                 log.append("known (in the baseline): \(text) [\(f.rule)]")
@@ -44,16 +72,16 @@ package struct GitHubReport: Sendable {
             case .error: command = "error"
             case .warning: command = "warning"
             case .note:
-                notice(title: f.rule, file: path, text, overflow: "note: \(text) [\(f.rule)]")
+                notice(title: f.rule, file: location, text, overflow: "note: \(text) [\(f.rule)]")
                 continue
             }
-            out += "::\(command) file=\(GitHubReport.escapeProperty(path)),title=\(GitHubReport.escapeProperty(f.rule))::"
+            out += "::\(command) file=\(GitHubReport.escapeProperty(location)),title=\(GitHubReport.escapeProperty(f.rule))::"
             out += GitHubReport.escapeData(text) + "\n"
         }
         for s in report.skipped {
             let path = s.path.isRoot ? "." : s.path.escaped
             let text = "\(path): skipped: \(PrintableText.escapingControls(s.reason))"
-            notice(title: "skipped", file: path, text, overflow: text)
+            notice(title: "skipped", file: file(for: s.path, root: report.root), text, overflow: text)
         }
         for n in report.notes {
             let text = PrintableText.escapingControls(n)

@@ -14,6 +14,19 @@ enum PrintableText {
         return out
     }
 
+    /// A policy's source line as a diagnostic quotes it, with every control escaped (a policy's `\e]0;...\a`
+    /// must not retitle the terminal that shows the error), tabs kept, and the padding that puts a caret under
+    /// scalar `column` (from 1) of the original line, counting each escape's width.
+    static func sourceLine(_ text: String, caretColumn column: Int) -> (line: String, pad: String) {
+        var line = "", pad = ""
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            let shown = scalar == "\t" ? "\t" : isControl(scalar) ? visible(scalar) : String(scalar)
+            line += shown
+            if index < column - 1 { pad += scalar == "\t" ? "\t" : String(repeating: " ", count: shown.count) }
+        }
+        return (line, pad)
+    }
+
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F, 0xFFFE, 0xFFFF: true

@@ -4,14 +4,14 @@
 package enum ReportFormat: String, Sendable, CaseIterable {
     case text, json, sarif, junit, github
 
-    /// Renders `report`; `workingDirectory` lets SARIF name the policy file relative to the checkout.
+    /// Renders `report`; `workingDirectory` lets SARIF name the policy file, and GitHub annotations every file, relative to the checkout.
     package func render(_ report: AuditReport, workingDirectory: String? = nil) throws -> String {
         switch self {
         case .text: TextReport().render(report)
         case .json: try JSONReport().render(report)
         case .sarif: try SARIFReport(workingDirectory: workingDirectory).render(report)
         case .junit: JUnitReport().render(report)
-        case .github: GitHubReport().render(report)
+        case .github: GitHubReport(workingDirectory: workingDirectory).render(report)
         }
     }
 }

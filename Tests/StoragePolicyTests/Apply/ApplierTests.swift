@@ -219,7 +219,7 @@ struct ApplierTests {
             guard case .refused(let message) = error else { Issue.record("\(error)"); return }
             #expect(message == "apply refused: would delete 4 entries, more than --max-delete 3; nothing was changed")
         }
-        options.maxDelete = .percent(30)
+        options.maxDelete = .percent(30, atLeast: 0)
         options.maxDeleteLabel = "the policy's max-delete 30%"
         do {
             _ = try f.apply(plan, options)

@@ -48,6 +48,8 @@ import Testing
         #expect(FileSystemError.Operation(name: "renameat") == .other("renameat"))
         #expect(FileSystemError(.renameat2, path: RelativePath("a")!, errno: .permissionDenied).description
                 == "a: Permission denied (EACCES) [renameat2]")
+        // The root itself is named, not shown as '.' (issue 29: a missing root read as the working directory).
+        #expect(FileSystemError(.open, path: .root, errno: .noSuchFile).description == "the root: No such file or directory (ENOENT) [open]")
         #expect(FileSystemError(.refused("owned by uid 5; fix it"), path: .root, errno: .notPermitted).operation.name
                 == "refused: owned by uid 5; fix it")
     }

@@ -1,4 +1,5 @@
 import Testing
+import TreeFixture
 @testable import StoragePolicy
 
 @Suite("Policy DSL") struct PolicyBuilderTests {
@@ -10,6 +11,36 @@ import Testing
         copy.rules = copy.rules.map { var r = $0; r.location = nil; return r }
         copy.layout = copy.layout.map { var l = $0; l.location = nil; return l }
         return copy
+    }
+
+    @Test("the DSL's .percent(25) has the YAML 25%'s floor of 10: one file among two entries is not refused")
+    func percentFloor() throws {
+        let built = try Policy("p", maxDelete: .percent(25)) { Rule.expire("tmp", in: "tmp", after: .hours(1)) }
+        let loaded = try PolicyLoader.load(yaml: "version: 1\nname: p\nmax-delete: 25%\nrules:\n  - {name: tmp, path: tmp, expire: {after: 1h}}\n").policy
+        #expect(built.maxDelete == loaded.maxDelete)
+        #expect(built.maxDelete == .percent(25, atLeast: 10))
+        #expect(built.maxDelete?.allowed(outOf: 2) == 10)
+        // An explicit floor of 0 is still there for who wants exactly the percentage.
+        #expect(DeleteLimit.percent(25, atLeast: 0).allowed(outOf: 2) == 0)
+    }
+
+    @Test("an app's launch cleanup with maxDelete: .percent(25) applies on a small container instead of being refused")
+    func percentFloorApplies() throws {
+        let tree = try Tree { Dir("tmp") { File("old", age: .days(2)) } }
+        defer { tree.remove() }
+        let policy = try Policy("app", maxDelete: .percent(25)) { Rule.expire("tmp", in: "tmp", after: .hours(1)) }
+        // 1 delete out of 2 entries scanned is 50%: the bare percentage refuses it (nothing changes)...
+        let bare = try Policy("app", maxDelete: .percent(25, atLeast: 0)) { Rule.expire("tmp", in: "tmp", after: .hours(1)) }
+        do {
+            _ = try StorageEngine(policy: bare, root: tree.root, planOptions: tree.options()).apply()
+            Issue.record("expected the max-delete refusal")
+        } catch {
+            guard case .apply(.refused(let message)) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("max-delete"), "\(message)")
+        }
+        // ...while .percent(25), like YAML's 25%, is within its floor of 10.
+        let result = try StorageEngine(policy: policy, root: tree.root, planOptions: tree.options()).apply()
+        #expect(result.counts[.delete] == 1, "\(result.counts)")
     }
 
     @Test("a policy built in Swift equals the same policy loaded from YAML") func sameAsYAML() throws {

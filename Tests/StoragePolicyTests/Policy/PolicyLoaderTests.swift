@@ -165,7 +165,7 @@ import Testing
         #expect(DeleteLimit.percent(25, atLeast: 10).allowed(outOf: 1000) == 250)
         // `--max-delete 10%` on the command line keeps no floor: the operator said exactly what they meant.
         #expect(DeleteLimit(parsing: "10%") == .percent(10, atLeast: 0))
-        #expect(DeleteLimit.percent(10).allowed(outOf: 2) == 0)
+        #expect(DeleteLimit.percent(10, atLeast: 0).allowed(outOf: 2) == 0)
         #expect(DeleteLimit.percent(25, atLeast: 10).description == "25% (at least 10)")
     }
 

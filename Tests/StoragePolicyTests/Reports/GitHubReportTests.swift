@@ -93,4 +93,16 @@ import Testing
         #expect(lines.count == 10)
         #expect(GitHubReport().logLines(report) == ["note: tmp is a symlink (to ../elsewhere): not followed; rule 'x' was not evaluated"])
     }
+
+    @Test("file= is the path from the working directory: below it, the same, outside it, '/' and no working directory")
+    func fileFromWorkingDirectory() {
+        let path = RelativePath("Documents/a.txt")!
+        #expect(GitHubReport(workingDirectory: "/repo").file(for: path, root: "/repo/fixtures/container") == "fixtures/container/Documents/a.txt")
+        #expect(GitHubReport(workingDirectory: "/repo/").file(for: path, root: "/repo") == "Documents/a.txt")
+        #expect(GitHubReport(workingDirectory: "/repo").file(for: .root, root: "/repo/fixtures") == "fixtures")
+        #expect(GitHubReport(workingDirectory: "/repo").file(for: .root, root: "/repo") == ".")
+        #expect(GitHubReport(workingDirectory: "/repo").file(for: path, root: "/repository") == "/repository/Documents/a.txt")
+        #expect(GitHubReport(workingDirectory: "/").file(for: path, root: "/srv/c") == "srv/c/Documents/a.txt")
+        #expect(GitHubReport().file(for: path, root: "/srv/c") == "Documents/a.txt")
+    }
 }

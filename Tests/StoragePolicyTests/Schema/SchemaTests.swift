@@ -309,7 +309,7 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         InvalidPolicy(name: "trash without retain", yaml: F.rule("trash: { layout: app }"), pointer: "/rules/0/trash", loaderMessage: "missing 'retain'"),
         // Sizes and targets
         InvalidPolicy(name: "size in words", yaml: F.rule("quota: { max: 12 parsecs }"), pointer: "/rules/0/quota/max", loaderMessage: "invalid size '12 parsecs' (expected a number with a unit"),
-        InvalidPolicy(name: "size zero", yaml: F.rule("quota: { max: 0MiB }"), pointer: "/rules/0/quota/max", loaderMessage: "invalid size '0MiB'"),
+        InvalidPolicy(name: "size zero", yaml: F.rule("quota: { max: 0MiB }"), pointer: "/rules/0/quota/max", loaderMessage: "must be above zero, but '0MiB' is 0 bytes"),
         InvalidPolicy(name: "size a fraction of a byte", yaml: F.rule("quota: { max: 1.5 }"), pointer: "/rules/0/quota/max", loaderMessage: "invalid size '1.5'"),
         InvalidPolicy(name: "size with lowercase unit", yaml: F.rule("quota: { max: 5mb }"), pointer: "/rules/0/quota/max", loaderMessage: "invalid size '5mb'"),
         InvalidPolicy(name: "size negative", yaml: F.rule("quota: { max: -1GiB }"), pointer: "/rules/0/quota/max", loaderMessage: "invalid size '-1GiB'"),
