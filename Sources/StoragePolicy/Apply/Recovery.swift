@@ -203,8 +203,12 @@ package enum Recovery {
     static func unitsRolledBack(_ intents: [Intent], skipped: Set<Int>) -> [Intent] {
         var mixed: Set<Int> = []
         for intent in intents {
-            if case .unlink = intent.change { continue }
-            mixed.insert(intent.action)
+            switch intent.change {
+            // A folder's times set back after removals are journaled under the step of its last removal, and
+            // are not a member of that step's unit: they go back on their own.
+            case .unlink, .times: continue
+            default: mixed.insert(intent.action)
+            }
         }
         return intents.filter { intent in
             if skipped.contains(intent.action) { return false }
