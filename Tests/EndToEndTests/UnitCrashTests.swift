@@ -194,6 +194,23 @@ struct UnitCrashTests {
         #expect(n > 12, "the scenario makes more than 12 changes")
     }
 
+    @Test("after a crash and recover, journal says in words and in JSON which file deletes stayed done")
+    func journalNamesWhatWasFinished() throws {
+        let ref = try Reference.make()
+        let s = try UnitScenario()
+        // Everything journaled and made, the commit not written: the units go back, the file deletes stay.
+        let run = try s.apply(["POLICYCTL_CRASH_AFTER_RECORDS": "\(ref.commitRecord - 1)"])
+        #expect(run.signal == SIGKILL, "\(run)")
+        #expect(try policyctl(["recover", "--root", s.root]).status == 0)
+        let text = try policyctl(["journal", "--root", s.root])
+        #expect(text.stdout.contains("partially rolled back"), "\(text)")
+        #expect(text.stdout.contains("rolled back after an interruption; 3 file deletes were finished (110 B freed)"), "\(text)")
+        let json = try policyctl(["journal", "--root", s.root, "--format", "json"])
+        #expect(json.stdout.contains(#""outcome" : "partially rolled back""#), "\(json)")
+        #expect(json.stdout.contains(#""bytesFreed" : 110"#), "\(json)")
+        #expect(json.stdout.contains(#""delete" : 3"#), "\(json)")
+    }
+
     @Test("a crash during recovery of a crashed apply, then recovery again: units whole, and a re-apply converges")
     func crashDuringRecovery() throws {
         let ref = try Reference.make()
