@@ -80,6 +80,7 @@ struct JournalCommand: Command {
         switch t.outcome {
         case .committed: outcome = Terminal.styled("committed", .green)
         case .rolledBack: outcome = Terminal.styled("rolled back", .yellow)
+        case .partiallyRolledBack: outcome = Terminal.styled("partially rolled back", .yellow)
         case .open: outcome = Terminal.styled("open (running, or interrupted: run 'policyctl recover')", .red)
         }
         var lines = ["\(Terminal.styled(t.id, .bold))  \(t.time)  \(t.kind)  policy \(t.policy.isEmpty ? "-" : t.policy)  \(outcome)"]
@@ -92,6 +93,12 @@ struct JournalCommand: Command {
             lines.append("  \(done) of \(t.actions) planned; \(ByteSize.human(t.bytesFreed)) freed" + (t.recovered ? " (purge finished by recovery)" : ""))
         } else if t.outcome == .rolledBack {
             lines.append("  rolled back" + (t.reason.map { ": \($0)" } ?? "") + (t.recovered ? " (by recovery)" : ""))
+        } else if t.outcome == .partiallyRolledBack {
+            // File deletes roll forward: what stayed done is said, not hidden behind "rolled back".
+            let deletes = t.counts[.delete]
+            let finished = "\(PlanRenderer.grouped(deletes)) file delete\(deletes == 1 ? " was" : "s were") finished (\(ByteSize.human(t.bytesFreed)) freed)"
+            lines.append("  rolled back " + (t.recovered ? "after an interruption" : "when the run stopped") + "; \(finished)"
+                         + (t.reason.map { ": \($0)" } ?? ""))
         }
         for s in t.skipped {
             lines.append("  skipped \(s.action) \(s.path): \(s.reason)")

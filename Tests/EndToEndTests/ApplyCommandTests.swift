@@ -125,8 +125,15 @@ struct ApplyCommandTests {
         #expect(left > 0 && left < 100, "\(left) files left")
         let journal = try policyctl(["journal", "--root", t.root, "--format", "json"])
         let summaries = try JSONDecoder().decode([TransactionSummary].self, from: Data(journal.stdout.utf8))
-        #expect(summaries.last?.outcome == .rolledBack)
+        // The deletes the run made stayed made: the journal says so rather than "rolled back" with nothing done.
+        let made = 100 - (try manifest(of: t.root).filter { $0.hasPrefix("tmp/f") }.count)
+        #expect(summaries.last?.outcome == .partiallyRolledBack)
+        #expect(summaries.last?.counts[.delete] == made)
+        #expect(summaries.last?.bytesFreed == Int64(made) * 10)
         #expect(summaries.last?.reason == "ran past --max-runtime 1s")
+        let text = try policyctl(["journal", "--root", t.root])
+        #expect(text.stdout.contains("partially rolled back"), "\(text)")
+        #expect(text.stdout.contains("rolled back when the run stopped; \(made) file delete\(made == 1 ? " was" : "s were") finished (\(ByteSize.human(Int64(made) * 10)) freed)"), "\(text)")
     }
 
     @Test("a stale plan is refused: policy changed, or another root")

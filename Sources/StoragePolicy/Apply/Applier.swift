@@ -32,7 +32,8 @@ package struct Applier: Sendable {
             throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
         }
         let actions = plan.actions
-        let steps = Applier.order(of: actions).map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
+        var steps = Applier.order(of: actions).map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
+        Applier.coupleRecords(&steps)
         let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)

@@ -10,6 +10,11 @@ struct Step {
     var verb: StepVerb
     /// For `restore`: what else goes when the item is put back.
     var restore: RestoreCleanup?
+    /// A trash item's delete: the step of its record (`.trashinfo`, index entry), whose change this step makes
+    /// with its own, both staged, as one unit (Units.swift).
+    var record: Int? = nil
+    /// A record deleted with its item: the item's step, which carries it out (this step journals nothing).
+    var carriedBy: Int? = nil
 }
 
 /// The bookkeeping a trashed item carries, removed when it is restored.
@@ -161,6 +166,8 @@ final class ApplyRun {
         inUseCheck = inUseCheck?.rereadingFlocks()
         var prepared: [(Int, [Intent])] = []
         for i in group {
+            // A trash item's record is journaled and made by the item's step (Units.swift).
+            if steps[i].carriedBy != nil { continue }
             switch try prepareOrSkip(i) {
             case .skip(let reason):
                 skip(i, reason)
@@ -204,6 +211,15 @@ final class ApplyRun {
         report.items[i].destination = nil
         transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
         if case .mkdir = steps[i].action.kind { notCreated[steps[i].action.path] = reason }
+        skipRecord(of: i)
+    }
+
+    /// A trash item kept keeps its record: the record's own step is skipped too, naming the item.
+    private func skipRecord(of i: Int) {
+        guard let r = steps[i].record else { return }
+        let reason = "the record of \(steps[i].action.path.escaped), which is kept; kept with it"
+        report.items[r].outcome = .skipped(reason)
+        transaction.skip(action: r, path: steps[r].action.path, verb: steps[r].verb, reason: reason)
     }
 
     /// Skips a step because a call on its entry failed: recorded with the errno, and what depends on it is
@@ -217,6 +233,7 @@ final class ApplyRun {
         report.items[i].error = error
         transaction.skip(action: i, path: path, verb: steps[i].verb, reason: reason, error: error)
         if case .mkdir = steps[i].action.kind { notCreated[path] = reason }
+        skipRecord(of: i)
         if Self.removes(steps[i].action) {
             // Its folder still holds it: a delete of the folder planned after it would take it along.
             var p = path
@@ -296,6 +313,16 @@ final class ApplyRun {
         }
         switch action.kind {
         case .delete:
+            if let r = step.record {
+                // A trash item and its record are one unit: both staged, so a rollback or recovery puts both back
+                // and a crash never leaves the item without the record that dates it (Units.swift).
+                for (from, to) in moved.reversed() {
+                    if let inner = steps[r].action.path.relative(to: from), !inner.isRoot { steps[r].action.path = to.appending(inner) }
+                }
+                return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity),
+                                 (.stage(path: steps[r].action.path, name: transaction.stagingName()), steps[r].action.identity)],
+                                destination: nil)
+            }
             // A file, symlink, fifo... is deleted roll-forward: its intent is durable, its identity checked just
             // before `unlinkat`, and recovery finishes it. Directories (whose contents may change meanwhile) and
             // every delete under --all-or-nothing (which promises undo) are staged.
@@ -415,16 +442,22 @@ final class ApplyRun {
         options.willChange?(step.action.path)
         for (n, intent) in intents.enumerated() {
             if let failure = performReporting(intent) {
+                // A trash item's record that vanished meanwhile: the item goes alone (the unit's after).
+                if n == 1, step.record != nil, DirectoryCache.meansAbsent(failure.errno) { continue }
                 try settle(failure, of: i, after: intents[..<n], intent)
                 return
             }
             touch(intent.change)
             if case .mkdir(let made) = intent.change, trashStructure.contains(made) { try makePrivate(made) }
-            if n == 0, case .stage(let path, let name) = intent.change {
-                if let refusal = try recheckStagedOrRefuse(step.action, name) {
+            // The entry a delete staged (the item, then its record) is checked again where no one can swap it.
+            if n == 0 || step.record != nil, case .stage(let path, let name) = intent.change {
+                if let refusal = try recheckStagedOrRefuse(n == 0 ? step.action : steps[step.record!].action, name) {
                     // Replaced or written to between the check and the move (or it could not be checked):
-                    // what was staged is not known to be what was planned.
+                    // what was staged is not known to be what was planned. A unit goes back whole.
                     try transaction.unstage(path: path, name: name)
+                    if n == 1, case .stage(let itemPath, let itemName) = intents[0].change {
+                        try transaction.unstage(path: itemPath, name: itemName)
+                    }
                     try refuse(i, refusal)
                     return
                 }
@@ -439,6 +472,7 @@ final class ApplyRun {
         report.items[i].outcome = .done
         report.counts[steps[i].verb] += 1
         if steps[i].action.isDelete { report.bytesFreed += steps[i].action.bytes }
+        if let r = steps[i].record { done(r) }
     }
 
     /// A step whose only change is a roll-forward unlink: the workers can make it.
@@ -580,6 +614,7 @@ final class ApplyRun {
             return status.type == .directory ? nil : "no longer a directory"
         case .delete:
             if !identityLater, let reason = try verifyDelete(action) { return reason }
+            if let r = step.record, let reason = try verifyRecord(steps[r].action) { return reason }
             return try inUseReason(action)
         case .rename, .trash:
             guard let parent = try directories.directoryIfPresent(containing: path) else {
@@ -619,6 +654,15 @@ final class ApplyRun {
         if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(transaction.staging, name) }
         if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
         return nil
+    }
+
+    /// A trash item's record, checked with the item: nil when it is still what the plan saw, or already gone (the
+    /// item then goes alone, which is the unit's after); otherwise why the item is kept with it.
+    private func verifyRecord(_ record: Action) throws(FileSystemError) -> String? {
+        guard let parent = try directories.directoryIfPresent(containing: record.path),
+              let found = try parent.statusIfPresent(of: record.path.lastComponent!) else { return nil }
+        guard let reason = Self.refusal(of: found, record.identity!, type: record.type, root: lock.state.rootStatus) else { return nil }
+        return "its record \(record.path.escaped) \(reason.hasSuffix("; kept") ? String(reason.dropLast(6)) : reason); kept with it"
     }
 
     private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {

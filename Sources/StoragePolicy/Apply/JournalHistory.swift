@@ -7,6 +7,9 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public enum Outcome: String, Sendable, Hashable, Codable {
         case committed
         case rolledBack = "rolled-back"
+        /// Rolled back, except the file deletes that stayed done (made by the run or finished by recovery):
+        /// `counts` and `bytesFreed` say how many and how much.
+        case partiallyRolledBack = "partially rolled back"
         /// No end record: running now, or interrupted and not yet recovered.
         case open
     }
@@ -126,7 +129,14 @@ public enum JournalHistory {
                 let line = "\(path.escaped): \(b.reason ?? "")"
                 if !t.kept.contains(line) { t.kept.append(line) }
             case .end:
-                t.outcome = b.outcome.flatMap(TransactionSummary.Outcome.init(rawValue:)) == .committed ? .committed : .rolledBack
+                switch b.outcome.flatMap(TransactionSummary.Outcome.init(rawValue:)) {
+                case .committed: t.outcome = .committed
+                case .partiallyRolledBack:
+                    t.outcome = .partiallyRolledBack
+                    t.counts = ActionCounts(names: b.counts ?? [:])
+                    t.bytesFreed = b.bytesFreed ?? 0
+                default: t.outcome = .rolledBack
+                }
                 t.endTime = b.time
                 if b.reason != nil { t.recovered = true }
             case .intent, .undone:

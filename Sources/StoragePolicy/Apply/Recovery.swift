@@ -180,7 +180,7 @@ package enum Recovery {
             return RecoveryReport.Entry(transaction: id, resolution: .purgeFinished, undone: 0, kept: [])
         }
         var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: t.sequence,
-                                intents: t.intents.filter { !t.skipped.contains($0.action) }, undone: t.undone)
+                                intents: unitsRolledBack(t.intents, skipped: t.skipped), undone: t.undone)
         // With damaged or refused records, staged entries no intent accounts for are kept, not a failure that
         // would stop every later run: the transaction closes, and they wait in staging for a person.
         rollback.unaccountedAreKept = damaged
@@ -192,6 +192,29 @@ package enum Recovery {
                                          kept: result.kept.map { "\($0.path.escaped): \($0.reason)" })
         entry.finished = result.finished
         return entry
+    }
+
+    /// The intents a rollback of an uncommitted transaction acts on: none of a skipped action (it changed
+    /// nothing), and no `unlink` of an action that also holds another change. An action is one unit of change,
+    /// all rolled forward or all rolled back: the engine stages every member of a unit of several entries, so a
+    /// file delete never rolls forward alone while its unit's other changes go back (Docs/journal.md, "Units of
+    /// change"). A journal that pairs them anyway (damaged, or another writer's) has its unit rolled back: the
+    /// unlink is not finished.
+    static func unitsRolledBack(_ intents: [Intent], skipped: Set<Int>) -> [Intent] {
+        var mixed: Set<Int> = []
+        for intent in intents {
+            switch intent.change {
+            // A folder's times set back after removals are journaled under the step of its last removal, and
+            // are not a member of that step's unit: they go back on their own.
+            case .unlink, .times: continue
+            default: mixed.insert(intent.action)
+            }
+        }
+        return intents.filter { intent in
+            if skipped.contains(intent.action) { return false }
+            if case .unlink = intent.change, mixed.contains(intent.action) { return false }
+            return true
+        }
     }
 
     /// Removes what a committed transaction left in staging (nothing, when it was already purged).

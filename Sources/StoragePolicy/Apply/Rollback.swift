@@ -16,6 +16,10 @@ struct Rollback {
         /// Roll-forward deletes this run finished (recovery after a crash): counted apart, they went forward.
         var finished = 0
         var kept: [Kept] = []
+        /// Roll-forward deletes that stayed done (made by the run, or finished now or by an earlier recovery),
+        /// and their recorded sizes: the end record says so (`partially rolled back`, Docs/journal.md).
+        var deletesDone = 0
+        var bytesDone: Int64 = 0
         /// Undo steps that failed with an I/O error, or changes still found made after their undo: the rollback
         /// is incomplete (no end record), run recovery again.
         var failures: [String] = []
@@ -137,6 +141,9 @@ struct Rollback {
             do {
                 if case .undone = try undo(intent, act: false) {
                     result.failures.append("\(intent.change.path.escaped): \(Self.stillPending(intent))")
+                } else if case .unlink = intent.change, try deleteStayedDone(intent) {
+                    result.deletesDone += 1
+                    result.bytesDone += intent.identity?.size ?? 0
                 }
             } catch {
                 result.failures.append(error.description)
@@ -175,7 +182,16 @@ struct Rollback {
             }
         }
         var end = record(.end)
-        end.string("outcome", TransactionSummary.Outcome.rolledBack.rawValue)
+        // The journal tells what stayed done: file deletes the run made or recovery finished are not rolled back.
+        if result.deletesDone > 0 {
+            end.string("outcome", TransactionSummary.Outcome.partiallyRolledBack.rawValue)
+            var c = JSONWriter()
+            c.int(named: StepVerb.delete.rawValue, result.deletesDone)
+            end.object("counts", c)
+            end.int("bytesFreed", result.bytesDone)
+        } else {
+            end.string("outcome", TransactionSummary.Outcome.rolledBack.rawValue)
+        }
         end.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
         if !result.kept.isEmpty { end.int("kept", result.kept.count) }
         write(end, flush: true, into: &result)
@@ -213,6 +229,15 @@ struct Rollback {
             return error.description
         }
         return nil
+    }
+
+    /// True when the entry a roll-forward `unlink` recorded is no longer at its path (the run made it, or a
+    /// recovery finished it); false when it is still there, modified in place (left alone, not deleted).
+    private func deleteStayedDone(_ intent: Intent) throws(FileSystemError) -> Bool {
+        guard let identity = intent.identity, let name = intent.change.path.lastComponent,
+              let parent = try directories.directoryIfPresent(containing: intent.change.path),
+              let status = try parent.statusIfPresent(of: name) else { return true }
+        return status.device != identity.device || status.inode != identity.inode
     }
 
     /// Makes the undos so far durable (directories first, then the `undone` record naming them).

@@ -111,7 +111,7 @@ public struct PlanRenderer: Sendable {
     private func dim(_ text: String) -> String { style(text, "2") }
 
     /// 1234567 -> "1,234,567"
-    static func grouped(_ n: Int) -> String {
+    public static func grouped(_ n: Int) -> String {
         let digits = Array(String(n.magnitude))
         var out = ""
         for (i, d) in digits.enumerated() {
