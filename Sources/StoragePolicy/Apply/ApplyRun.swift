@@ -141,7 +141,7 @@ final class ApplyRun {
             throw rollback(after: error)
         }
         do {
-            try transaction.purge()
+            try transaction.purge(deadline: options.deadline)
             try transaction.end(outcome: .committed)
         } catch {
             report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
@@ -183,6 +183,8 @@ final class ApplyRun {
         let cause: String
         switch error {
         case is DeadlineExceeded: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
+        // A tree walk (a whole-tree delete's check) stopped at the deadline inside its loop.
+        case let e as FileSystemError where e.operation == .pastDeadline: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
         case let e as FileSystemError: cause = e.description
         default: cause = "\(error)"
         }
@@ -788,34 +790,8 @@ final class ApplyRun {
               let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
         if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root) }
         // Called on the stored check in place: a copy of it would retain and release every table it holds.
-        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
-    }
-
-    /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was
-    /// modified or changed after the plan: its mtime or its ctime is later. The ctime catches what keeps an old
-    /// mtime: a file overwritten by `cp -p`, `rsync -a` or `tar x`, whose new size or content moved its ctime.
-    /// It also keeps a tree holding a mount point (deleting would cross into another filesystem).
-    private func newerEntry(inDirectory top: DirectoryHandle, at path: RelativePath) throws(FileSystemError) -> String? {
-        var pending: [RelativePath] = [.root]
-        while let relative = pending.popLast() {
-            let directory: DirectoryHandle
-            do { directory = try top.openDirectory(at: relative) } catch where DirectoryCache.meansAbsent(error.errno) { continue }
-            for entry in try directory.entries() {
-                guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
-                let inner = relative.appending(entry.name)
-                if !status.isOnSameMount(as: lock.state.rootStatus) {
-                    return "holds a mount point (\(path.appending(inner).escaped)); never crossed"
-                }
-                if let planTimeNs, status.modificationTimeNs > planTimeNs {
-                    return "holds \(path.appending(inner).escaped), modified since the plan; kept"
-                }
-                if let planTimeNs, status.changeTimeNs > planTimeNs {
-                    return "holds \(path.appending(inner).escaped), changed since the plan (new ctime); kept"
-                }
-                if status.type == .directory { pending.append(inner) }
-            }
-        }
-        return nil
+        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
+                                  deadline: options.deadline)
     }
 
     /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.
