@@ -83,6 +83,9 @@ final class ApplyRun {
             ApplyRun.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: root)
         }, willChange: options.willChange, deadline: options.deadline)
     }()
+    /// The file deletes made before the journal could begin on a full disk (a first run), if any.
+    private var roomMade: RoomBeforeJournal?
+    private var freedBeforeJournal: Set<Int> = []
     private var inBackground: [(step: Int, intent: Intent)] = []
     private var backgroundFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
@@ -106,12 +109,17 @@ final class ApplyRun {
         let journal: Journal
         do {
             journal = try lock.state.openJournal()
-            transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+            transaction = try begin(journal)
         } catch {
             throw .failed(error)
         }
         report.transaction = transaction.id
         report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
+        if let room = roomMade {
+            freedBeforeJournal = Set(room.done)
+            for i in room.done { done(i) }
+            report.warnings.append(room.summary)
+        }
         defer { unlinkWorkers.stop() }
         do {
             var start = 0
@@ -151,11 +159,32 @@ final class ApplyRun {
         return report
     }
 
+    /// Begins the transaction. On a full disk with no reserve yet (a first run), the begin record gets ENOSPC:
+    /// roll-forward file deletes of the plan make room first, a batch at a time, until the reserve fits
+    /// (RoomBeforeJournal); they are reported done and the run skips them.
+    private func begin(_ journal: Journal) throws(FileSystemError) -> Transaction {
+        do {
+            return try Transaction.begin(metadata, lock: lock, journal: journal)
+        } catch where error.errno == .noSpace {
+            var room = RoomBeforeJournal(steps: steps, lock: lock, options: options)
+            while true {
+                let tried = room.freeBatch()
+                journal.reserve.replenish()
+                if tried && !journal.reserve.isFull { continue }
+                do {
+                    let transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+                    if !room.done.isEmpty { roomMade = room }
+                    return transaction
+                } catch where error.errno == .noSpace && tried {}
+            }
+        }
+    }
+
     private func runGroup(_ group: Range<Int>) throws {
         directories.clear()
         inUseCheck = inUseCheck?.rereadingFlocks()
         var prepared: [(Int, [Intent])] = []
-        for i in group {
+        for i in group where !freedBeforeJournal.contains(i) {
             switch try prepareOrSkip(i) {
             case .skip(let reason):
                 skip(i, reason)
@@ -180,7 +209,7 @@ final class ApplyRun {
     }
 
     private func rollback(after error: any Error) -> ApplyError {
-        let cause: String
+        var cause: String
         switch error {
         case is DeadlineExceeded: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
         // A tree walk (a whole-tree delete's check) stopped at the deadline inside its loop.
@@ -188,6 +217,8 @@ final class ApplyRun {
         case let e as FileSystemError: cause = e.description
         default: cause = "\(error)"
         }
+        // Deletes made before the journal could begin (a full disk) roll forward: the reason says so.
+        if let room = roomMade { cause += "; \(room.summary)" }
         let result = transaction.rollback(reason: cause)
         if result.complete {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
