@@ -70,12 +70,12 @@ struct DeepTreeApplyTests {
         }
     }
 
-    private func planned(_ depth: Int) throws -> (scratch: ScratchDirectory, root: String, plan: String) {
+    private func planned(_ depth: Int, policyText: String = DeepTreeApplyTests.policyText) throws -> (scratch: ScratchDirectory, root: String, plan: String) {
         let scratch = ScratchDirectory("deep")
         let root = scratch.sub("root")
         buildChain(root, depth: depth)
         let policy = scratch.path + "/policy.yaml"
-        try writePolicy(policy, DeepTreeApplyTests.policyText)
+        try writePolicy(policy, policyText)
         let plan = scratch.path + "/plan.json"
         let made = try policyctl(["plan", "--policy", policy, "--root", root, "--out", plan])
         #expect(made.status == 0, "\(made)")
@@ -145,5 +145,24 @@ struct DeepTreeApplyTests {
         let again = try policyctl(["apply", plan, "--yes", "--max-runtime", "60s"])
         #expect(again.status == 0, "\(again)")
         #expect(chainDepth(root) == 0)
+    }
+
+    @Test("--max-runtime 1s with no in-use look (inUse: ignore): the whole-tree check stops inside its walk, within 2 s, exit 3, the tree exactly as before",
+          .enabled(if: FaultInjection.isCompiledIn))
+    func checkStopsWithinBudget() throws {
+        let text = DeepTreeApplyTests.policyText.replacingOccurrences(of: "expire: { after: 24h }", with: "expire: { after: 24h }\n    inUse: ignore")
+        let (scratch, root, plan) = try planned(2000, policyText: text)
+        _ = scratch
+        let before = try chainManifest(root)
+        // Every open sleeps 1 ms: the check before staging opens each of the 2,000 levels, 2 s.
+        let started = ContinuousClock.now
+        let run = try policyctl(["apply", plan, "--yes", "--max-runtime", "1s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(2), "ran \(took) with a 1 s budget")
+        #expect(run.status == 3, "\(run)")
+        #expect(run.stderr.contains("ran past --max-runtime 1s"), "\(run)")
+        #expect(try chainManifest(root) == before)
+        let recover = try policyctl(["recover", "--root", root])
+        #expect(recover.stdout.contains("Nothing to recover"), "\(recover)")
     }
 }
