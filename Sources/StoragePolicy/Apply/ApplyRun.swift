@@ -93,6 +93,9 @@ final class ApplyRun {
             ApplyRun.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: root)
         }, willChange: options.willChange, deadline: options.deadline)
     }()
+    /// The file deletes made before the journal could begin on a full disk (a first run), if any.
+    private var roomMade: RoomBeforeJournal?
+    private var freedBeforeJournal: Set<Int> = []
     private var inBackground: [(step: Int, intent: Intent)] = []
     private var backgroundFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
@@ -116,12 +119,17 @@ final class ApplyRun {
         let journal: Journal
         do {
             journal = try lock.state.openJournal()
-            transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+            transaction = try begin(journal)
         } catch {
             throw .failed(error)
         }
         report.transaction = transaction.id
         report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
+        if let room = roomMade {
+            freedBeforeJournal = Set(room.done)
+            for i in room.done { done(i) }
+            report.warnings.append(room.summary)
+        }
         defer { unlinkWorkers.stop() }
         do {
             var start = 0
@@ -151,7 +159,7 @@ final class ApplyRun {
             throw rollback(after: error)
         }
         do {
-            try transaction.purge()
+            try transaction.purge(deadline: options.deadline)
             try transaction.end(outcome: .committed)
         } catch {
             report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
@@ -161,11 +169,32 @@ final class ApplyRun {
         return report
     }
 
+    /// Begins the transaction. On a full disk with no reserve yet (a first run), the begin record gets ENOSPC:
+    /// roll-forward file deletes of the plan make room first, a batch at a time, until the reserve fits
+    /// (RoomBeforeJournal); they are reported done and the run skips them.
+    private func begin(_ journal: Journal) throws(FileSystemError) -> Transaction {
+        do {
+            return try Transaction.begin(metadata, lock: lock, journal: journal)
+        } catch where error.errno == .noSpace {
+            var room = RoomBeforeJournal(steps: steps, lock: lock, options: options)
+            while true {
+                let tried = room.freeBatch()
+                journal.reserve.replenish()
+                if tried && !journal.reserve.isFull { continue }
+                do {
+                    let transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+                    if !room.done.isEmpty { roomMade = room }
+                    return transaction
+                } catch where error.errno == .noSpace && tried {}
+            }
+        }
+    }
+
     private func runGroup(_ group: Range<Int>) throws {
         directories.clear()
         inUseCheck = inUseCheck?.rereadingFlocks()
         var prepared: [(Int, [Intent])] = []
-        for i in group {
+        for i in group where !freedBeforeJournal.contains(i) {
             // A trash item's record is journaled and made by the item's step (Units.swift).
             if steps[i].carriedBy != nil { continue }
             switch try prepareOrSkip(i) {
@@ -192,12 +221,16 @@ final class ApplyRun {
     }
 
     private func rollback(after error: any Error) -> ApplyError {
-        let cause: String
+        var cause: String
         switch error {
         case is DeadlineExceeded: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
+        // A tree walk (a whole-tree delete's check) stopped at the deadline inside its loop.
+        case let e as FileSystemError where e.operation == .pastDeadline: cause = "ran past " + (options.deadlineLabel ?? "its time budget")
         case let e as FileSystemError: cause = e.description
         default: cause = "\(error)"
         }
+        // Deletes made before the journal could begin (a full disk) roll forward: the reason says so.
+        if let room = roomMade { cause += "; \(room.summary)" }
         let result = transaction.rollback(reason: cause)
         if result.complete {
             return .rolledBack(transaction: transaction.id, cause: cause, undone: result.undone,
@@ -706,34 +739,8 @@ final class ApplyRun {
               let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
         if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root) }
         // Called on the stored check in place: a copy of it would retain and release every table it holds.
-        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity)
-    }
-
-    /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was
-    /// modified or changed after the plan: its mtime or its ctime is later. The ctime catches what keeps an old
-    /// mtime: a file overwritten by `cp -p`, `rsync -a` or `tar x`, whose new size or content moved its ctime.
-    /// It also keeps a tree holding a mount point (deleting would cross into another filesystem).
-    private func newerEntry(inDirectory top: DirectoryHandle, at path: RelativePath) throws(FileSystemError) -> String? {
-        var pending: [RelativePath] = [.root]
-        while let relative = pending.popLast() {
-            let directory: DirectoryHandle
-            do { directory = try top.openDirectory(at: relative) } catch where DirectoryCache.meansAbsent(error.errno) { continue }
-            for entry in try directory.entries() {
-                guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
-                let inner = relative.appending(entry.name)
-                if !status.isOnSameMount(as: lock.state.rootStatus) {
-                    return "holds a mount point (\(path.appending(inner).escaped)); never crossed"
-                }
-                if let planTimeNs, status.modificationTimeNs > planTimeNs {
-                    return "holds \(path.appending(inner).escaped), modified since the plan; kept"
-                }
-                if let planTimeNs, status.changeTimeNs > planTimeNs {
-                    return "holds \(path.appending(inner).escaped), changed since the plan (new ctime); kept"
-                }
-                if status.type == .directory { pending.append(inner) }
-            }
-        }
-        return nil
+        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
+                                  deadline: options.deadline)
     }
 
     /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.

@@ -21,17 +21,32 @@ final class DirectoryCache {
     /// The directory at `path`. Fails with ELOOP or ENOTDIR when a component is a symlink or not a
     /// directory (swapped since the plan), and with EXDEV when a component is a mount point (openDirectory
     /// refuses to enter one; the mount-id check is kept for a root opened on a kernel without openat2).
+    /// Reached from the nearest cached ancestor one component at a time, in a loop: a path thousands of
+    /// folders deep needs no recursion (and no thread stack) to open.
     func directory(_ path: RelativePath) throws(FileSystemError) -> DirectoryHandle {
         if path.isRoot { return root }
         if let h = handles[path] { return h }
-        let parent = try directory(path.parent)
-        let handle = try parent.openDirectory(path.lastComponent!)
-        guard try handle.status().isOnSameMount(as: rootStatus) else {
-            throw FileSystemError(.open, path: path, errno: .crossDevice)
+        var missing = [path]
+        var current = root
+        var ancestor = path.parent
+        while !ancestor.isRoot {
+            if let h = handles[ancestor] {
+                current = h
+                break
+            }
+            missing.append(ancestor)
+            ancestor = ancestor.parent
         }
-        if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
-        handles[path] = handle
-        return handle
+        for directory in missing.reversed() {
+            let handle = try current.openDirectory(directory.lastComponent!)
+            guard try handle.status().isOnSameMount(as: rootStatus) else {
+                throw FileSystemError(.open, path: directory, errno: .crossDevice)
+            }
+            if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
+            handles[directory] = handle
+            current = handle
+        }
+        return current
     }
 
     /// The directory holding `path`: `directory(path.parent)`, but the folder asked for last is answered without

@@ -36,6 +36,13 @@ final class JournalReserve {
         }
     }
 
+    /// True when the reserve holds its whole size (a full disk set aside none, or only part).
+    var isFull: Bool {
+        guard let file = try? directory.openFile(JournalReserve.fileName, options: [.readOnly]),
+              let status = try? file.status() else { return false }
+        return status.allocatedSize >= JournalReserve.size
+    }
+
     /// Gives the reserve's blocks back (truncated to nothing, fsynced so the filesystem frees them now).
     /// Returns false when there was nothing to give back.
     func release() -> Bool {

@@ -301,12 +301,14 @@ final class Transaction {
     }
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
-    func purge() throws(FileSystemError) {
-        try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent)
+    /// Past `deadline` it stops with `.pastDeadline`: the transaction is committed, and recovery finishes it.
+    func purge(deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
+        try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent, deadline: deadline)
     }
 
-    static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle) throws(FileSystemError) {
-        let work = Purge(staging: staging, entries: try staging.entries())
+    static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle,
+                      deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
+        let work = Purge(staging: staging, entries: try staging.entries(), deadline: deadline)
         // Unlinking waits on the disk far more than on the CPU: a few threads overlap those waits. Nothing is
         // ordered here: every staged entry is its own tree, and all of them go.
         WorkerThreads.run(count: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
@@ -351,17 +353,22 @@ private final class Purge: Sendable {
     let entries: [DirectoryEntry]
     private let next = Atomic<Int>(0)
     let failure = Mutex<FileSystemError?>(nil)
+    let deadline: ContinuousClock.Instant?
 
-    init(staging: DirectoryHandle, entries: [DirectoryEntry]) {
+    init(staging: DirectoryHandle, entries: [DirectoryEntry], deadline: ContinuousClock.Instant?) {
         self.staging = staging
         self.entries = entries
+        self.deadline = deadline
     }
 
     func run() {
         while true {
             let i = next.add(1, ordering: .relaxed).oldValue
             guard i < entries.count, failure.withLock({ $0 == nil }) else { return }
-            do {
+            do throws(FileSystemError) {
+                if let deadline, ContinuousClock.now >= deadline {
+                    throw FileSystemError(.pastDeadline, path: staging.path, errno: .timedOut)
+                }
                 try remove(entries[i])
             } catch {
                 failure.withLock { if $0 == nil { $0 = error } }
@@ -378,6 +385,6 @@ private final class Purge: Sendable {
                 return
             } catch where error.errno == .isDirectory {}
         }
-        try staging.removeTree(entry.name)
+        try staging.removeTree(entry.name, deadline: deadline)
     }
 }

@@ -45,8 +45,10 @@ package struct InUseCheck: Sendable {
 
     /// Why the entry `name` in `parent` (at `path`, planned as `identity`) must be kept, or nil when nothing uses it.
     /// A target that vanished or was swapped for a symlink is not in use: apply's identity check refuses it.
+    /// A directory's contents are walked until `deadline`: past it the delete is kept ("not checked before the
+    /// time budget ran out"), and the run, checking the deadline after the step, stops.
     package func reason(parent: DirectoryHandle, name: FileName, path: RelativePath, type: FileType?,
-                       identity: EntryIdentity) -> String? {
+                       identity: EntryIdentity, deadline: ContinuousClock.Instant? = nil) -> String? {
         if let error = table.unreadable { return "in use unknown: /proc could not be read (\(error)); kept" }
         if type == .symlink { return nil }
         if let pid = table.holder(device: identity.device, inode: identity.inode) {
@@ -54,7 +56,7 @@ package struct InUseCheck: Sendable {
         }
         if let reason = flockReason(parent, name, path: path, identity: identity) { return reason }
         guard type == .directory else { return nil }
-        return insideReason(parent: parent, name: name, path: path)
+        return insideReason(parent: parent, name: name, path: path, deadline: deadline)
     }
 
     /// True when `reason` would surely find nothing, from the entry's fields alone (no folder opened, no
@@ -67,7 +69,7 @@ package struct InUseCheck: Sendable {
         return localDevices.contains(identity.device) && !flocks.mayHold(inode: identity.inode)
     }
 
-    private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: RelativePath,
+    private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: @autoclosure () -> RelativePath,
                              identity: EntryIdentity?) -> String? {
         // /proc/locks lists every flock on this device and none on this inode: nothing to probe.
         if let identity, localDevices.contains(identity.device), !flocks.mayHold(inode: identity.inode) { return nil }
@@ -76,7 +78,7 @@ package struct InUseCheck: Sendable {
             guard try directory.holdsFlock(name, expected: identity) else { return nil }
         } catch {
             if error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks { return nil }
-            return "in use unknown: cannot probe \(path.escaped) for a BSD flock (\(error)); kept"
+            return "in use unknown: cannot probe \(path().escaped) for a BSD flock (\(error)); kept"
         }
         let status = try? (name.map { try directory.status(of: $0) } ?? directory.status())
         if let status, let pid = OpenFileTable.flockHolder(device: status.device, inode: status.inode) {
@@ -87,39 +89,68 @@ package struct InUseCheck: Sendable {
         return "in use: holds a BSD flock"
     }
 
-    /// Anything open inside the directory, or a flocked directory in it: the whole directory stays.
-    private func insideReason(parent: DirectoryHandle, name: FileName, path: RelativePath) -> String? {
+    /// Anything open inside the directory, or a flocked directory in it: the whole directory stays. Walked
+    /// through a DescriptorStack (each folder opened once from its parent, O_NOATIME, a bounded number held),
+    /// so a tree thousands deep costs time linear in its depth and never runs out of descriptors.
+    private func insideReason(parent: DirectoryHandle, name: FileName, path: RelativePath,
+                              deadline: ContinuousClock.Instant?) -> String? {
         let top: DirectoryHandle
         do { top = try parent.openDirectoryLeavingAtime(name) } catch {
             return error.errno == .noSuchFile ? nil : "in use unknown: cannot look inside (\(error)); kept"
         }
-        var pending: [(DirectoryHandle, RelativePath)] = [(top, path)]
-        while let (directory, at) = pending.popLast() {
+        var stack = DescriptorStack(anchor: top, leavingAtime: true)
+        // The subdirectories still to look into of each level: [0] the top's, [n] those of the stack's level n-1.
+        var pending: [[FileName]] = []
+        var directory = top
+        while true {
+            if let deadline, ContinuousClock.now >= deadline {
+                return "in use unknown: not checked before the time budget ran out; kept"
+            }
             let entries: [DirectoryEntry]
             do { entries = try directory.entries() } catch {
                 return "in use unknown: cannot look inside (\(error)); kept"
             }
+            var subdirectories: [FileName] = []
             for entry in entries {
-                let inner = at.appending(entry.name)
+                // Built only when it is reported: a deep tree's paths are long.
+                func inner() -> String { path.appending(stack.relativePath).appending(entry.name).escaped }
                 let found: FileStatus?
                 do { found = try directory.statusIfPresent(of: entry.name) } catch {
-                    return "in use unknown: cannot stat \(inner.escaped) (\(error)); kept"
+                    return "in use unknown: cannot stat \(inner()) (\(error)); kept"
                 }
                 // Gone meanwhile: nothing there to be in use.
                 guard let status = found else { continue }
                 if let pid = table.holder(device: status.device, inode: status.inode) {
-                    return "holds \(inner.escaped), in use by \(OpenFileTable.describe(pid: pid)); kept"
+                    return "holds \(inner()), in use by \(OpenFileTable.describe(pid: pid)); kept"
                 }
                 guard status.type == .directory else { continue }
-                if let reason = flockReason(directory, entry.name, path: inner, identity: status.identity) {
-                    return "holds \(inner.escaped), \(reason); kept"
+                if let reason = flockReason(directory, entry.name, path: path.appending(stack.relativePath).appending(entry.name),
+                                            identity: status.identity) {
+                    return "holds \(inner()), \(reason); kept"
                 }
-                // A mount point inside is never crossed (apply refuses such a tree); nothing to look at there.
-                guard let child = try? directory.openDirectoryLeavingAtime(entry.name) else { continue }
-                pending.append((child, inner))
+                subdirectories.append(entry.name)
             }
+            pending.append(subdirectories)
+            // The next folder to look into; a level with nothing left is left without reopening it.
+            var next: DirectoryHandle?
+            while next == nil, let deepest = pending.indices.last {
+                guard let name = pending[deepest].popLast() else {
+                    pending.removeLast()
+                    if !stack.isEmpty { stack.pop() }
+                    continue
+                }
+                do {
+                    next = try stack.push(name)
+                } catch where DescriptorStack.isReplacement(error) {
+                    return "in use unknown: \(error.path.escaped) was replaced while being looked into; kept"
+                } catch {
+                    // A mount point inside is never crossed (apply refuses such a tree); one gone meanwhile holds nothing.
+                    continue
+                }
+            }
+            guard let next else { return nil }
+            directory = next
         }
-        return nil
     }
 
     /// The plan's deletes with the ones in use removed (and reported as skipped), with every directory delete

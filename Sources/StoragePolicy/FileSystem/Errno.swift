@@ -30,6 +30,8 @@ package struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     package static let wouldBlock = Errno(rawValue: _EWOULDBLOCK)
     package static let busy = Errno(rawValue: _EBUSY)
     package static let overflow = Errno(rawValue: _EOVERFLOW)
+    package static let stale = Errno(rawValue: _ESTALE)
+    package static let timedOut = Errno(rawValue: _ETIMEDOUT)
 
     /// The symbolic name (`EACCES`), or `E<number>` for one this table does not know.
     package var name: String {
@@ -54,6 +56,6 @@ package struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
         _ETXTBSY: "ETXTBSY", _EFBIG: "EFBIG", _ENOSPC: "ENOSPC", _EROFS: "EROFS", _EMLINK: "EMLINK",
         _ERANGE: "ERANGE", _ENAMETOOLONG: "ENAMETOOLONG", _ENOTEMPTY: "ENOTEMPTY", _ELOOP: "ELOOP",
         _ENODATA: "ENODATA", _EOPNOTSUPP: "EOPNOTSUPP", _EDQUOT: "EDQUOT", _ESTALE: "ESTALE", _ENOSYS: "ENOSYS",
-        _EOVERFLOW: "EOVERFLOW",
+        _EOVERFLOW: "EOVERFLOW", _ETIMEDOUT: "ETIMEDOUT",
     ]
 }

@@ -13,6 +13,8 @@ extension FileSystemError {
         case mountPoint
         /// No call failed: the entry's timestamps do not fit in nanoseconds (EOVERFLOW).
         case timeOutOfRange
+        /// No call failed: a walk ran past the run's time budget (`--max-runtime`) and stopped (ETIMEDOUT).
+        case pastDeadline
         /// No call failed: the state directory was refused; the problem and the fix, in place of a call's name.
         case refused(String)
         /// Anything else, named as it should read (an error from outside the file system layer).
@@ -33,6 +35,8 @@ extension FileSystemError {
                 self = .mountPoint
             } else if name == Operation.timeOutOfRange.name {
                 self = .timeOutOfRange
+            } else if name == Operation.pastDeadline.name {
+                self = .pastDeadline
             } else {
                 self = .other(name)
             }
@@ -69,6 +73,7 @@ extension FileSystemError {
             case .fsync: "fsync"
             case .mountPoint: "mount point; not entered"
             case .timeOutOfRange: "timestamp out of range"
+            case .pastDeadline: "past the time budget"
             case .refused(let reason): "refused: \(reason)"
             case .other(let text): text
             }

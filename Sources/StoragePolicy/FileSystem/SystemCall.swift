@@ -1,5 +1,6 @@
 // The one place system calls are made from: retries EINTR, turns -1 into a typed Errno, and hosts the
-// fault-injection seam tests use to fail the Nth call of a kind. Never swallows an error.
+// fault-injection seam tests use to fail the Nth call of a kind (or slow every call of one, POLICYCTL_SLOW_CALLS).
+// Never swallows an error.
 import Synchronization
 
 /// The kinds of system call the engine makes, as the fault-injection seam names them.
@@ -27,6 +28,9 @@ package enum FaultInjection {
     private struct State {
         var faults: [Fault] = []
         var counts: [SystemCall: Int] = [:]
+        /// Microseconds each call of a kind sleeps first (`POLICYCTL_SLOW_CALLS=open:500`): timing tests make a
+        /// small tree take as long as a huge one would, to see a run stop at its deadline inside a walk.
+        var delays: [SystemCall: UInt32] = [:]
     }
 
     #if POLICYCTL_FAULT_INJECTION
@@ -42,6 +46,16 @@ package enum FaultInjection {
             return Fault(call: call, nth: nth, errno: errno)
         }
         install(faults)
+    }()
+    private static let delaysFromEnvironment: Void = {
+        guard let spec = system_getenv("POLICYCTL_SLOW_CALLS").map({ String(cString: $0) }), !spec.isEmpty else { return }
+        var delays: [SystemCall: UInt32] = [:]
+        for item in spec.split(separator: ",") {
+            let parts = item.split(separator: ":").map(String.init)
+            if parts.count == 2, let call = SystemCall(rawValue: parts[0]), let us = UInt32(parts[1]) { delays[call] = us }
+        }
+        state.withLock { $0.delays = delays }
+        if !delays.isEmpty { enabled.store(true, ordering: .releasing) }
     }()
 
     /// Replaces the active faults and resets the call counters.
@@ -64,12 +78,15 @@ package enum FaultInjection {
 
     static func check(_ kind: SystemCall) -> Errno? {
         _ = fromEnvironment
+        _ = delaysFromEnvironment
         guard enabled.load(ordering: .acquiring), !suspended.load(ordering: .acquiring) else { return nil }
-        return state.withLock { s -> Errno? in
+        let (errno, delay) = state.withLock { s -> (Errno?, UInt32?) in
             s.counts[kind, default: 0] += 1
             let n = s.counts[kind]!
-            return s.faults.first { $0.call == kind && ($0.nth == 0 || $0.nth == n) }?.errno
+            return (s.faults.first { $0.call == kind && ($0.nth == 0 || $0.nth == n) }?.errno, s.delays[kind])
         }
+        if let delay { _ = system_usleep(delay) }
+        return errno
     }
     #else
     /// Release builds: nothing is ever injected.
