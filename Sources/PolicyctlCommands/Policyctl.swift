@@ -103,10 +103,10 @@ public enum Policyctl {
 }
 
 struct VersionCommand: Command {
-    static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
+    static let spec = CommandSpec(name: "version", abstract: "Show the version, and the git revision of builds made with 'make build' or scripts/build-deb.sh.")
     init(_ arguments: ParsedArguments) {}
     func run() -> ExitCode {
-        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.built))")
+        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.described))")
         return .success
     }
 }
