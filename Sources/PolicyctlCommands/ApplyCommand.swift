@@ -46,6 +46,7 @@ struct ApplyCommand: Command {
                     values: ["plain", "json"]),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             RootSession.stateDirOption,
+            QuietOutput.option,
         ]
     )
 
@@ -74,7 +75,7 @@ struct ApplyCommand: Command {
         stateDir = arguments.value("state-dir")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
-                       perAction: arguments.flag("verbose") || format != nil)
+                       perAction: arguments.flag("verbose") || format != nil, quiet: arguments.flag("quiet"))
         if planFile != nil && policyPath != nil {
             throw UsageError(message: "Give either a plan file or --policy, not both", command: "policyctl apply")
         }
@@ -102,7 +103,7 @@ struct ApplyCommand: Command {
                 try PolicySource.compiledPolicy(for: plan.fingerprint?.policyPath)
             }
         } else if PolicySource.isScript(policyPath!) {
-            request = ApplyRequest(root: rootArgument!, source: .policy(try RootSession.loadPolicy(policyPath!)))
+            request = ApplyRequest(root: rootArgument!, source: .policy(try QuietOutput.load(policyPath!, quiet: log.quiet).policy))
         } else {
             request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
         }
@@ -192,6 +193,8 @@ struct ApplyLog {
     let format: Format
     /// One line per action (--verbose, or any --log-format); skipped items are always listed.
     let perAction: Bool
+    /// `--quiet`: nothing printed when there is nothing to do (see QuietOutput).
+    var quiet = false
 
     private func emit(_ fields: [(String, Any)]) {
         var object: [String: Any] = [:]
@@ -213,6 +216,7 @@ struct ApplyLog {
     }
 
     func nothingToDo(root: String) {
+        if quiet { return }
         if format == .json {
             emit([("event", "summary"), ("outcome", "nothing-to-do"), ("root", root)])
         } else {

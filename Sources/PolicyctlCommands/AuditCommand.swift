@@ -30,6 +30,7 @@ struct AuditCommand: Command {
             .option("write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
                     completion: .file),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            QuietOutput.option,
         ]
     )
 
@@ -42,8 +43,10 @@ struct AuditCommand: Command {
     let failOn: Rule.Severity
     let baselinePath: String?
     let writeBaselinePath: String?
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
+        quiet = arguments.flag("quiet")
         rootPath = arguments.value("root") ?? "."
         try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
         policyPath = try arguments.value("policy") ?? AuditPaths.conventionalPolicy(root: rootPath)
@@ -73,7 +76,7 @@ struct AuditCommand: Command {
         // The baseline is read first: a broken one must not cost a walk of the tree.
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        let loaded = try DiagnosticStyle.load(policyPath)
+        let loaded = try QuietOutput.load(policyPath, quiet: quiet)
 
         let printer = PlanEventPrinter(.audit)
         var report: AuditReport
@@ -96,6 +99,8 @@ struct AuditCommand: Command {
             Terminal.err("Wrote a baseline of \(written.entries.count) finding\(written.entries.count == 1 ? "" : "s") to \(writeBaselinePath).")
         }
 
+        // No finding at all: a quiet text audit says nothing (the exit code says it passed).
+        if quiet && format == .text && outputPath == nil && report.findings.isEmpty { return .success }
         let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
         if format == .github {
             // Workflow commands only on stdout; the plain lines a person reads go to stderr (also in the log).

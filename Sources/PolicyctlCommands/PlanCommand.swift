@@ -17,6 +17,7 @@ struct PlanCommand: Command {
                     completion: .file),
             .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            QuietOutput.option,
         ]
     )
 
@@ -25,6 +26,7 @@ struct PlanCommand: Command {
     var json: Bool
     var out: String?
     var detailedExitCode: Bool
+    var quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let command = "policyctl plan"
@@ -36,12 +38,15 @@ struct PlanCommand: Command {
         json = arguments.value("format") == "json"
         out = arguments.value("out")
         detailedExitCode = arguments.flag("detailed-exitcode")
+        quiet = arguments.flag("quiet")
     }
 
     func run() throws -> ExitCode {
-        let loaded = try DiagnosticStyle.load(policyPath)
+        let loaded = try QuietOutput.load(policyPath, quiet: quiet)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out { try PlanCommand.write(plan, to: out) }
+        // Nothing to change and nothing wrong: a quiet text plan says nothing (JSON and --out are for tools).
+        if quiet && !json && out == nil && !plan.hasChanges && plan.violations.isEmpty { return .success }
         // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.
         if json {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
