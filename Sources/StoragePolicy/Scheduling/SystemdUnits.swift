@@ -54,6 +54,8 @@ package struct SystemdUnits: Sendable {
             "RestrictAddressFamilies=AF_UNIX",
             "SystemCallArchitectures=native",
             "SystemCallFilter=@system-service",
+            "# @system-service allows these (@ipc); with CAP_SYS_PTRACE they would read other processes' memory.",
+            "SystemCallFilter=~process_vm_readv process_vm_writev",
             "# A call outside the filter fails with EPERM rather than killing the run mid-transaction.",
             "SystemCallErrorNumber=EPERM",
         ]
