@@ -47,6 +47,9 @@ public enum Policyctl {
     /// Runs the command line `argv` (`argv[0]` is the program) and returns its exit code; prints as
     /// `policyctl` does. What `policyctl`'s main.swift calls, and what a compiled policy can call.
     public static func main(_ argv: [String]) -> Int32 {
+        // No argv[0] at all is never a real command line: it is the runtime's CommandLine.arguments without
+        // /proc (a compiled Swift policy's entry point passes that). Take main's own, or fail (70).
+        if argv.isEmpty { return main() }
         var args = Array(argv.dropFirst())
         if args.first == "help" {
             args.removeFirst()
