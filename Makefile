@@ -16,7 +16,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test install uninstall clean
+.PHONY: all bootstrap build demo test test-fast install uninstall clean
 
 all: build
 
@@ -24,8 +24,24 @@ build:
 	scripts/stamp-revision.sh sh -c '$(SWIFT) build $(SWIFTFLAGS) -c release --static-swift-stdlib --product policyctl && \
 	  $(SWIFT) build $(SWIFTFLAGS) -c release --product PolicyctlScripting'
 
-test:
-	$(SWIFT) test
+# libyaml and pkg-config through apt-get or brew when missing (scripts/bootstrap.sh).
+bootstrap:
+	scripts/bootstrap.sh
+
+# The README's quick start: set up, build, and run the demo on an app container in /tmp.
+demo: bootstrap
+	$(SWIFT) run $(SWIFTFLAGS) policyctl demo
+
+# The whole suite, what .ci/run calls: set up, build, run every test.
+test: bootstrap
+	$(SWIFT) test $(SWIFTFLAGS)
+
+# For the edit loop: the library's unit tests only (no end-to-end tests, which run the binary), or the
+# suites FILTER names (a regular expression over suite and test names, as `swift test --filter` takes).
+FILTER ?= StoragePolicyTests
+test-fast: bootstrap
+	$(SWIFT) build $(SWIFTFLAGS) --build-tests
+	$(SWIFT) test $(SWIFTFLAGS) --skip-build --filter '$(FILTER)'
 
 install: build
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(SHAREDIR)/policies $(SHAREDIR)/systemd $(BASHDIR) $(ZSHDIR) $(FISHDIR)

@@ -25,8 +25,8 @@ struct ApplyCommand: Command {
             (run 'policyctl recover').
             """,
         usage: [
-            "--policy <file> --root <dir> [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
-            "<planfile> [--policy <file> --root <dir>] [--yes] [--max-delete <N|N%>] [--no-wait] [<options>]",
+            "--policy <file> --root <dir> [--yes] [--max-delete <N|N%|none>] [--no-wait] [<options>]",
+            "<planfile> [--policy <file> --root <dir>] [--yes] [--max-delete <N|N%|none>] [--no-wait] [<options>]",
         ],
         arguments: [
             ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out', judged by --policy and --root (or, for a plan you saved yourself, by the policy and root its record in your state notes); refused when it names another policy or root (65), or when they changed since (3).",
@@ -37,7 +37,7 @@ struct ApplyCommand: Command {
             ScriptLauncher.cacheDirOption,
             .option("root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
             .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
-            .option("max-delete", value: "N|N%", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete."),
+            .option("max-delete", value: "N|N%|none", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete; 'none' lifts every cap. With --yes and neither this nor the policy's max-delete, the cap is 50% of the entries scanned (at least 100)."),
             .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
             .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done (file deletes already made stay made) and exit 3."),
             .flag("all-or-nothing", help: "An error on any one entry rolls everything back (exit 3) instead of skipping that entry (exit 1)."),
@@ -46,6 +46,7 @@ struct ApplyCommand: Command {
                     values: ["plain", "json"]),
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             RootSession.stateDirOption,
+            QuietOutput.option,
         ]
     )
 
@@ -55,6 +56,8 @@ struct ApplyCommand: Command {
     let yes: Bool
     let maxDelete: DeleteLimit?
     let maxDeleteText: String?
+    /// `--max-delete none`.
+    let unlimitedDeletes: Bool
     let noWait: Bool
     let maxRuntime: PolicyDuration?
     let log: ApplyLog
@@ -74,13 +77,14 @@ struct ApplyCommand: Command {
         stateDir = arguments.value("state-dir")
         let format = arguments.value("log-format")
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
-                       perAction: arguments.flag("verbose") || format != nil)
+                       perAction: arguments.flag("verbose") || format != nil, quiet: arguments.flag("quiet"))
         if planFile == nil && (policyPath == nil || rootArgument == nil) {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
         maxDeleteText = arguments.value("max-delete")
-        maxDelete = try arguments.parsed("max-delete", "N|N%", accepted: "a whole number, or a percentage such as 5%",
-                                         command: "policyctl apply") { DeleteLimit(parsing: $0) }
+        unlimitedDeletes = maxDeleteText == "none"
+        maxDelete = unlimitedDeletes ? nil : try arguments.parsed("max-delete", "N|N%|none", accepted: "a whole number, a percentage such as 5%, or none",
+                                                                  command: "policyctl apply") { DeleteLimit(parsing: $0) }
         maxRuntime = try arguments.parsed("max-runtime", "duration", accepted: PolicyDuration.acceptedForms,
                                           command: "policyctl apply") { PolicyDuration(parsing: $0) }
     }
@@ -111,7 +115,7 @@ struct ApplyCommand: Command {
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
             }
         } else if PolicySource.isScript(policyPath!) {
-            request = ApplyRequest(root: rootArgument!, source: .policy(try RootSession.loadPolicy(policyPath!)))
+            request = ApplyRequest(root: rootArgument!, source: .policy(try QuietOutput.load(policyPath!, quiet: log.quiet).policy))
         } else {
             request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
         }
@@ -119,6 +123,14 @@ struct ApplyCommand: Command {
         try RootSafety.check(request.root, force: forceRoot, command: "policyctl apply")
         request.maxDelete = maxDelete
         request.maxDeleteLabel = maxDeleteText.map { "--max-delete \($0)" }
+        request.unlimitedDeletes = unlimitedDeletes
+        // Unattended runs (timers, cron, scripts) get a blast radius even when the policy sets none: a policy
+        // typo (a forgotten match:) stops at the first run instead of emptying a tree. A person at a terminal
+        // sees the plan and confirms it.
+        if yes {
+            request.defaultMaxDelete = ApplyCommand.defaultMaxDelete
+            request.defaultMaxDeleteLabel = "the default max-delete for --yes, \(ApplyCommand.defaultMaxDelete) (pass --max-delete N, N% or none to allow more, or set max-delete in the policy)"
+        }
         if let maxRuntime {
             request.deadline = started.advanced(by: .seconds(maxRuntime.seconds))
             request.deadlineLabel = "--max-runtime \(maxRuntime)"
@@ -147,6 +159,9 @@ struct ApplyCommand: Command {
             throw try printer.failure(error, root: request.root, planFile: planFile)
         }
     }
+
+    /// The cap `apply --yes` gets when neither --max-delete nor the policy sets one.
+    static let defaultMaxDelete = DeleteLimit.percent(50, atLeast: 100)
 
     /// A compiled Swift policy resolved with its diagnostics printed: exit 65, or 74 when it cannot be read.
     static func loadingScript(_ load: () throws(PolicyLoadError) -> Policy?) throws -> Policy? {
@@ -205,6 +220,8 @@ struct ApplyLog {
     let format: Format
     /// One line per action (--verbose, or any --log-format); skipped items are always listed.
     let perAction: Bool
+    /// `--quiet`: nothing printed when there is nothing to do (see QuietOutput).
+    var quiet = false
 
     private func emit(_ fields: [(String, Any)]) {
         var object: [String: Any] = [:]
@@ -226,6 +243,7 @@ struct ApplyLog {
     }
 
     func nothingToDo(root: String) {
+        if quiet { return }
         if format == .json {
             emit([("event", "summary"), ("outcome", "nothing-to-do"), ("root", root)])
         } else {

@@ -31,6 +31,7 @@ struct AuditCommand: Command {
                     completion: .file),
             ScopeWarnings.strictOption,
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            QuietOutput.option,
         ]
     )
 
@@ -46,8 +47,10 @@ struct AuditCommand: Command {
     let baselinePath: String?
     let writeBaselinePath: String?
     let strict: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
+        quiet = arguments.flag("quiet")
         rootPath = arguments.value("root") ?? "."
         try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
         discovered = arguments.value("policy") == nil
@@ -79,7 +82,7 @@ struct AuditCommand: Command {
         // The baseline is read first: a broken one must not cost a walk of the tree.
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        let loaded = try DiagnosticStyle.load(policyPath, confinedTo: discovered ? rootPath : nil)
+        let loaded = try QuietOutput.load(policyPath, quiet: quiet, confinedTo: discovered ? rootPath : nil)
         try ScopeWarnings.check(loaded, root: rootPath, strict: strict)
 
         let printer = PlanEventPrinter(.audit)
@@ -105,6 +108,8 @@ struct AuditCommand: Command {
             Terminal.err("Wrote a baseline of \(written.entries.count) finding\(written.entries.count == 1 ? "" : "s") to \(writeBaselinePath).")
         }
 
+        // No finding at all: a quiet text audit says nothing (the exit code says it passed).
+        if quiet && format == .text && outputPath == nil && report.findings.isEmpty { return .success }
         let rendered = try format.render(report, workingDirectory: OutputFile.workingDirectory)
         if format == .github {
             // Workflow commands only on stdout; the plain lines a person reads go to stderr (also in the log).

@@ -15,6 +15,8 @@ enum ExitCode: Int32 {
     case invalidPolicy = 65
     /// A Swift policy cannot be compiled here: no toolchain, or no library to link (EX_UNAVAILABLE).
     case unavailable = 69
+    /// policyctl cannot run at all: its own command line cannot be had (EX_SOFTWARE).
+    case software = 70
     /// An I/O or system error (EX_IOERR).
     case ioError = 74
 }

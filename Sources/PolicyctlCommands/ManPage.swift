@@ -6,7 +6,11 @@ enum ManPage {
         var s = ".TH POLICYCTL 1 \"\(date)\" \"policyctl \(version)\" \"User Commands\"\n"
         s += ".SH NAME\npolicyctl \\- \(escape(tool.abstract))\n"
         s += ".SH SYNOPSIS\n"
-        for c in commands { s += ".B policyctl \(c.name)\n\(escape(synopsis(c)))\n.br\n" }
+        // One line per form, each with the command's name (a command with several forms used to lose it
+        // from the second one on).
+        for c in commands {
+            for form in synopses(c) { s += ".B policyctl \(c.name)\n\(escape(form))\n.br\n" }
+        }
         s += ".SH DESCRIPTION\n\(escape(tool.discussion ?? tool.abstract))\n"
         s += ".PP\nThe policy language is described in\n.BR policyctl-policy (5).\n"
         s += ".SH COMMANDS\n"
@@ -45,6 +49,9 @@ enum ManPage {
         .B 65
         A policy is invalid.
         .TP
+        .B 70
+        policyctl could not read its own command line (no initializer arguments and no /proc).
+        .TP
         .B 74
         An I/O or system error.
         .SH ENVIRONMENT
@@ -64,8 +71,10 @@ enum ManPage {
         return s
     }
 
-    private static func synopsis(_ c: CommandSpec) -> String {
-        HelpRenderer.usageLine(c, path: "").trimmingCharacters()
+    /// The command's usage forms without its name: several when its spec lists them, else one from its options.
+    static func synopses(_ c: CommandSpec) -> [String] {
+        if let usage = c.usage { return usage.map { $0.trimmingCharacters() } }
+        return [HelpRenderer.usageLine(c, path: "").trimmingCharacters()]
     }
 
     /// Escapes roff: backslashes, hyphens (so they stay hyphens), and a leading '.' or '\''.

@@ -18,6 +18,7 @@ struct PlanCommand: Command {
             .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
             ScopeWarnings.strictOption,
             .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            QuietOutput.option,
         ]
     )
 
@@ -27,6 +28,7 @@ struct PlanCommand: Command {
     var out: String?
     var detailedExitCode: Bool
     var strict: Bool
+    var quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let command = "policyctl plan"
@@ -39,16 +41,19 @@ struct PlanCommand: Command {
         out = arguments.value("out")
         detailedExitCode = arguments.flag("detailed-exitcode")
         strict = arguments.flag("strict")
+        quiet = arguments.flag("quiet")
     }
 
     func run() throws -> ExitCode {
-        let loaded = try DiagnosticStyle.load(policyPath)
+        let loaded = try QuietOutput.load(policyPath, quiet: quiet)
         try ScopeWarnings.check(loaded, root: root, strict: strict)
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         if let out {
             try PlanCommand.write(plan, to: out)
             PlanCommand.noteRecord(of: plan, at: out)
         }
+        // Nothing to change and nothing wrong: a quiet text plan says nothing (JSON and --out are for tools).
+        if quiet && !json && out == nil && !plan.hasChanges && plan.violations.isEmpty { return .success }
         // Streamed in chunks: a plan with a million actions is never one string or one Data in memory.
         if json {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }

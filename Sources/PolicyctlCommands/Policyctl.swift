@@ -31,9 +31,26 @@ public enum Policyctl {
         ScheduleCommand.self,
     ]
 
+    /// Runs this process's own command line, as main received it (not the runtime's copy from
+    /// /proc/self/cmdline, empty without /proc). When it cannot be had at all, says so and returns 70
+    /// (EX_SOFTWARE) rather than run as if no argument was given (top-level help, exit 0).
+    public static func main() -> Int32 {
+        guard let argv = ProcessArguments.current else {
+            Terminal.err("Error: policyctl cannot read its command line: the C library passed none to its initializer and /proc/self/cmdline is unreadable (is /proc mounted?). Mount /proc (or run with a glibc build) and try again.")
+            return ExitCode.software.rawValue
+        }
+        return main(argv)
+    }
+
+    /// The program's name or path as invoked (`argv[0]`), from main's own arguments.
+    static var invokedAs: String { ProcessArguments.current?.first ?? "policyctl" }
+
     /// Runs the command line `argv` (`argv[0]` is the program) and returns its exit code; prints as
     /// `policyctl` does. What `policyctl`'s main.swift calls, and what a compiled policy can call.
     public static func main(_ argv: [String]) -> Int32 {
+        // No argv[0] at all is never a real command line: it is the runtime's CommandLine.arguments without
+        // /proc (a compiled Swift policy's entry point passes that). Take main's own, or fail (70).
+        if argv.isEmpty { return main() }
         var args = Array(argv.dropFirst())
         if args.first == "help" {
             args.removeFirst()
@@ -67,7 +84,7 @@ public enum Policyctl {
                 return ExitCode.success.rawValue
             }
             // A .swift policy: compiled, then run in this process's place (ScriptingLauncher).
-            if let code = ScriptLauncher.intercept(command, parsed, argv: [CommandLine.arguments.first ?? "policyctl", command.spec.name] + args) {
+            if let code = ScriptLauncher.intercept(command, parsed, argv: [invokedAs, command.spec.name] + args) {
                 return code
             }
             return try command.init(parsed).run().rawValue
@@ -90,10 +107,10 @@ public enum Policyctl {
 }
 
 struct VersionCommand: Command {
-    static let spec = CommandSpec(name: "version", abstract: "Show the version and the revision it was built from.")
+    static let spec = CommandSpec(name: "version", abstract: "Show the version, and the git revision of builds made with 'make build' or scripts/build-deb.sh.")
     init(_ arguments: ParsedArguments) {}
     func run() -> ExitCode {
-        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.built))")
+        Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.described))")
         return .success
     }
 }

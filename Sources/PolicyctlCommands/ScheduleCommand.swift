@@ -177,11 +177,11 @@ struct ScheduleCommand: Command {
         guard n > 0 else { return nil }
         let real = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #else
-        guard let resolved = realpath(CommandLine.arguments[0], nil) else { return nil }
+        guard let resolved = realpath(Policyctl.invokedAs, nil) else { return nil }
         let real = String(cString: resolved)
         free(resolved)
         #endif
-        let invoked = CommandLine.arguments.first ?? ""
+        let invoked = ProcessArguments.current?.first ?? ""
         let candidates = invoked.contains("/")
             ? [OutputFile.absolute(invoked)]
             : (environment("PATH") ?? "").split(separator: ":").map { "\($0)/\(invoked)" }

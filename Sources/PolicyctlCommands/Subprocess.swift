@@ -7,7 +7,7 @@ enum Subprocess {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        return CommandLine.arguments[0]
+        return Policyctl.invokedAs
     }
 
     /// Removes a folder this process created (the demo's temporary folder) with `rm -rf`.

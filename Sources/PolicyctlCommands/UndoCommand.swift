@@ -16,7 +16,7 @@ struct UndoCommand: Command {
             reversed, and that recovery finishes or rolls back like any other. A journal compacted since keeps \
             only summaries: such a transaction cannot be undone. Exit codes: 0 undone, 1 some pieces could not \
             be undone (deletes, changed targets; each named), 3 refused or rolled back (nothing changed), \
-            64 usage, 74 I/O error.
+            64 usage (including no --yes without a terminal), 74 I/O error.
             """,
         usage: ["--root <dir> [--dry-run] [--yes] <transaction>"],
         arguments: [
@@ -51,6 +51,10 @@ struct UndoCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        // As apply does: decided before anything else, so a script without --yes is told what to pass.
+        if !yes && !dryRun && !Terminal.stdinIsTTY {
+            throw CommandFailure(code: .usage, message: "undo needs confirmation and there is no terminal to ask on; pass --yes (or --dry-run to see what it would undo)")
+        }
         let printer = ApplyEventPrinter(log: ApplyLog(format: .human, perAction: true))
         let session = StorageEngine.Session(root: root, stateDirectory: stateDir, waitForLock: !noWait)
         var cancelled = false

@@ -1,4 +1,5 @@
 // policyctl's entry point: everything happens in PolicyctlCommands (Policyctl.main); this file only exits with its code.
+// Policyctl.main() takes the arguments main received (saved by CPosix before main), which work without /proc.
 import PolicyctlCommands
 
-exit(Policyctl.main(CommandLine.arguments))
+exit(Policyctl.main())

@@ -87,6 +87,21 @@ struct ApplyTrashTests {
         #expect(try manifest(of: root) == before)
     }
 
+    @Test("a refused trash (the trash folder itself, an item already in it) journals nothing: no empty transaction")
+    func refusedJournalsNothing() throws {
+        let scratch = ScratchDirectory("trash")
+        let root = scratch.sub("root")
+        try buildTree(at: root, [.dir("data"), .dir("data/Trash"), .dir("data/Trash/files"), .dir("data/Trash/info"),
+                                 .file("data/Trash/files/old.txt", size: 1)])
+        let refused = try policyctl(["trash", "--root", root, "--trash-dir", "data/Trash", "data", "data/Trash/files/old.txt"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stdout.contains("skipped trash data: holds the trash folder itself"), "\(refused.stdout)")
+        #expect(refused.stdout.contains("skipped trash data/Trash/files/old.txt: is already in the trash folder"), "\(refused.stdout)")
+        #expect(!refused.stdout.contains("transaction"), "\(refused.stdout)")
+        let journal = try policyctl(["journal", "--root", root])
+        #expect(journal.stdout.hasPrefix("No transactions recorded"), "\(journal.stdout)")
+    }
+
     @Test("usage errors: no folder, a path outside the root")
     func usage() throws {
         let scratch = ScratchDirectory("trash")

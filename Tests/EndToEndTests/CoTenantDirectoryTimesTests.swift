@@ -358,7 +358,8 @@ struct CoTenantDirectoryTimesTests {
             let loop = try SwapLoop(w, round: round)
             defer { loop.stop() }
             // 1 ms after each change: a run that removes files lasts long enough for many rounds of swaps.
-            let run = try policyctl(["apply", w.planFile, "--yes"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
+            // --max-delete none: the plan deletes 600 of about 600 entries, past apply --yes's default cap.
+            let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
             let stopped = loop.stop()
             #expect(stopped.status == 0, "round \(round): the swap loop failed: \(stopped.stderr)")
             #expect(stopped.rounds >= 1)
@@ -405,7 +406,7 @@ struct CoTenantDirectoryTimesTests {
             let loop = try SwapLoop(w, round: round)
             defer { loop.stop() }
             // Killed once the begin record and the first group's unlink intents are durable, before any unlink.
-            let run = try policyctl(["apply", w.planFile, "--yes"], environment: ["POLICYCTL_CRASH_AFTER_RECORDS": "2"])
+            let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_CRASH_AFTER_RECORDS": "2"])
             #expect(run.signal == SIGKILL, "round \(round): \(run)")
             let transaction = try #require(journalLines(w.root).last.flatMap { line in
                 line.range(of: #""tx":"[^"]+""#, options: .regularExpression).map { String(line[$0].dropFirst(6).dropLast()) }
@@ -437,7 +438,7 @@ struct CoTenantDirectoryTimesTests {
         // times it had before that run (recovery's deletes moved its mtime).
         let left = Set(try w.names(in: "tmp/d")).subtracting(["new"])
         let before = try #require(Stamp(w.tmp + "/d"))
-        let clean = try policyctl(["apply", w.planFile, "--yes"])
+        let clean = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"])
         #expect(clean.status == 0, "\(clean)")
         #expect(Self.summary(clean.stdout)?.deleted == left.count, "\(clean)")
         let d = try #require(Stamp(w.tmp + "/d"))

@@ -49,6 +49,19 @@ import Testing
         #expect(warnings == "")
     }
 
+    @Test("every synopsis form carries its command's name: apply, audit and trash have several")
+    func synopsisForms() throws {
+        let page = try PolicyctlBinary.run(["manpage", "--section", "1"]).stdout
+        let synopsis = try #require(page.components(separatedBy: ".SH SYNOPSIS\n").dropFirst().first?.components(separatedBy: ".SH ").first)
+        let lines = synopsis.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Each form is `.B policyctl NAME`, the form, `.br`: no line of a form may start without its `.B` line.
+        for (i, line) in lines.enumerated() where !line.hasPrefix(".") && !line.isEmpty {
+            #expect(i > 0 && lines[i - 1].hasPrefix(".B policyctl "), "a form without its command name: '\(line)'")
+        }
+        #expect(lines.filter { $0 == ".B policyctl apply" }.count >= 2, "\(synopsis)")
+        #expect(lines.filter { $0 == ".B policyctl audit" }.count == 2, "\(synopsis)")
+    }
+
     @Test("the zsh and fish scripts name every subcommand") func otherShells() throws {
         let zsh = try PolicyctlBinary.run(["completions", "zsh"]).stdout
         let fish = try PolicyctlBinary.run(["completions", "fish"]).stdout

@@ -409,6 +409,9 @@ func recap(_ output: String) -> [String: Int] {
             if command == "apply" {
                 #expect(args == ["apply", "--policy=/etc/policyctl/policy.yaml", "--root=/data", "--state-dir=/var/lib/policyctl/state",
                                  "--yes", "--no-wait", "--max-runtime=50m", "--log-format=json"])
+                // The in-use check sees the node's processes and can read their descriptors.
+                #expect(podSpec["hostPID"] as? Bool == true)
+                #expect((security["capabilities"] as? [String: Any])?["add"] as? [String] == ["DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "SYS_PTRACE"])
                 // The state volume is its own, not a folder under the cleaned root's volume.
                 #expect(mounts.contains { $0["name"] as? String == "state" && $0["mountPath"] as? String == "/var/lib/policyctl/state" })
             } else {

@@ -190,6 +190,47 @@ struct InUseTests {
         #expect(!decoded.actions.contains { $0.path.string == "tmp/locked" })
     }
 
+    /// Root without CAP_SYS_PTRACE, as under a CapabilityBoundingSet= that lacks it: the command's arguments.
+    static func withoutPtrace(_ arguments: [String]) -> [String] {
+        ["--bounding-set", "-sys_ptrace", "--inh-caps", "-all", PolicyctlBinary.path] + arguments
+    }
+
+    @Test("root without CAP_SYS_PTRACE cannot read uid 12345's descriptors: the plan says so and keeps its 3-day-old held file; inUse: ignore deletes",
+          .enabled(if: CoTenantPlanTests.canDropToCoTenant && getuid() == 0))
+    func incompleteWithoutPtrace() throws {
+        let t = try Setup()
+        let holder = try Holder("exec sleep 60 < '\(t.root)/tmp/held.log'")
+        defer { holder.stop() }
+        holder.wait { InUseTests.holdsOpen(holder.pid, t.root + "/tmp/held.log") }
+        let plan = try ChildProcess.run("/usr/bin/setpriv", Self.withoutPtrace(["plan", "--policy", t.policy, "--root", t.root, "--format", "json"]))
+        let decoded = try Plan.decode(json: Data(plan.stdout.utf8))
+        let note = try #require(decoded.notes.first { $0.hasPrefix("in-use check incomplete: ") }, "\(decoded.notes) \(plan.stderr)")
+        #expect(note.range(of: #"^in-use check incomplete: \d+ process(es)? unreadable \(needs CAP_SYS_PTRACE\); entries that expire, quota and trash rules would delete are kept"#,
+                           options: .regularExpression) != nil, "\(note)")
+        #expect(decoded.actions.isEmpty, "\(decoded.actions.map(\.path.string))")
+        let skipped = Dictionary(uniqueKeysWithValues: decoded.skipped.map { ($0.path.string, $0.reason) })
+        #expect(skipped["tmp/held.log"]?.range(of: #"^in use unknown: \d+ process(es)? unreadable \(needs CAP_SYS_PTRACE\); kept$"#,
+                                               options: .regularExpression) != nil, "\(skipped)")
+        let text = try ChildProcess.run("/usr/bin/setpriv", Self.withoutPtrace(["plan", "--policy", t.policy, "--root", t.root]))
+        #expect(text.stdout.contains("in-use check incomplete: "), "\(text.stdout)")
+
+        let applied = try ChildProcess.run("/usr/bin/setpriv", Self.withoutPtrace(["apply", "--yes", "--policy", t.policy, "--root", t.root]))
+        #expect(applied.status == 0, "\(applied.stdout)\(applied.stderr)")
+        #expect(FileManager.default.fileExists(atPath: t.root + "/tmp/held.log"))
+        #expect(FileManager.default.fileExists(atPath: t.root + "/tmp/old.log"), "an unknown is never a reason to delete")
+
+        // With full capabilities the same file is named with its holder, and the rest goes.
+        let full = try policyctl(["plan", "--policy", t.policy, "--root", t.root, "--format", "json"])
+        let complete = try Plan.decode(json: Data(full.stdout.utf8))
+        #expect(!complete.notes.contains { $0.hasPrefix("in-use check") }, "\(complete.notes)")
+        #expect(complete.skipped.contains { $0.path.string == "tmp/held.log" && $0.reason == "in use by \(holder.pid) (sleep)" })
+
+        try writePolicy(t.policy, InUseTests.policy(inUse: "ignore"))
+        let ignored = try ChildProcess.run("/usr/bin/setpriv", Self.withoutPtrace(["apply", "--yes", "--policy", t.policy, "--root", t.root]))
+        #expect(ignored.status == 0, "\(ignored.stdout)\(ignored.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: t.root + "/tmp/held.log"))
+    }
+
     /// `unshare` can give a child a PID namespace and a /proc of its own (root, a kernel that allows it).
     static let canUnsharePID: Bool = {
         guard getuid() == 0, let r = try? ChildProcess.run("/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "/bin/true"]) else { return false }

@@ -236,7 +236,7 @@ struct PlanJSON {
 
     @Test("an option value that does not parse is a usage error (64) quoting it and what is accepted",
           arguments: [(["apply", "--policy", "p.yaml", "--root", "/tmp", "--yes", "--max-delete", "lots"],
-                       "The value 'lots' is invalid for '--max-delete <N|N%>' (a whole number, or a percentage such as 5%)"),
+                       "The value 'lots' is invalid for '--max-delete <N|N%|none>' (a whole number, a percentage such as 5%, or none)"),
                       (["apply", "--policy", "p.yaml", "--root", "/tmp", "--yes", "--max-runtime", "soon"],
                        "The value 'soon' is invalid for '--max-runtime <duration>' ("),
                       (["journal", "--root", "/tmp", "--last", "0"], "The value '0' is invalid for '--last <N>' (a positive whole number)")])

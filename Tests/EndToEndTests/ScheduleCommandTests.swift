@@ -129,11 +129,11 @@ import Testing
         let fields = line.split(separator: " ").map(String.init)
         #expect(Array(fields.prefix(5)) == ["30", "2", "*", "*", "1-5"])
         #expect(fields[6] == PolicyctlBinary.path)
-        #expect(line.hasSuffix(" apply --policy \(policy) --root \(tree.root) --yes --no-wait --log-format plain"))
+        #expect(line.hasSuffix(" apply --policy \(policy) --root \(tree.root) --yes --no-wait --log-format plain --quiet"))
 
         let user = try PolicyctlBinary.run(["schedule", "--policy", policy, "--root", tree.root, "--every", "15m", "--cron", "--user", "--name", "tmp_sweep"])
         #expect(user.status == 0)
-        #expect(user.stdout == "# policyctl every 15m: apply policy 'nightly.cleanup' to \(tree.root)\n*/15 * * * * \(PolicyctlBinary.path) apply --policy \(policy) --root \(tree.root) --yes --no-wait --log-format plain\n")
+        #expect(user.stdout == "# policyctl every 15m: apply policy 'nightly.cleanup' to \(tree.root)\n*/15 * * * * \(PolicyctlBinary.path) apply --policy \(policy) --root \(tree.root) --yes --no-wait --log-format plain --quiet\n")
 
         let refused = try PolicyctlBinary.run(["schedule", "--policy", policy, "--root", tree.root, "--every", "7h", "--cron"])
         #expect(refused.status == 64)

@@ -54,6 +54,12 @@ struct UndoTests {
         #expect(dry.stdout.contains("cannot undo tmp/old.log: deleted; deletes cannot be undone\n"), "\(dry.stdout)")
         #expect(try manifest(of: t.root) == applied)
 
+        // No terminal and no --yes: told to pass it, as apply does (64), and nothing changes.
+        let unconfirmed = try policyctl(["undo", "--root", t.root, id])
+        #expect(unconfirmed.status == 64, "\(unconfirmed)")
+        #expect(unconfirmed.stderr.hasPrefix("Error: undo needs confirmation and there is no terminal to ask on; pass --yes"), "\(unconfirmed.stderr)")
+        #expect(try manifest(of: t.root) == applied)
+
         let undone = try policyctl(["undo", "--root", t.root, "--yes", id])
         #expect(undone.status == 1, "\(undone)")
         #expect(undone.stdout.contains("cannot undo tmp/old.log: deleted; deletes cannot be undone\n"), "\(undone.stdout)")

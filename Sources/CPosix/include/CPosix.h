@@ -26,6 +26,16 @@ int cposix_fremovexattr(int fd, const char *attr);
 /// check-then-rename only where the kernel lacks renameat2 (never on Linux >= 3.15).
 int cposix_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int noreplace);
 
+/// The argc main received, saved by an initializer before main (Arguments.c); -1 where the C library
+/// passes initializers nothing (musl).
+int cposix_saved_argc(void);
+/// argv[index] as main received it, or NULL outside 0..<argc.
+const char *cposix_saved_argv(int index);
+
+/// 1 when this thread's effective capability set holds `capability` (CAP_SYS_PTRACE is 19), 0 when not
+/// (always 0 outside Linux), -1 when capget fails.
+int cposix_has_effective_capability(int capability);
+
 /// The O_NOATIME flag on this platform (0 where it does not exist).
 int cposix_o_noatime(void);
 /// The O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC|O_RDONLY flag set used to open directories safely.

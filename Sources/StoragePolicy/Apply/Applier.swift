@@ -105,6 +105,13 @@ package struct Applier: Sendable {
         var steps: [Step] = []
         for path in paths {
             let action = Action(kind: .trash(to: folder), path: path, rule: "trash", reason: "policyctl trash")
+            // Refused here, before a transaction begins, so a refused trash journals nothing (the run would
+            // refuse it too, but only after journaling a transaction that does nothing).
+            if path.hasPrefix(folder) || folder.hasPrefix(path) {
+                let why = path.hasPrefix(folder) ? "is already in the trash folder" : "holds the trash folder itself"
+                missing.append(ApplyReport.Item(action: action, outcome: .skipped(why)))
+                continue
+            }
             guard let status = try? statusIfPresent(path) else {
                 missing.append(ApplyReport.Item(action: action, outcome: .skipped("no such file or directory")))
                 continue

@@ -1,7 +1,8 @@
 // Keeps what a process is using: a delete of an expire, quota or trash rule (unless `inUse: ignore`) is dropped
 // when its target is open in some process (/proc/*/fd, read once per run) or holds a BSD flock, and a directory
 // delete when anything inside it is open or any directory in it is flocked. Only ever removes deletes from a
-// plan: what cannot be checked (an unreadable /proc, a flock that cannot be probed) is kept too.
+// plan: what cannot be checked (an unreadable /proc, a root run that cannot read some processes' descriptors,
+// a flock that cannot be probed) is kept too.
 // The flock probe (open, fstat, flock, close) runs only where /proc/locks, read once per run, cannot rule the
 // entry out: as root or not, in the initial PID namespace and on a local filesystem, no entry it does not list
 // is probed (see FlockTable).
@@ -40,7 +41,11 @@ package struct InUseCheck: Sendable {
 
     /// The note a run prints once when /proc could not be read: nothing a rule checks is deleted then.
     package var unreadableNote: String? {
-        table.unreadable.map { "in-use check: /proc could not be read (\($0)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)" }
+        if let error = table.unreadable {
+            return "in-use check: /proc could not be read (\(error)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)"
+        }
+        // Any of the unreadable processes may hold any candidate open: nothing these rules delete is known free.
+        return table.incompleteness.map { "in-use check incomplete: \($0); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)" }
     }
 
     /// Why the entry `name` in `parent` (at `path`, planned as `identity`) must be kept, or nil when nothing uses it.
@@ -51,6 +56,7 @@ package struct InUseCheck: Sendable {
                        identity: EntryIdentity, deadline: ContinuousClock.Instant? = nil) -> String? {
         if let error = table.unreadable { return "in use unknown: /proc could not be read (\(error)); kept" }
         if type == .symlink { return nil }
+        if let incomplete = table.incompleteness { return "in use unknown: \(incomplete); kept" }
         if let pid = table.holder(device: identity.device, inode: identity.inode) {
             return "in use by \(OpenFileTable.describe(pid: pid))"
         }
@@ -65,6 +71,7 @@ package struct InUseCheck: Sendable {
     func isClearlyFree(type: FileType?, identity: EntryIdentity) -> Bool {
         guard table.unreadable == nil else { return false }
         if type == .symlink { return true }
+        guard table.incompleteness == nil else { return false }
         guard type != .directory, table.holder(device: identity.device, inode: identity.inode) == nil else { return false }
         return localDevices.contains(identity.device) && !flocks.mayHold(inode: identity.inode)
     }

@@ -17,9 +17,14 @@ enum QuotaProtection {
 
     /// The violation for a quota that `minAge`/`keep` kept above its target.
     static func unmet(_ quota: Quota, rule: String, remaining: Int64, target: Int64, protected: Int) -> String {
+        "quota not met: \(remaining - target) bytes (\(ByteSize.human(remaining - target))) still over the target of \(ByteSize.human(target)); \(protection(quota, protected: protected))"
+    }
+
+    /// `keep 8 protect 8 files`, `minAge 5d and keep 2 protect 3 units`: what kept the quota above its target.
+    static func protection(_ quota: Quota, protected: Int) -> String {
         var why: [String] = []
         if quota.minAge != nil { why.append("minAge \(quota.minAge!)") }
         if quota.keep > 0 { why.append("keep \(quota.keep)") }
-        return "quota not met: \(remaining - target) bytes (\(ByteSize.human(remaining - target))) still over the target of \(ByteSize.human(target)); \(why.joined(separator: " and ")) protect \(protected) \(quota.unit == .directory ? "unit" : "file")\(protected == 1 ? "" : "s")"
+        return "\(why.joined(separator: " and ")) protect \(protected) \(quota.unit == .directory ? "unit" : "file")\(protected == 1 ? "" : "s")"
     }
 }

@@ -1,6 +1,7 @@
 // Which files processes hold open, read once from /proc/*/fd, and whether an entry holds a BSD flock (probed the
 // way systemd-tmpfiles does: a non-blocking exclusive flock that fails while anyone else holds one).
-// Only ever keeps entries: a process or fd that cannot be read is simply not known, never a reason to delete.
+// Only ever keeps entries: a process or fd that cannot be read is counted (see `hiddenProcesses`), and InUseCheck
+// treats a root run that could not read some as incomplete, never as a reason to delete.
 internal import CPosix
 
 /// The (device, inode) of every file some process had open when the table was read.
@@ -14,11 +15,33 @@ package struct OpenFileTable: Sendable {
     private var holders: [Key: Int32] = [:]
     /// Why /proc could not be listed at all; nil when it was read.
     package private(set) var unreadable: FileSystemError?
-    /// Processes whose descriptors could not be listed (another user's, without root): not known, not checked.
+    /// Processes whose descriptors could not be read (EACCES/EPERM on /proc/PID/fd or on an fd in it): another
+    /// user's without root, or any process of another uid (or with more capabilities) for a root run without
+    /// CAP_SYS_PTRACE. Such a root can list /proc/PID/fd but not stat the links in it.
     package private(set) var hiddenProcesses = 0
 
     /// An empty table that knows nothing (tests, and rules that opt out).
     package init() {}
+
+    /// A table that could not read `hiddenProcesses` processes (tests).
+    package init(hiddenProcesses: Int, readWithoutPtrace: Bool = true) {
+        self.hiddenProcesses = hiddenProcesses
+        self.readWithoutPtrace = readWithoutPtrace
+    }
+
+    /// True when the table was read as root (euid 0) without CAP_SYS_PTRACE: then other users' processes (and
+    /// root's with capabilities this one lacks) are hidden for want of a capability the run should have.
+    package private(set) var readWithoutPtrace = system_geteuid() == 0 && cposix_has_effective_capability(19) != 1
+
+    /// Why the table is incomplete, or nil: a root run without CAP_SYS_PTRACE that could not read some
+    /// processes' descriptors (a systemd CapabilityBoundingSet= or a container that drops it). A run as
+    /// another user sees only its own processes by design (Docs/policy-reference.md, "Who is seen"), and
+    /// root with CAP_SYS_PTRACE sees all it can (a container runtime's process in a parent user namespace
+    /// stays hidden from it): neither is flagged.
+    package var incompleteness: String? {
+        guard readWithoutPtrace, hiddenProcesses > 0 else { return nil }
+        return "\(hiddenProcesses) process\(hiddenProcesses == 1 ? "" : "es") unreadable (needs CAP_SYS_PTRACE)"
+    }
 
     /// Reads /proc/*/fd once. A process that exits meanwhile, or an fd closed meanwhile, is skipped.
     package static func read(proc: String = "/proc") -> OpenFileTable {
@@ -39,14 +62,21 @@ package struct OpenFileTable: Sendable {
                 if error.errno != .noSuchFile { table.hiddenProcesses += 1 }
                 continue
             }
+            var hidden = false
             for fd in fds {
                 var s = CInterop.Stat()
                 // Following the magic link is the point: it names the open file itself, wherever it is.
                 let r = "\(fdPath)/\(String(decoding: fd.name.bytes, as: UTF8.self))".withCString { system_stat($0, &s) }
-                guard r == 0 else { continue }
+                guard r == 0 else {
+                    // Closed meanwhile (ENOENT) is nothing; denied means this process's files are not known.
+                    let e = Errno.current
+                    if e == .permissionDenied || e == .notPermitted { hidden = true }
+                    continue
+                }
                 let key = Key(device: UInt64(s.st_dev), inode: UInt64(s.st_ino))
                 if table.holders[key] == nil { table.holders[key] = pid }
             }
+            if hidden { table.hiddenProcesses += 1 }
         }
         return table
     }

@@ -25,6 +25,12 @@ public struct ApplyRequest: Sendable {
     public var maxDelete: DeleteLimit?
     /// How `maxDelete` is named in the refusal (`--max-delete 5`); `maxDelete N` when nil.
     public var maxDeleteLabel: String?
+    /// The cap when neither `maxDelete` nor the policy's `max-delete` sets one (policyctl's default for
+    /// unattended runs, `apply --yes`: 50% with a floor of 100), and how the refusal names it.
+    public var defaultMaxDelete: DeleteLimit?
+    public var defaultMaxDeleteLabel: String?
+    /// No cap at all, not even the policy's (`--max-delete none`).
+    public var unlimitedDeletes = false
     /// Past this instant, stop and roll back (file deletes already made stay made).
     public var deadline: ContinuousClock.Instant?
     /// How the deadline is named in the refusal (`--max-runtime 30m`).

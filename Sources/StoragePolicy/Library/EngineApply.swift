@@ -84,12 +84,17 @@ extension StorageEngine {
             return ApplyResult(recovery: recovery, plan: plan, report: ApplyReport())
         }
 
-        if let limit = request.maxDelete {
+        if request.unlimitedDeletes {
+            // --max-delete none: the caller lifted every cap.
+        } else if let limit = request.maxDelete {
             options.maxDelete = limit
             options.maxDeleteLabel = request.maxDeleteLabel ?? "maxDelete \(limit)"
         } else if let limit = policy.maxDelete {
             options.maxDelete = limit
             options.maxDeleteLabel = "the policy's max-delete \(limit)"
+        } else if let limit = request.defaultMaxDelete {
+            options.maxDelete = limit
+            options.maxDeleteLabel = request.defaultMaxDeleteLabel ?? "the default max-delete \(limit)"
         }
         options.deadline = request.deadline
         options.deadlineLabel = request.deadlineLabel

@@ -57,6 +57,9 @@ public struct Plan: Sendable, Hashable, Codable {
         public var violations: Int
         /// How many entries were skipped.
         public var skipped: Int
+        /// How many entries the deletes remove, a directory delete counted with everything inside it (what
+        /// `max-delete` counts). nil in a plan saved before it was recorded.
+        public var deleteEntries: Int?
 
         /// The summary of these actions.
         package init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
@@ -64,13 +67,15 @@ public struct Plan: Sendable, Hashable, Codable {
             // Counted per kind in a small array, named once at the end: hashing a name per action cost more.
             var perKind = [Int](repeating: 0, count: 8)
             var freed: Int64 = 0
+            var deleted = 0
             actions.withUnsafeBufferPointer { all in
                 for i in all.indices {
                     let code = all[i].kind.ordinal
                     perKind[code] += 1
-                    if code == 0 { freed += all[i].bytes }
+                    if code == 0 { freed += all[i].bytes; deleted += Swift.max(1, all[i].entries) }
                 }
             }
+            self.deleteEntries = deleted
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
             for (code, name) in Action.Kind.names.enumerated() where perKind[code] > 0 { counts[name] = perKind[code] }
             self.actions = counts

@@ -111,6 +111,7 @@ package struct PlanJSONWriter {
         }
         text("\n"); indent(2); text("},\n")
         indent(2); key("bytesFreed", nil); number(plan.summary.bytesFreed); text(",\n")
+        if let entries = plan.summary.deleteEntries { indent(2); key("deleteEntries", nil); number(entries); text(",\n") }
         indent(2); key("entriesScanned", nil); number(plan.summary.entriesScanned); text(",\n")
         indent(2); key("skipped", nil); number(plan.summary.skipped); text(",\n")
         indent(2); key("violations", nil); number(plan.summary.violations); text("\n")

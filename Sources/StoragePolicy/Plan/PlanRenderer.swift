@@ -90,7 +90,7 @@ public struct PlanRenderer: Sendable {
         let counts = plan.summary.actions
         func n(_ key: String) -> Int { counts[key] ?? 0 }
         var parts: [String] = []
-        parts.append("\(n("delete")) to delete (\(ByteSize.human(plan.summary.bytesFreed)) freed)")
+        parts.append("\(Self.deletes(plan, count: n("delete"))) to delete (\(ByteSize.human(plan.summary.bytesFreed)) freed)")
         parts.append("\(n("rename")) to rename")
         parts.append("\(n("trash")) to move to the trash")
         parts.append("\(n("mkdir")) to create")
@@ -102,6 +102,17 @@ public struct PlanRenderer: Sendable {
         tail += ", \(plan.skipped.count) skipped"
         let head = plan.actions.isEmpty ? "No changes." : "Plan:"
         return style(head, "1") + " " + parts.joined(separator: ", ") + "; " + tail + "."
+    }
+
+    /// `3`, or when folder deletes take what they hold with them, `1 folder, 501 entries` (`2 folders and
+    /// 1 file, 40 entries`): the summary never understates how much goes.
+    static func deletes(_ plan: Plan, count: Int) -> String {
+        guard let entries = plan.summary.deleteEntries, entries > count else { return "\(count)" }
+        let folders = plan.actions.reduce(0) { $0 + ($1.isDelete && $1.type == .directory ? 1 : 0) }
+        var what: [String] = []
+        if folders > 0 { what.append("\(grouped(folders)) folder\(folders == 1 ? "" : "s")") }
+        if count > folders { what.append("\(grouped(count - folders)) file\(count - folders == 1 ? "" : "s")") }
+        return "\(what.joined(separator: " and ")), \(grouped(entries)) entries"
     }
 
     private func style(_ text: String, _ code: String) -> String {

@@ -123,10 +123,17 @@ struct PolicyValidator {
         for (i, k) in pairs {
             let a = rules[i], b = rules[k]
             guard overlaps(a, b) else { continue }
+            // A forbid rule moves its entries to the trash rather than deleting them: the warning says which.
+            func removal(_ r: Rule) -> (verb: String, outcome: String) {
+                if case .forbid = r.kind { return ("moves entries to the trash", "moved to the trash") }
+                return ("deletes", "deleted")
+            }
             if renames(a), removes(b) {
-                report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' deletes; an entry both would touch is deleted, not renamed")
+                let (verb, outcome) = removal(b)
+                report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' \(verb); an entry both would touch is \(outcome), not renamed")
             } else if renames(b), removes(a) {
-                report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' deletes; an entry both would touch is deleted, not renamed")
+                let (verb, outcome) = removal(a)
+                report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' \(verb); an entry both would touch is \(outcome), not renamed")
             }
             if case .quota = a.kind, case .quota = b.kind {
                 report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' both set a quota on nested scopes; each evicts on its own count")

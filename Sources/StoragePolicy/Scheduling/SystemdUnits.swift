@@ -54,6 +54,8 @@ package struct SystemdUnits: Sendable {
             "RestrictAddressFamilies=AF_UNIX",
             "SystemCallArchitectures=native",
             "SystemCallFilter=@system-service",
+            "# @system-service allows these (@ipc); with CAP_SYS_PTRACE they would read other processes' memory.",
+            "SystemCallFilter=~process_vm_readv process_vm_writev",
             "# A call outside the filter fails with EPERM rather than killing the run mid-transaction.",
             "SystemCallErrorNumber=EPERM",
         ]
@@ -92,8 +94,10 @@ package struct SystemdUnits: Sendable {
         case .system:
             lines.append("# Nothing but the root is writable; no devices, network or kernel settings.")
             lines += sandbox
-            lines.append("# As root, the run needs only to read, remove and re-mark other users' files.")
-            lines.append("CapabilityBoundingSet=CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER")
+            lines.append("# As root, the run needs only to read, remove and re-mark other users' files, and to see")
+            lines.append("# which files other users' processes hold open (/proc/PID/fd needs CAP_SYS_PTRACE;")
+            lines.append("# without it every delete the in-use check guards is kept).")
+            lines.append("CapabilityBoundingSet=CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER CAP_SYS_PTRACE")
         case .user:
             lines.append("# In a user unit the settings below need unprivileged user namespaces, which many")
             lines.append("# distributions restrict; a unit using them would then fail to start. Uncomment them")

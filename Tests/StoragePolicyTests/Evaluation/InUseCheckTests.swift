@@ -125,4 +125,18 @@ struct InUseCheckTests {
         #expect(try folder.reasons(check) == [nil, nil, nil])
         #expect(check.flockProbes == listed.filter { $0 }.count)
     }
+
+    @Test("a root run without CAP_SYS_PTRACE that could not read some processes is incomplete: a note, and every candidate kept; not so with the capability")
+    func incompleteWithoutPtrace() throws {
+        let folder = try Folder(count: 2)
+        let blind = InUseCheck(table: OpenFileTable(hiddenProcesses: 12, readWithoutPtrace: true))
+        #expect(blind.unreadableNote == "in-use check incomplete: 12 processes unreadable (needs CAP_SYS_PTRACE); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)")
+        #expect(try folder.reasons(blind) == [String](repeating: "in use unknown: 12 processes unreadable (needs CAP_SYS_PTRACE); kept", count: 2))
+        let one = InUseCheck(table: OpenFileTable(hiddenProcesses: 1, readWithoutPtrace: true))
+        #expect(one.unreadableNote?.hasPrefix("in-use check incomplete: 1 process unreadable (needs CAP_SYS_PTRACE); ") == true)
+        // Another user's run (or root with the capability) hides what it must: nothing flagged.
+        let user = InUseCheck(table: OpenFileTable(hiddenProcesses: 12, readWithoutPtrace: false))
+        #expect(user.unreadableNote == nil)
+        #expect(try folder.reasons(user)[1] == nil)
+    }
 }

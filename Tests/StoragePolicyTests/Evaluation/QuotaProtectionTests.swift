@@ -55,6 +55,9 @@ import TreeFixture
         #expect(eight.lines == ["delete cache/f10.bin", "delete cache/f9.bin"])
         let left = QuotaTests.total(tree) - allocated(tree, "cache/f10.bin") - allocated(tree, "cache/f9.bin")
         #expect(eight.violations.map(\.message) == ["quota not met: \(left - target) bytes (\(ByteSize.human(left - target))) still over the target of \(ByteSize.human(target)); keep 8 protect 8 files"])
+        // The note names keep as the cause first (it used to blame only the hard links, which there are none of).
+        #expect(eight.notes.contains { $0.hasPrefix("quota rule 'q': only ") && $0.hasSuffix("(keep 8 protect 8 files; files with several hard links are never evicted)") },
+                "\(eight.notes)")
         // keep 10: nothing at all may go.
         #expect(try plan(tree, [Self.quota(max, keep: 10)]).lines == [])
     }

@@ -135,6 +135,12 @@ import Testing
         #expect(w == ["rule 'n' renames inside 'Docs/old', where rule 'e' deletes; an entry both would touch is deleted, not renamed"])
     }
 
+    @Test("a forbid rule that fights a naming rule is said to move entries to the trash, not to delete them")
+    func overlapWarningForbid() throws {
+        let w = try Self.warnings(Self.header + "rules:\n  - name: n\n    path: Docs\n    naming: { case: lower }\n  - name: f\n    path: Docs\n    forbid: ['**/*.sqlite']\n  - name: bin\n    path: Trash\n    trash: 30d\n")
+        #expect(w == ["rule 'n' renames inside 'Docs', where rule 'f' moves entries to the trash; an entry both would touch is moved to the trash, not renamed"])
+    }
+
     @Test("rules kept apart by globs or excludes do not warn") func overlapNone() throws {
         #expect(try Self.warnings(Self.header + "rules:\n  - name: n\n    path: Docs\n    match: ['**/*.txt']\n    naming: { case: lower }\n  - name: e\n    path: Docs\n    match: ['**/*.tmp']\n    expire: 1h\n").isEmpty)
         #expect(try Self.warnings(Self.header + "rules:\n  - name: n\n    path: Docs\n    exclude: ['.Trash/**']\n    naming: { case: lower }\n  - name: t\n    path: Docs/.Trash\n    trash: 30d\n").isEmpty)

@@ -16,8 +16,9 @@ import Testing
             "ExecStart=/usr/local/bin/policyctl apply --policy /etc/policyctl/app-sandbox.yaml --root /srv/data --yes --no-wait --log-format plain",
             "Nice=19", "IOSchedulingClass=idle", "CPUSchedulingPolicy=idle",
             "ProtectSystem=strict", "ReadWritePaths=/srv/data", "ProtectHome=read-only", "NoNewPrivileges=yes", "PrivateTmp=yes",
-            "PrivateDevices=yes", "PrivateNetwork=yes", "SystemCallFilter=@system-service", "SystemCallErrorNumber=EPERM",
-            "CapabilityBoundingSet=CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER",
+            "PrivateDevices=yes", "PrivateNetwork=yes", "SystemCallFilter=@system-service", "SystemCallFilter=~process_vm_readv process_vm_writev", "SystemCallErrorNumber=EPERM",
+            // CAP_SYS_PTRACE: without it root cannot read other users' /proc/PID/fd and the in-use check is blind.
+            "CapabilityBoundingSet=CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER CAP_SYS_PTRACE",
         ] {
             #expect(service.contains(expected), "missing \(expected)")
         }

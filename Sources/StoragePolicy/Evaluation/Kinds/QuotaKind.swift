@@ -142,10 +142,14 @@ struct QuotaKind: RuleKindBehavior {
     private static func reportUnmet(_ rule: CompiledRule, _ quota: Quota, used: Int64, remaining: Int64, target: Int64,
                                     protected: Int, neverEvicted: String, _ c: inout ResolutionContext) {
         guard remaining > target else { return }
+        // The cause first: protection when it kept anything (the violation names it), then what is never evicted.
+        var causes: [String] = []
         if protected > 0 {
             c.report(rule.index, rule.rule.path, QuotaProtection.unmet(quota, rule: rule.name, remaining: remaining, target: target, protected: protected))
+            causes.append(QuotaProtection.protection(quota, protected: protected))
         }
-        c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (\(neverEvicted) are never evicted)")
+        causes.append("\(neverEvicted) are never evicted")
+        c.notes.append("quota rule '\(rule.name)': only \(ByteSize.human(used - remaining)) can be evicted; \(ByteSize.human(remaining)) stays above the target of \(ByteSize.human(target)) (\(causes.joined(separator: "; ")))")
     }
 }
 
