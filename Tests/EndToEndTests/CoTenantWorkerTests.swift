@@ -160,7 +160,7 @@ struct CoTenantWorkerTests {
         let loop = try SwapLoop(w, round: 1)
         defer { loop.stop() }
         // 1 ms after each unlink: the workers' run lasts long enough for many rounds of swaps.
-        let run = try policyctl(["apply", w.planFile, "--yes"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
+        let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
         let stopped = loop.stop()
         #expect(stopped.status == 0, "the swap loop failed: \(stopped.stderr)")
         #expect(stopped.rounds >= 1)
@@ -183,7 +183,7 @@ struct CoTenantWorkerTests {
         let loop = try SwapLoop(w, round: 2)
         defer { loop.stop() }
         // SIGKILL after the 60th change: the workers are unlinking, with more unlink intents durable.
-        let run = try policyctl(["apply", w.planFile, "--yes"],
+        let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"],
                                 environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1", "POLICYCTL_CRASH_AFTER_CHANGES": "60"])
         #expect(run.signal == SIGKILL, "\(run)")
         #expect(try w.left().count < w.names.count + 1, "some unlinks were made before the kill")

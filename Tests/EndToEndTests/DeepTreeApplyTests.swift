@@ -88,7 +88,7 @@ struct DeepTreeApplyTests {
         let (scratch, root, plan) = try planned(3000)
         _ = scratch
         #expect(chainDepth(root) == 3000)
-        let run = try policyctl(["apply", plan, "--yes"])
+        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("applied: 1 delete"), "\(run)")
         #expect(chainDepth(root) == 0)
@@ -104,7 +104,7 @@ struct DeepTreeApplyTests {
         let (scratch, root, plan) = try planned(depth)
         let summary = scratch.path + "/strace.txt"
         let run = try ChildProcess.run("/usr/bin/strace", ["-f", "-c", "-e", "trace=openat,openat2", "-o", summary,
-                                                          PolicyctlBinary.path, "apply", plan, "--yes"])
+                                                          PolicyctlBinary.path, "apply", plan, "--yes", "--max-delete", "none"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(chainDepth(root) == 0)
         // strace -c: "% time seconds usecs/call calls errors syscall"; the calls column of each open call.
@@ -131,7 +131,7 @@ struct DeepTreeApplyTests {
         #expect(before.count == 3000 + 30)
         // Every open sleeps 1 ms: the first look into the tree alone takes 3 s (each of its 3,000 levels opened).
         let started = ContinuousClock.now
-        let run = try policyctl(["apply", plan, "--yes", "--max-runtime", "2s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
+        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "2s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
         let took = ContinuousClock.now - started
         #expect(took < .seconds(3), "ran \(took) with a 2 s budget")
         #expect(run.status == 3, "\(run)")
@@ -142,7 +142,7 @@ struct DeepTreeApplyTests {
         #expect(recover.stdout.contains("Nothing to recover"), "\(recover)")
         #expect(try chainManifest(root) == before)
         // With time enough, the same plan removes it.
-        let again = try policyctl(["apply", plan, "--yes", "--max-runtime", "60s"])
+        let again = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "60s"])
         #expect(again.status == 0, "\(again)")
         #expect(chainDepth(root) == 0)
     }
@@ -156,7 +156,7 @@ struct DeepTreeApplyTests {
         let before = try chainManifest(root)
         // Every open sleeps 1 ms: the check before staging opens each of the 2,000 levels, 2 s.
         let started = ContinuousClock.now
-        let run = try policyctl(["apply", plan, "--yes", "--max-runtime", "1s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
+        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "1s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
         let took = ContinuousClock.now - started
         #expect(took < .seconds(2), "ran \(took) with a 1 s budget")
         #expect(run.status == 3, "\(run)")

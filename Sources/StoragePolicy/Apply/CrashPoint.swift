@@ -1,8 +1,12 @@
 // Test seams for crash and timing tests of the built binary, driven by the environment:
 // POLICYCTL_CRASH_AFTER_RECORDS=N, POLICYCTL_CRASH_AFTER_CHANGES=N, POLICYCTL_DELAY_PER_CHANGE_MS=N.
 // Inert unless set; never changes what apply does, only when the process dies or how slowly it goes.
+// Compiled in only where POLICYCTL_FAULT_INJECTION is defined (debug builds, what the tests run): an app that
+// embeds the library, or the release binary, can never be killed or slowed through its environment, and
+// carries none of these names (InstallTests checks the release binary's strings).
 import Synchronization
 
+#if POLICYCTL_FAULT_INJECTION
 enum CrashPoint {
     /// SIGKILL right after the Nth journal record written by this process is durable (fsynced).
     static let afterRecords: Int? = environmentNumber("POLICYCTL_CRASH_AFTER_RECORDS")
@@ -38,3 +42,9 @@ enum CrashPoint {
         return Int(String(cString: raw))
     }
 }
+#else
+enum CrashPoint {
+    @inline(__always) static func recordsDurable(before: Int, total: Int) {}
+    @inline(__always) static func changeMade() {}
+}
+#endif
