@@ -6,63 +6,18 @@ package enum PlanFile {
     /// million-entry plan fits with room to spare; anything larger is refused before a byte is read.
     package static let sizeLimit = 1 << 30
 
-    /// Why a plan (or policy) file was not read.
-    package enum ReadError: Error, Sendable, CustomStringConvertible {
-        /// It could not be opened, stat'ed or read (exit 74).
-        case io(FileSystemError)
-        /// It is not a regular file: a device, a FIFO, a socket or a directory (exit 65).
-        case notRegular(path: String, type: FileType)
-        /// It is larger than the cap (exit 65).
-        case tooLarge(path: String, size: Int64, limit: Int)
-
-        package var description: String {
-            switch self {
-            case .io(let e): return "\(e.path.escaped): cannot read: \(e.errno)"
-            case .notRegular(let path, let type):
-                return "\(PathEscaping.escape(Array(path.utf8))): not a regular file (\(type.rawValue)); only regular files are read as plans"
-            case .tooLarge(let path, let size, let limit):
-                return "\(PathEscaping.escape(Array(path.utf8))): \(size) bytes, more than the \(limit) bytes (\(ByteSize.human(Int64(limit)))) a plan file may have"
-            }
-        }
-    }
-
-    /// Reads a whole file given as a path string (a plan or policy file, not a tree entry), up to `limit` bytes.
+    /// Reads a whole file given as a path string (a plan, policy or script, not a tree entry), up to `limit`
+    /// bytes, under the trust rule (``TrustedFile``); every refusal as a FileSystemError naming the path.
     package static func read(path: String, limit: Int = sizeLimit) throws(FileSystemError) -> [UInt8] {
-        do { return try readRegular(path: path, limit: limit) } catch {
+        let display = RelativePath(unchecked: Array(path.utf8))
+        do { return try TrustedFile.read(path, limit: limit, what: "file") } catch {
             switch error {
             case .io(let e): throw e
-            case .notRegular(let p, let type):
-                throw FileSystemError(.open, path: RelativePath(unchecked: Array(p.utf8)), errno: type == .directory ? .isDirectory : .invalidArgument)
-            case .tooLarge(let p, _, _):
-                throw FileSystemError(.read, path: RelativePath(unchecked: Array(p.utf8)), errno: Errno(rawValue: _EFBIG))
+            case .notRegular(_, let type):
+                throw FileSystemError(.open, path: display, errno: type == .directory ? .isDirectory : .invalidArgument)
+            case .tooLarge: throw FileSystemError(.read, path: display, errno: Errno(rawValue: _EFBIG))
+            case .untrusted(let u): throw FileSystemError(.refused(u.problem), path: display, errno: .notPermitted)
             }
-        }
-    }
-
-    /// Reads a regular file of at most `limit` bytes. A symlink given by the caller is followed (an admin may
-    /// keep plans behind one), but what it leads to must be a regular file: devices (`/dev/zero`), FIFOs,
-    /// sockets and directories are refused after one fstat, and so is a file larger than `limit`, whatever
-    /// its content. Opened non-blocking, so a FIFO with no writer never blocks the open; at most `limit`
-    /// bytes (plus one read) are ever read, even from a file that grows meanwhile.
-    package static func readRegular(path: String, limit: Int = sizeLimit) throws(ReadError) -> [UInt8] {
-        let display = RelativePath(unchecked: Array(path.utf8))
-        let r = systemCall(.open) { system_open(path, _O_RDONLY | _O_CLOEXEC | _O_NONBLOCK | _O_NOCTTY) }
-        let fd: Int32
-        switch r {
-        case .success(let d): fd = d
-        case .failure(let e): throw .io(FileSystemError(.open, path: display, errno: e))
-        }
-        let file = FileDescriptor(rawValue: fd, path: display)
-        let status: FileStatus
-        do { status = try file.status() } catch { throw .io(error) }
-        guard status.type == .regular else { throw .notRegular(path: path, type: status.type) }
-        guard status.size <= Int64(limit) else { throw .tooLarge(path: path, size: status.size, limit: limit) }
-        // Back to blocking reads: a regular file never blocks, and O_NONBLOCK must not turn into EAGAIN.
-        let flags = system_fcntl(fd, _F_GETFL)
-        if flags >= 0 { _ = system_fcntl(fd, _F_SETFL, flags & ~_O_NONBLOCK) }
-        do { return try file.readAll(limit: limit) } catch {
-            if error.errno.rawValue == _EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
-            throw .io(error)
         }
     }
 
