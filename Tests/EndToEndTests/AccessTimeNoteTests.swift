@@ -2,6 +2,8 @@
 // rule once with the right note; a rule by mtime gets none. Every mount is detached in a defer.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import StoragePolicy

@@ -4,6 +4,8 @@ import Foundation
 import TreeFixture
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 final class AuditTree {

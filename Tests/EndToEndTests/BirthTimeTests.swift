@@ -2,6 +2,8 @@
 // system that records no birth time (ramfs) plan says so once for the rule and keeps every entry.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import StoragePolicy

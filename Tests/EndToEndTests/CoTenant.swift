@@ -2,6 +2,8 @@
 // definition for every suite that plays it; never used to do anything but what an unprivileged user could.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 

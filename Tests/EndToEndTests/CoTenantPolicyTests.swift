@@ -3,6 +3,8 @@
 // steered by it, and nothing of a file that is no policy (/etc/shadow, /proc/self/environ) reaches any output.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Testing

@@ -5,6 +5,8 @@
 // trash the engine makes itself (0700, root's) still round-trips.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import StoragePolicy

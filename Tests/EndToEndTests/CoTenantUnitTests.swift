@@ -4,6 +4,8 @@
 // apply survives the apply. One scenario, played against both rules.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import StoragePolicy

@@ -3,6 +3,8 @@
 // not match fails the test, naming it. The list is read from the doc itself, so doc and binary cannot drift.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Testing

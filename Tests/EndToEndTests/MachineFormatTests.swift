@@ -4,6 +4,8 @@
 // name the symlinked scope and say why.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import FoundationXML

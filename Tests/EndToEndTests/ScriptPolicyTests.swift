@@ -6,6 +6,8 @@
 // one test shares one compiled script across all its steps.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import StoragePolicy

@@ -228,7 +228,7 @@ package enum TrustedFile {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(_PATH_MAX) + 1)
         guard system_getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(cString: buffer)
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
     }
 

@@ -2,6 +2,8 @@
 // each role, and that every refusal names the folder, its owner and mode, and the fix. No disk involved.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import StoragePolicy

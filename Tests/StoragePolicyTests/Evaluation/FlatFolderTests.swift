@@ -6,6 +6,8 @@ import Testing
 import TreeFixture
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite("Flat folders") struct FlatFolderTests {

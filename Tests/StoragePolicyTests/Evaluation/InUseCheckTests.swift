@@ -4,6 +4,8 @@
 // left out of the /proc/*/fd table, so only the flock side can find them.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 @testable import StoragePolicy

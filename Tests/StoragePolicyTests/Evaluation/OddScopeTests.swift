@@ -2,6 +2,8 @@
 // name the path and say why, in plan and explain: never a silent "no changes". Expected findings by hand.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import StoragePolicy

@@ -5,6 +5,8 @@ import Testing
 import TreeFixture
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite("Walker") struct WalkerTests {

@@ -2,6 +2,8 @@
 // Int64. Every conversion saturates or refuses, never traps; a clamped time is flagged so nothing judges by it.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import StoragePolicy

@@ -3,6 +3,8 @@
 // safety line it guards (O_NOFOLLOW on the walker's openat, the check before staging) is removed.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Synchronization

@@ -2,6 +2,8 @@
 // failure reproduces): plan is deterministic and stays in scope, apply then plan is empty, quotas are met.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Testing

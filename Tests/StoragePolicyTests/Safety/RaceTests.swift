@@ -2,6 +2,8 @@
 // and created while the engine works. Nothing outside the root is ever touched; nothing unplanned is ever lost.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Synchronization

@@ -2,6 +2,8 @@
 // a background mutator thread, manifests without atimes. Never touches anything outside its scratch folder.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Synchronization

@@ -2,6 +2,8 @@
 // xattrs. Reads directories with O_NOATIME and never opens a file, so taking it changes nothing itself.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import CPosix
 

@@ -41,6 +41,8 @@ extension Plan {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Allocated bytes of `relative` in `tree`, as `du` counts them (lstat st_blocks * 512): read by the test

@@ -3,6 +3,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The per-run scratch folder, `/tmp/policyctl-tests-PID-XXXXXX/`.

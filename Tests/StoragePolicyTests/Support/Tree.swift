@@ -2,6 +2,8 @@
 // built through directory descriptors with exact times. Never chdirs, never touches anything outside its folder.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import StoragePolicy
 import CPosix
