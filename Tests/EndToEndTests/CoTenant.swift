@@ -34,3 +34,47 @@ enum CoTenant {
     /// Runs a shell script as the co-tenant.
     static func sh(_ script: String) throws -> PolicyctlBinary.Result { try run("/bin/sh", ["-c", script]) }
 }
+
+/// A shell script run as the co-tenant in the background, round after round, until `stop()`: the races of the
+/// co-tenant suites (folder swaps while apply and recovery run). The script is given the stop file's path; it
+/// loops until that file exists, stopping only between rounds, and prints the rounds it made.
+final class CoTenantLoop {
+    private let process = Process()
+    private let stopFile: String, outFile: String, errFile: String
+    private var result: (status: Int32, rounds: Int, stderr: String)?
+
+    /// Starts `script(stopFile)` as the co-tenant, its files named by `round` inside `folder`.
+    init(in folder: String, round: Int, _ script: (_ stopFile: String) -> String) throws {
+        stopFile = folder + "/stop-\(round)"
+        outFile = folder + "/loop-\(round).out"
+        errFile = folder + "/loop-\(round).err"
+        _ = FileManager.default.createFile(atPath: outFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = CoTenant.drop + ["/bin/sh", "-c", script(stopFile)]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outFile))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errFile))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Let it get going before the run it races.
+        usleep(100_000)
+    }
+
+    /// Stops the loop after its current round and waits for it (killed, by its own pid, after 20 s).
+    @discardableResult
+    func stop() -> (status: Int32, rounds: Int, stderr: String) {
+        if let result { return result }
+        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let out = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
+        let stopped = (process.terminationStatus, Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, err)
+        result = stopped
+        return stopped
+    }
+
+    deinit { stop() }
+}

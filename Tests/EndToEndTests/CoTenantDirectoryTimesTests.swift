@@ -297,52 +297,14 @@ struct CoTenantDirectoryTimesTests {
     /// The co-tenant's swap loop, in the background until `stop()`: each round moves `d` away, puts a symlink
     /// to the outside folder in its place, then an empty directory, then the real folder back. It stops only
     /// between rounds, so `d` is the real folder again once it has stopped.
-    final class SwapLoop {
-        private let process = Process()
-        private let stopFile: String
-        private let outFile: String
-        private let errFile: String
-        private var result: (status: Int32, rounds: Int, stderr: String)?
-
-        init(_ w: World, round: Int = 1) throws {
-            stopFile = w.scratch.path + "/stop-\(round)"
-            outFile = w.scratch.path + "/loop-\(round).out"
-            errFile = w.scratch.path + "/loop-\(round).err"
-            _ = FileManager.default.createFile(atPath: outFile, contents: nil)
-            _ = FileManager.default.createFile(atPath: errFile, contents: nil)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = CoTenant.drop + ["/bin/sh", "-c", """
-                set -e; cd '\(w.tmp)'; n=0
-                while [ ! -e '\(stopFile)' ]; do
-                  mv d d.real; ln -s '\(w.outside)' d; rm d; mkdir d; rmdir d; mv d.real d; n=$((n+1))
-                done
-                echo $n
-                """]
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outFile))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errFile))
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            // Let it get going before the run it races.
-            usleep(100_000)
-        }
-
-        /// Stops the loop after its current round and waits for it (killed, by its own pid, after 20 s).
-        @discardableResult
-        func stop() -> (status: Int32, rounds: Int, stderr: String) {
-            if let result { return result }
-            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            let out = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
-            let err = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
-            let stopped = (process.terminationStatus, Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, err)
-            result = stopped
-            return stopped
-        }
-
-        deinit { stop() }
+    static func swapLoop(_ w: World, round: Int = 1) throws -> CoTenantLoop {
+        try CoTenantLoop(in: w.scratch.path, round: round) { stopFile in """
+            set -e; cd '\(w.tmp)'; n=0
+            while [ ! -e '\(stopFile)' ]; do
+              mv d d.real; ln -s '\(w.outside)' d; rm d; mkdir d; rmdir d; mv d.real d; n=$((n+1))
+            done
+            echo $n
+            """ }
     }
 
     @Test("the co-tenant swaps the folder for a symlink out and a stranger directory while apply runs, three runs: nothing outside changes, the counts agree, times go only on the real folder, recover has nothing to do",
@@ -355,7 +317,7 @@ struct CoTenantDirectoryTimesTests {
             let seen = (try? journalLines(w.root))?.count ?? 0
             let leftBefore = Set(try w.names(in: "tmp/d")).subtracting(["new"])
             let dBefore = try #require(Stamp(w.tmp + "/d"))
-            let loop = try SwapLoop(w, round: round)
+            let loop = try Self.swapLoop(w, round: round)
             defer { loop.stop() }
             // 1 ms after each change: a run that removes files lasts long enough for many rounds of swaps.
             // --max-delete none: the plan deletes 600 of about 600 entries, past apply --yes's default cap.
@@ -403,7 +365,7 @@ struct CoTenantDirectoryTimesTests {
         let w = try World(count: 600, control: false)
         let outside = w.outsideStamps()
         for round in 1...3 {
-            let loop = try SwapLoop(w, round: round)
+            let loop = try Self.swapLoop(w, round: round)
             defer { loop.stop() }
             // Killed once the begin record and the first group's unlink intents are durable, before any unlink.
             let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_CRASH_AFTER_RECORDS": "2"])

@@ -80,57 +80,22 @@ struct CoTenantWorkerTests {
     /// hard link and then a symlink to the victim's file of that name in its place, and moves the file back;
     /// then moves `w` aside for a symlink to the victim's folder and back. It stops only between rounds, so
     /// every name is what it was once it has stopped. A name the run deleted meanwhile is left alone.
-    final class SwapLoop {
-        private let process = Process()
-        private let stopFile: String, outFile: String, errFile: String
-        private var result: (status: Int32, rounds: Int, stderr: String)?
-
-        init(_ w: World, round: Int) throws {
-            stopFile = w.scratch.path + "/stop-\(round)"
-            outFile = w.scratch.path + "/loop-\(round).out"
-            errFile = w.scratch.path + "/loop-\(round).err"
-            _ = FileManager.default.createFile(atPath: outFile, contents: nil)
-            _ = FileManager.default.createFile(atPath: errFile, contents: nil)
-            let names = CoTenantWorkerTests.swapped.map(String.init).joined(separator: " ")
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = CoTenant.drop + ["/bin/sh", "-c", """
-                cd '\(w.tmp)'; n=0
-                while [ ! -e '\(stopFile)' ]; do
-                  for k in \(names); do
-                    if mv w/old$k w/.hold$k 2>/dev/null; then
-                      ln '\(w.victim)'/old$k w/old$k && rm w/old$k && ln -s '\(w.victim)'/old$k w/old$k && rm w/old$k
-                      mv w/.hold$k w/old$k || exit 1
-                    fi
-                  done
-                  mv w w.real && ln -s '\(w.victim)' w && rm w && mv w.real w || exit 2
-                  n=$((n+1))
-                done
-                echo $n
-                """]
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outFile))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errFile))
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            usleep(100_000)
-        }
-
-        /// Stops the loop after its current round and waits for it (killed, by its own pid, after 20 s).
-        @discardableResult
-        func stop() -> (status: Int32, rounds: Int, stderr: String) {
-            if let result { return result }
-            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            let out = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
-            let err = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
-            let stopped = (process.terminationStatus, Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, err)
-            result = stopped
-            return stopped
-        }
-
-        deinit { stop() }
+    static func swapLoop(_ w: World, round: Int) throws -> CoTenantLoop {
+        let names = CoTenantWorkerTests.swapped.map(String.init).joined(separator: " ")
+        return try CoTenantLoop(in: w.scratch.path, round: round) { stopFile in """
+            cd '\(w.tmp)'; n=0
+            while [ ! -e '\(stopFile)' ]; do
+              for k in \(names); do
+                if mv w/old$k w/.hold$k 2>/dev/null; then
+                  ln '\(w.victim)'/old$k w/old$k && rm w/old$k && ln -s '\(w.victim)'/old$k w/old$k && rm w/old$k
+                  mv w/.hold$k w/old$k || exit 1
+                fi
+              done
+              mv w w.real && ln -s '\(w.victim)' w && rm w && mv w.real w || exit 2
+              n=$((n+1))
+            done
+            echo $n
+            """ }
     }
 
     /// The state every run must leave: the victim's files exactly as made, `w` holding only planned names that
@@ -157,7 +122,7 @@ struct CoTenantWorkerTests {
         let w = try World(count: 400)
         let victims = w.victimFiles()
         #expect(victims.allSatisfy { $0?.uid == CoTenantWorkerTests.victimUID && $0?.links == 1 })
-        let loop = try SwapLoop(w, round: 1)
+        let loop = try Self.swapLoop(w, round: 1)
         defer { loop.stop() }
         // 1 ms after each unlink: the workers' run lasts long enough for many rounds of swaps.
         let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
@@ -182,12 +147,12 @@ struct CoTenantWorkerTests {
         // loop had `w` moved aside as the run reached it, every delete is skipped as vanished (safe, and no kill):
         // then the scenario is set up again, a few times at most.
         var attempt = 0
-        var setup: (World, [VictimFile?], SwapLoop, RunResult)? = nil
+        var setup: (World, [VictimFile?], CoTenantLoop, RunResult)? = nil
         while setup == nil && attempt < 5 {
             attempt += 1
             let w = try World(count: 400)
             let victims = w.victimFiles()
-            let loop = try SwapLoop(w, round: 1 + attempt)
+            let loop = try Self.swapLoop(w, round: 1 + attempt)
             let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"],
                                     environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1", "POLICYCTL_CRASH_AFTER_CHANGES": "60"])
             if run.signal == SIGKILL { setup = (w, victims, loop, run) } else {
