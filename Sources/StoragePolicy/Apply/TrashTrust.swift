@@ -28,37 +28,34 @@ enum TrashTrust {
     /// Why the folder at `path` (found as `status`) is not trusted in `role`; nil when it is.
     static func problem(_ status: FileStatus, at path: RelativePath, role: Role) -> String? {
         let me = system_geteuid()
-        let mode = modeText(status.permissions)
+        let mode = TrustRule.octal(status.permissions)
         let what = path.isRoot ? "the trash folder ." : "the trash folder \(path.escaped)"
         guard status.type == .directory else {
             return "\(what) is a \(status.type.rawValue), not a folder; never followed: \(fix(path, me))"
         }
         let owners = me == 0 ? "root" : "root or uid \(me)"
+        // The folder and a part of a trusted one fail the same way; the folder's message says what is at stake.
+        let stake: String
         switch role {
         case .folder(let sharedAllowed):
             if sharedAllowed && isShared(status) { return nil }
-            if status.userID != 0 && status.userID != me {
-                return "\(what) is owned by uid \(status.userID) (mode \(mode)), not by \(owners) that runs policyctl: "
-                    + "another user made it, so nothing is moved into or restored from it; \(fix(path, me))"
-            }
-            if status.permissions & 0o022 != 0 {
-                return "\(what) is writable by group or others (owner uid \(status.userID), mode \(mode)): "
-                    + "anyone could take what is moved there, so nothing is moved into or restored from it; \(fix(path, me))"
-            }
+            stake = "anyone could take what is moved there, so "
         case .part:
-            if status.userID != 0 && status.userID != me {
-                return "\(what) is owned by uid \(status.userID) (mode \(mode)), not by \(owners) that runs policyctl: "
-                    + "another user made it, so nothing is moved into or restored from it; \(fix(path, me))"
-            }
-            if status.permissions & 0o022 != 0 {
-                return "\(what) is writable by group or others (owner uid \(status.userID), mode \(mode)): "
-                    + "nothing is moved into or restored from it; \(fix(path, me))"
-            }
+            stake = ""
         case .partOfShared:
             if status.userID != me || status.permissions & 0o077 != 0 {
                 return "\(what) is owned by uid \(status.userID) with mode \(mode) inside a shared trash folder, where it "
                     + "must be uid \(me)'s own with mode 0700: nothing is moved into or restored from it; \(fix(path, me))"
             }
+            return nil
+        }
+        if status.userID != 0 && status.userID != me {
+            return "\(what) is owned by uid \(status.userID) (mode \(mode)), not by \(owners) that runs policyctl: "
+                + "another user made it, so nothing is moved into or restored from it; \(fix(path, me))"
+        }
+        if status.permissions & 0o022 != 0 {
+            return "\(what) is writable by group or others (owner uid \(status.userID), mode \(mode)): "
+                + "\(stake)nothing is moved into or restored from it; \(fix(path, me))"
         }
         return nil
     }
@@ -66,12 +63,6 @@ enum TrashTrust {
     /// The role of `files/` or `info/` under a top folder found as `top`.
     static func partRole(under top: FileStatus?) -> Role {
         top.map(isShared) == true ? .partOfShared : .part
-    }
-
-    /// `0755`, `1777`: four octal digits, as `stat -c %a` would print them with a leading zero.
-    static func modeText(_ permissions: UInt32) -> String {
-        let digits = String(permissions & 0o7777, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     private static func fix(_ path: RelativePath, _ me: UInt32) -> String {
