@@ -52,7 +52,8 @@ enum ScriptLauncher {
             // A peek whose failure is ignored (apply itself reads the plan and reports any error).
             guard let planFile = parsed.positionals.first,
                   let record = FaultInjection.uncounted({ () -> PlanRecord? in
-                      guard let (_, bytes) = try? ApplyCommand.readPlan(planFile) else { return nil }
+                      // The record is keyed by the plan's bytes: no need to decode them here (apply does).
+                      guard let bytes = try? TrustedFile.read(planFile, limit: PlanFile.sizeLimit, what: "plan file") else { return nil }
                       return try? PlanRecords.lookup(bytes)
                   }) else { return nil }
             return PolicySource.isScript(record.policyPath) ? record.policyPath : nil

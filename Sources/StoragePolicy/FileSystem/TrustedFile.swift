@@ -110,12 +110,6 @@ package enum TrustedFile {
         }
     }
 
-    /// Whether `path` exists as something `read` would look at (false for ENOENT anywhere on its way).
-    package static func exists(_ path: String) -> Bool {
-        var s = cposix_stat()
-        return path.withCString { cposix_stat_at(_AT_FDCWD, $0, &s) } == 0
-    }
-
     /// Opens the folder `path` (not O_PATH: it can be written in and synced) when it and every folder above it
     /// pass `rule`; with `create`, missing folders are made 0700 on the way (and checked like the others).
     package static func openDirectory(_ path: String, create: Bool, what: String,
