@@ -1,0 +1,64 @@
+// A value that lives behind a mutex with one condition variable, in the style of swift-nio's ConditionLock<T>:
+// threads that must wait for the value to change (a queue gaining work, a hand-off slot emptying) sleep on the
+// condition instead of spinning. The state is reachable only inside `withLock`, so no field is ever "touched only
+// with the lock held" by convention alone. For a value nobody waits on, use Synchronization's Mutex.
+
+package final class ConditionLocked<State>: @unchecked Sendable {
+    // @unchecked is sound: `state` is private and read or written only between pthread_mutex_lock and
+    // pthread_mutex_unlock below (cond_wait releases and retakes the same mutex). The pthread objects live on the
+    // heap because they must never move once initialised.
+    private var state: State
+    private let mutex: UnsafeMutablePointer<CInterop.Mutex>
+    private let condition: UnsafeMutablePointer<CInterop.Condition>
+
+    package init(_ state: State) {
+        self.state = state
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: CInterop.Mutex())
+        system_pthread_mutex_init(mutex)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: CInterop.Condition())
+        system_pthread_cond_init(condition)
+    }
+
+    deinit {
+        system_pthread_cond_destroy(condition)
+        system_pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Who to wake when a `withLock` body has changed the state.
+    package enum Wake { case none, one, all }
+
+    /// Runs `body` on the state with the mutex held, then wakes `wake` of the waiters.
+    package func withLock<R>(wake: Wake = .none, _ body: (inout State) throws -> R) rethrows -> R {
+        system_pthread_mutex_lock(mutex)
+        defer {
+            switch wake {
+            case .none: break
+            case .one: system_pthread_cond_signal(condition)
+            case .all: system_pthread_cond_broadcast(condition)
+            }
+            system_pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
+
+    /// Sleeps until `ready` holds for the state, then runs `body` on it (still holding the mutex) and wakes `wake`.
+    /// A waiter is woken only by another `withLock(wake:)`; it checks `ready` again each time.
+    package func withLock<R>(when ready: (State) -> Bool, wake: Wake = .none,
+                             _ body: (inout State) throws -> R) rethrows -> R {
+        system_pthread_mutex_lock(mutex)
+        defer {
+            switch wake {
+            case .none: break
+            case .one: system_pthread_cond_signal(condition)
+            case .all: system_pthread_cond_broadcast(condition)
+            }
+            system_pthread_mutex_unlock(mutex)
+        }
+        while !ready(state) { system_pthread_cond_wait(condition, mutex) }
+        return try body(&state)
+    }
+}
