@@ -199,8 +199,15 @@ final class Evaluator: WalkVisitor {
                 aggregate.bytes += s.bytesFreedByRemoval
             }
         }
-        if !scratch.namingCandidates.isEmpty {
-            judgeNames(listing, scratch.namingCandidates, worker: worker)
+        if !scratch.gathered.isEmpty { judgeGathered(listing, scratch.gathered, worker: worker) }
+    }
+
+    /// The entries rules gathered from one listing, handed to each rule's judge in rule order.
+    private func judgeGathered(_ listing: DirectoryListing, _ gathered: [(rule: Int, entry: Int)], worker: EvaluationResults) {
+        var byRule: [Int: [Int]] = [:]
+        for g in gathered { byRule[g.rule, default: []].append(g.entry) }
+        for rule in byRule.keys.sorted() {
+            rules[rule].judge.judgeGathered(self, rules[rule], listing, byRule[rule]!, worker: worker)
         }
     }
 

@@ -47,7 +47,6 @@ struct ResolutionContext {
     var trashItems: [TrashItem] = []
     var trashInfos: [TrashInfoFile] = []
     var trashListings: [TrashItemsListing] = []
-    var forbidden: [ForbiddenEntry] = []
     /// The names in the folder forbidden entries are moved to.
     var folderNames: [FileName] = []
     /// The deletions and moves decided so far.
@@ -75,7 +74,6 @@ struct ResolutionContext {
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
             trashListings.append(contentsOf: r.trashListings)
-            forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
         if results.isEmpty { actions = preflight }
@@ -87,6 +85,9 @@ struct ResolutionContext {
         violations.append(Violation(rule: rules[rule].name, path: path, message: message,
                                     severity: rules[rule].rule.effectiveSeverity))
     }
+
+    /// Every thread's records of type `R`, in thread order.
+    func records<R: KindRecords>(_ type: R.Type) -> [R] { results.map { $0.records(type) } }
 
     /// The first trash rule: its folder is where forbidden entries go.
     var firstTrashRule: CompiledRule? {

@@ -1,4 +1,5 @@
-// The settings of each rule kind, as plain values. Their meaning is defined in Docs/policy-reference.md
+// The settings of the rule kinds that have no file of their own yet (naming's are in Kinds/NamingSyntax.swift), as
+// plain values. Their meaning is defined in Docs/policy-reference.md
 // and implemented by the evaluator; nothing here reads the disk.
 
 /// `expire: { after: 24h, by: mtime }`
@@ -105,24 +106,6 @@ public struct Quota: Sendable, Hashable {
         case oldest
         /// Least recently accessed first (atime; approximate on relatime/noatime mounts).
         case lru
-    }
-}
-
-/// `naming: { case: lower }` and/or `naming: { pattern: '^[a-z0-9_]+\.txt$' }`
-public struct Naming: Sendable, Hashable {
-    /// `case: lower` renames names with uppercase letters; nil leaves case alone.
-    public var letterCase: LetterCase?
-    /// A regular expression every selected name must match in full; violations are reported, never fixed.
-    public var pattern: String?
-
-    /// A naming rule: a case to enforce, a pattern to report, or both.
-    public init(letterCase: LetterCase? = nil, pattern: String? = nil) {
-        self.letterCase = letterCase; self.pattern = pattern
-    }
-
-    /// The letter case names must have.
-    public enum LetterCase: String, Sendable, Hashable, CaseIterable {
-        case lower
     }
 }
 

@@ -3,12 +3,32 @@
 
 /// The custom rule kind.
 struct CustomKind: RuleKindBehavior {
-    static let keyword = "custom"
+    static let keyword = CustomSyntax.keyword
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
     func makeJudge() -> EntryJudge { CustomJudge(custom) }
+
+    /// A custom rule deletes files, renames within a directory and sets user attributes, on what it selects.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        let path = action.path
+        switch action.kind {
+        case .setxattr(let name, _):
+            return plan.customProblem(action, rule, attribute: name)
+        case .delete:
+            if let why = plan.structureProblem(path) { return why }
+            if action.type == .directory { return "custom rules cannot delete directories" }
+            return plan.selection(action, rule)
+        case .rename(let to):
+            if let why = plan.structureProblem(path) { return why }
+            if let why = plan.selection(action, rule) { return why }
+            guard to.parent == path.parent, to != path else { return "a custom rule renames within the same directory" }
+            return (to.lastComponent?.bytes.count ?? 0) <= NameRules.nameMax ? nil : "its target name is longer than \(NameRules.nameMax) bytes"
+        default:
+            return plan.refusal(action, rule)
+        }
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         ["judged by a custom rule: \(custom.summary)\(entry.consequence)"]

@@ -4,12 +4,18 @@
 
 /// The trash rule kind.
 struct TrashKind: RuleKindBehavior {
-    static let keyword = "trash"
+    static let keyword = TrashSyntax.keyword
     let retention: TrashRetention
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
     func makeJudge() -> EntryJudge { TrashJudge() }
+
+    /// A trash rule deletes the items of its folder (and their .trashinfo files).
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        guard case .delete = action.kind else { return plan.refusal(action, rule) }
+        return plan.structureProblem(action.path) ?? plan.trashItemProblem(action, rule, retention)
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         let layout = entry.rule.trashLayout
@@ -121,6 +127,11 @@ struct TrashKind: RuleKindBehavior {
 
 /// The walk's side of trash rules: items recorded with their dates, `.trashinfo` files read.
 final class TrashJudge: EntryJudge, @unchecked Sendable {
+    /// Every item in the folder is looked at, however deep.
+    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        true
+    }
+
     override func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
                           worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
         let role = e.trashRole(rule, parentComponents: listing.components[...])

@@ -1,0 +1,55 @@
+// expire in the policy language: `expire: 24h` or `expire: { after: 24h, by: mtime, keep: 3, unit: directory }`.
+
+/// The expire kind's language side.
+struct ExpireSyntax: RuleKindSyntax {
+    static let keyword = "expire"
+    static let honoursInUse = true
+    let expire: Expire
+
+    init(_ expire: Expire) { self.expire = expire }
+
+    static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        if node.scalar != nil, !node.isNull {  // shorthand: `expire: 24h`
+            return decoder.duration(node, context: context).map { .expire(Expire(after: $0)) }
+        }
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var after: PolicyDuration? = nil
+        var expire = Expire(after: PolicyDuration(seconds: 0))
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["after", "by", "keep", "unit"], context: context) else { continue }
+            if name == "after" { after = decoder.duration(v, context: "\(context): 'after'") }
+            if name == "by", let t = decoder.enumValue(v, Expire.Timestamp.self, context: "\(context): 'by'") { expire.by = t }
+            if name == "keep", let n = decoder.count(v, context: "\(context): 'keep'") { expire.keep = n }
+            if name == "unit", let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { expire.unit = u }
+        }
+        guard let after else {
+            if !decoder.hasMisspelledKey(pairs, key: "after") { decoder.error(node, "\(context): missing 'after' (e.g. after: 24h)") }
+            return nil
+        }
+        expire.after = after
+        return .expire(expire)
+    }
+
+    var effectiveYAML: String {
+        var parts = ["after: \(expire.after)", "by: \(expire.by.rawValue)"]
+        if expire.keep > 0 { parts.append("keep: \(expire.keep)") }
+        if expire.unit != .entry { parts.append("unit: \(expire.unit.rawValue)") }
+        return "expire: { \(parts.joined(separator: ", ")) }"
+    }
+
+    var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if expire.after.seconds == 0 {
+            report(.warning, "\(label): 'after: 0s' expires everything in '\(rule.path.escaped)' at once")
+        }
+    }
+}
+
+extension Rule {
+    /// `expire: { after:, by: }` — delete entries older than `after`.
+    public static func expire(_ name: String, in path: String, after: PolicyDuration,
+                              by: Expire.Timestamp = .mtime) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.expire(Expire(after: after, by: by))))
+    }
+}

@@ -1,0 +1,87 @@
+// quota in the policy language: `quota: { max: 512MiB, target: 90%, evict: oldest, minAge: 1d, keep: 2, unit: directory }`.
+
+/// The quota kind's language side.
+struct QuotaSyntax: RuleKindSyntax {
+    static let keyword = "quota"
+    static let honoursInUse = true
+    let quota: Quota
+
+    init(_ quota: Quota) { self.quota = quota }
+
+    static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var max: ByteSize? = nil
+        var target = Quota.Target.percent(100)
+        var targetNode: Node? = nil
+        var maxText = ""
+        var evict = Quota.Eviction.oldest
+        var minAge: PolicyDuration? = nil
+        var keep = 0
+        var unit = RetentionUnit.entry
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit"], context: context) else { continue }
+            switch name {
+            case "minAge":
+                minAge = decoder.duration(v, context: "\(context): 'minAge'")
+            case "keep":
+                if let n = decoder.count(v, context: "\(context): 'keep'") { keep = n }
+            case "unit":
+                if let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { unit = u }
+            case "max":
+                max = decoder.size(v, context: "\(context): 'max'")
+                maxText = v.scalar ?? ""
+            case "target":
+                targetNode = v
+                if let text = decoder.scalar(v, "\(context): 'target'") {
+                    if text.hasSuffix("%"), let p = Double(text.dropLast()), p > 0, p <= 100 {
+                        target = .percent(p)
+                    } else if let s = ByteSize(parsing: text) {
+                        target = .size(s)
+                    } else {
+                        decoder.error(v, "\(context): invalid target '\(text)' (expected a percentage of max such as 90%, or a size: \(ByteSize.acceptedForms))")
+                    }
+                }
+            case "evict":
+                if let e = decoder.enumValue(v, Quota.Eviction.self, context: "\(context): 'evict'") { evict = e }
+            default: break
+            }
+        }
+        guard let max else {
+            if !decoder.hasMisspelledKey(pairs, key: "max") { decoder.error(node, "\(context): missing 'max' (e.g. max: 512MiB)") }
+            return nil
+        }
+        if case .size(let s) = target, s > max, let targetNode {
+            decoder.error(targetNode, "\(context): target \(targetNode.scalar ?? s.description) is above max \(maxText.isEmpty ? max.description : maxText); eviction stops at the target, so it must be at or below max")
+        }
+        return .quota(Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit))
+    }
+
+    var effectiveYAML: String {
+        let target = switch quota.target { case .size(let s): "\(s.bytes)"; case .percent(let p): EffectivePolicyWriter.percent(p) }
+        var parts = ["max: \(quota.max.bytes)", "target: \(target)", "evict: \(quota.evict.rawValue)"]
+        if let a = quota.minAge { parts.append("minAge: \(a)") }
+        if quota.keep > 0 { parts.append("keep: \(quota.keep)") }
+        if quota.unit != .entry { parts.append("unit: \(quota.unit.rawValue)") }
+        return "quota: { \(parts.joined(separator: ", ")) }"
+    }
+
+    var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if let type = rule.type, type == .directory || type == .symlink {
+            report(.error, "\(label): quota counts regular files, so 'type: \(type.rawValue)' can never match")
+        }
+    }
+
+    static func nestedWarning(_ outer: String, _ inner: String) -> String? {
+        "rules '\(outer)' and '\(inner)' both set a quota on nested scopes; each evicts on its own count"
+    }
+}
+
+extension Rule {
+    /// `quota: { max:, target:, evict: }` — keep a folder's files under `max`, evicting down to `target`.
+    public static func quota(_ name: String, in path: String, max: ByteSize, target: Quota.Target = .percent(100),
+                             evict: Quota.Eviction = .oldest) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.quota(Quota(max: max, target: target, evict: evict))))
+    }
+}

@@ -1,0 +1,57 @@
+// trash in the policy language: `trash: 30d` or `trash: { retain: 30d, layout: freedesktop, maxSize: 1GiB }`.
+
+/// The trash kind's language side.
+struct TrashSyntax: RuleKindSyntax {
+    static let keyword = "trash"
+    static let honoursInUse = true
+    let retention: TrashRetention
+
+    init(_ retention: TrashRetention) { self.retention = retention }
+
+    static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        if node.scalar != nil, !node.isNull {
+            return decoder.duration(node, context: context).map { .trash(TrashRetention(retain: $0)) }
+        }
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var retain: PolicyDuration? = nil
+        var layout = TrashRetention.Layout.automatic
+        var maxSize: ByteSize? = nil
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize"], context: context) else { continue }
+            if name == "retain" { retain = decoder.duration(v, context: "\(context): 'retain'") }
+            if name == "layout", let l = decoder.enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
+            if name == "maxSize" { maxSize = decoder.size(v, context: "\(context): 'maxSize'") }
+        }
+        guard let retain else {
+            if !decoder.hasMisspelledKey(pairs, key: "retain") { decoder.error(node, "\(context): missing 'retain' (e.g. retain: 30d)") }
+            return nil
+        }
+        return .trash(TrashRetention(retain: retain, layout: layout, maxSize: maxSize))
+    }
+
+    var effectiveYAML: String {
+        var parts = ["retain: \(retention.retain)", "layout: \(retention.layout.rawValue)"]
+        if let m = retention.maxSize { parts.append("maxSize: \(m.bytes)") }
+        return "trash: { \(parts.joined(separator: ", ")) }"
+    }
+
+    var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if rule.path.isRoot {
+            report(.error, "\(label): the trash folder cannot be the root itself; name a folder such as Documents/UserFiles/.Trash")
+        }
+    }
+
+    static func nestedWarning(_ outer: String, _ inner: String) -> String? {
+        "rules '\(outer)' and '\(inner)' are nested trash folders"
+    }
+}
+
+extension Rule {
+    /// `trash: { retain: }` — empty a trash folder of items trashed longer ago than `retain`.
+    public static func trash(_ name: String, in path: String, retain: PolicyDuration,
+                             layout: TrashRetention.Layout = .automatic) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.trash(TrashRetention(retain: retain, layout: layout))))
+    }
+}
