@@ -217,7 +217,7 @@ final class EvaluationResults: @unchecked Sendable {
     @exclusivity(unchecked) var trashListings: [TrashItemsListing] = []
     @exclusivity(unchecked) var quotaUnits: [QuotaUnitRecord] = []
     @exclusivity(unchecked) var pendingUnits: [PendingUnit] = []
-    /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
+    /// Names found in the folder entries are moved into (the trash target), so moved names do not collide.
     var trashFolderNames: [FileName]? = nil
     /// Each kind's own records, by the record type: kinds keep what only they read here.
     @exclusivity(unchecked) private var kindRecords: [ObjectIdentifier: AnyObject] = [:]

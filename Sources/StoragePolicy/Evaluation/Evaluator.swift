@@ -10,7 +10,7 @@ final class Evaluator: WalkVisitor {
     let trie: ScopeTrie
     /// Ages are measured against this instant (ns since the epoch).
     let now: Int64
-    /// Where forbidden entries are moved: its names are recorded so moves get free names.
+    /// Where entries are moved into the trash: its names are recorded so moves get free names.
     let trashTarget: RelativePath?
     let backupMarker: (name: String, value: [UInt8])
     let progress: ProgressReporter?

@@ -59,7 +59,7 @@ package struct Planner: Sendable {
         preflight.checkBackupScopes(rules)
         preflight.checkScopes(rules)
 
-        // Forbidden entries go to the first trash rule's folder (its files/ for the FreeDesktop layout).
+        // Entries moved into the trash go to the first trash rule's folder (its files/ for the FreeDesktop layout).
         let trashRule = rules.first { if case .trash = $0.rule.kind { true } else { false } }
         var trashTarget: RelativePath? = nil
         var structural = policy.layout.map(\.path)

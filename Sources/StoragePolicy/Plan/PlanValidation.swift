@@ -28,13 +28,11 @@ public struct InvalidPlanAction: Error, Sendable, CustomStringConvertible {
 ///
 /// What is checked, per action: the path is not the root nor in `.policyctl`; the rule exists, enforces,
 /// and its kind makes this kind of action; the path is in the rule's scope, matches its globs, is not
-/// structure (a scope, a layout directory or the way to one), and has a type the rule admits; a rename
-/// target is the naming rule's lowercase name (or a numbered free form of it) in the same directory; a trash
-/// move goes to the trash folder under the entry's name or a numbered form; an xattr is the backup marker
-/// with its value; mkdir only makes layout directories, the trash folder, or their parents.
-/// An expire delete by mtime (or newest) must also be old enough now, by the mtime it records (apply
-/// skips an entry whose mtime is not that one). What cannot be checked without the disk (an age by atime or
-/// ctime, a quota's eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
+/// structure (a scope, a layout directory or the way to one), and has a type the rule admits; and what the
+/// kind itself requires of its actions (its planProblem in Evaluation/Kinds/<Kind>Kind.swift: a rename
+/// target, a move into the trash folder, the marker attribute, an age by the recorded mtime, which mkdirs).
+/// The layout's own actions are checked here. What cannot be checked without the disk (an age by atime or
+/// ctime, an eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
 /// action can at most do what that rule could do to that path.
 package struct PlanValidation: Sendable {
     /// The policy the plan must come from.
@@ -161,32 +159,6 @@ package struct PlanValidation: Sendable {
         default:
             return "the layout never plans \(action.kind.name)"
         }
-    }
-
-    func customProblem(_ action: Action, _ rule: CompiledRule, attribute name: String) -> String? {
-        // A custom rule may set its own attributes, but only in the user namespace: security.*, trusted.*
-        // and system.* change what the kernel lets a file do.
-        guard name == marker.name || name.hasPrefix("user.") else {
-            return "custom rules set attributes in the user. namespace only, not \(PrintableText.escapingControls(name))"
-        }
-        return selection(action, rule)
-    }
-
-    func trashItemProblem(_ action: Action, _ rule: CompiledRule, _ retention: TrashRetention) -> String? {
-        guard let relative = action.path.relative(to: rule.rule.path), !relative.isRoot else { return outside(rule) }
-        let parts = relative.components
-        let top = parts[0].bytes
-        let suffix = Array(".trashinfo".utf8)
-        if retention.layout != .freedesktop, parts.count == 1, rule.selects([], top[...]) { return nil }
-        if retention.layout != .app, parts.count == 2 {
-            let name = parts[1].bytes
-            if top == Array("files".utf8), rule.selects([], name[...]) { return nil }
-            if top == Array("info".utf8), action.type == .regular, name.count > suffix.count,
-               name.suffix(suffix.count).elementsEqual(suffix), rule.selects([], name.dropLast(suffix.count)) {
-                return nil
-            }
-        }
-        return "a trash rule deletes only items of its trash folder \(scopeText(rule)) (and their .trashinfo files)"
     }
 
     /// In the rule's scope (strictly below it), selected by its globs, of a type it admits.

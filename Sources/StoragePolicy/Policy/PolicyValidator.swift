@@ -90,7 +90,7 @@ struct PolicyValidator {
         for (i, k) in pairs {
             let a = rules[i], b = rules[k]
             guard overlaps(a, b) else { continue }
-            // Each kind says what its removals are (a forbid rule moves entries to the trash, the others delete).
+            // Each kind says what its removals are: moved to the trash, or deleted.
             if renames(a), let removed = removal(b) {
                 report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' \(removed.verb); an entry both would touch is \(removed.outcome), not renamed")
             } else if renames(b), let removed = removal(a) {

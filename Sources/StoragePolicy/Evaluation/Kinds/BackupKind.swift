@@ -54,6 +54,7 @@ struct BackupKind: RuleKindBehavior {
 
 /// The walk's side of backup rules: markers on selected directories and files, and the CACHEDIR.TAG.
 final class BackupJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     /// Selected directories check their own marker when visited; without globs only the scope is marked.
     override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         if !rule.match.isEmpty && rule.selects(directory, name) { return true }

@@ -15,7 +15,12 @@ struct CustomKind: RuleKindBehavior {
         let path = action.path
         switch action.kind {
         case .setxattr(let name, _):
-            return plan.customProblem(action, rule, attribute: name)
+            // A custom rule may set its own attributes, but only in the user namespace: security.*, trusted.*
+            // and system.* change what the kernel lets a file do.
+            guard name == plan.marker.name || name.hasPrefix("user.") else {
+                return "custom rules set attributes in the user. namespace only, not \(PrintableText.escapingControls(name))"
+            }
+            return plan.selection(action, rule)
         case .delete:
             if let why = plan.structureProblem(path) { return why }
             if action.type == .directory { return "custom rules cannot delete directories" }
@@ -45,6 +50,7 @@ struct CustomKind: RuleKindBehavior {
 
 /// The walk's side of custom rules: the rule asked about every selected entry.
 final class CustomJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }

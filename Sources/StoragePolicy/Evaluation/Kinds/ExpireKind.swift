@@ -58,6 +58,7 @@ struct ExpireKind: RuleKindBehavior {
 /// The walk's side of expire rules: verdicts on each entry (first, before any other kind's), and on each
 /// directory as it is visited.
 final class ExpireJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     /// A selected directory may be deleted once empty: its contents must be seen.
     override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         if rule.selects(directory, name) && rule.admits(.directory) { return true }

@@ -178,6 +178,7 @@ struct QuotaKind: RuleKindBehavior {
 
 /// The walk's side of quota rules: every selected regular file recorded in the thread's ledger.
 final class QuotaJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     /// `evict: lru` orders by atime, `oldest` by mtime.
     let byAccessTime: Bool
 

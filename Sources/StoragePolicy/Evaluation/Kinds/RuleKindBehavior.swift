@@ -68,7 +68,7 @@ struct ExplainedEntry {
     let name: ArraySlice<UInt8>
     let status: FileStatus
     let now: Int64
-    /// Whether the policy has a trash folder (where forbidden entries go).
+    /// Whether the policy has a trash folder (where moves into the trash go).
     let hasTrashFolder: Bool
 
     /// What an audit rule adds to a verdict that would change something.

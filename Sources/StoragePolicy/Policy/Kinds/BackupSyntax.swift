@@ -8,6 +8,35 @@ struct BackupSyntax: RuleKindSyntax {
 
     init(_ exclusion: BackupExclusion) { self.exclusion = exclusion }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"Set the backup-exclusion marker (and optionally a CACHEDIR.TAG); audit reports it missing. `backup: exclude` or `backup: { cacheTag: true }`."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "backup": {
+          "description": "`exclude`, or a mapping with exclude and cacheTag.",
+          "anyOf": [
+            { "const": "exclude" },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "exclude": {
+                  "$ref": "#/definitions/trueFlag",
+                  "description": "Set the backup-exclusion marker. Always true; omit it or write `backup: exclude`.",
+                  "default": true
+                },
+                "cacheTag": {
+                  "$ref": "#/definitions/flag",
+                  "description": "Also write a CACHEDIR.TAG with the standard signature, honoured by tar, borg and restic.",
+                  "default": false
+                }
+              }
+            }
+          ]
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         if let v = node.scalar, !node.isNull {
             guard v == "exclude" else {

@@ -8,6 +8,10 @@ struct CustomSyntax: RuleKindSyntax {
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
+    /// Not in the schema: policy files cannot write custom rules.
+    static let schemaSummary = ""
+    static let schemaDefinition = ""
+
     /// Never called: the decoder offers only kinds written in YAML.
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? { nil }
 

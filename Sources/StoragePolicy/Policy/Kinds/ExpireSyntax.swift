@@ -8,6 +8,44 @@ struct ExpireSyntax: RuleKindSyntax {
 
     init(_ expire: Expire) { self.expire = expire }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"Delete entries older than a duration. `expire: 24h` is short for `expire: { after: 24h }`."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "expire": {
+          "description": "A duration (`expire: 24h`) or a mapping with after and by.",
+          "anyOf": [
+            { "$ref": "#/definitions/duration" },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["after"],
+              "properties": {
+                "after": {
+                  "$ref": "#/definitions/duration",
+                  "description": "Entries whose timestamp is older than this are deleted: 90s, 24h, 7d, 1d12h, 2w."
+                },
+                "by": {
+                  "description": "The timestamp age is judged by: mtime, atime, ctime, or newest (the newest of atime, mtime, the birth time where the file system records one and, for files, ctime: the safest, and systemd-tmpfiles' default abcmABM), or birth (the birth time, statx btime; where the file system records none, plan and audit say so once per rule and its entries are kept).",
+                  "enum": ["mtime", "atime", "ctime", "newest", "birth"],
+                  "default": "mtime"
+                },
+                "keep": {
+                  "$ref": "#/definitions/count",
+                  "description": "In each directory of the scope, the N newest entries (or units) the rule selects are never deleted by it, expired or not.",
+                  "default": 0
+                },
+                "unit": {
+                  "$ref": "#/definitions/retentionUnit",
+                  "description": "directory: each direct child folder of the scope expires whole, dated by the newest timestamp (per by) of anything inside it."
+                }
+              }
+            }
+          ]
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         if node.scalar != nil, !node.isNull {  // shorthand: `expire: 24h`
             return decoder.duration(node, context: context).map { .expire(Expire(after: $0)) }

@@ -9,6 +9,20 @@ struct ForbidSyntax: RuleKindSyntax {
 
     init(_ globs: [Glob]) { self.globs = globs }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"Globs for entries that must not exist in the scope. audit reports them; enforce moves them into the policy's trash folder (never deletes), or only reports them when the policy has no trash rule."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "forbid": {
+          "description": "One glob or a non-empty list of globs naming entries that must not exist.",
+          "anyOf": [
+            { "$ref": "#/definitions/glob" },
+            { "type": "array", "minItems": 1, "items": { "$ref": "#/definitions/glob" } }
+          ]
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         let patterns = decoder.globs(node, context: context)
         // An empty list is worth its own error only when no pattern in it was already reported as invalid.

@@ -27,6 +27,29 @@ struct NamingSyntax: RuleKindSyntax {
 
     init(_ naming: Naming) { self.naming = naming }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"File-name rules: case: lower renames to lowercase; pattern reports names that do not match."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "naming": {
+          "description": "case, pattern, or both.",
+          "type": "object",
+          "additionalProperties": false,
+          "minProperties": 1,
+          "properties": {
+            "case": {
+              "description": "lower: rename selected entries to lowercase; a taken name gets a Finder-style counter, 'name (2).ext'.",
+              "enum": ["lower"]
+            },
+            "pattern": {
+              "$ref": "#/definitions/text",
+              "description": "A regular expression every selected entry's name must match in full, such as '^[a-z0-9_]+\\.txt$' (single-quote it in YAML). Violations are reported, never fixed."
+            }
+          }
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         guard let pairs = decoder.mapping(node, context) else { return nil }
         var naming = Naming()

@@ -8,6 +8,48 @@ struct QuotaSyntax: RuleKindSyntax {
 
     init(_ quota: Quota) { self.quota = quota }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"Keep the regular files under the scope within a size, evicting until the total is at or below the target."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "quota": {
+          "description": "A size cap on the regular files under the scope.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": ["max"],
+          "properties": {
+            "max": {
+              "$ref": "#/definitions/size",
+              "description": "The most the regular files under the scope may take, in allocated bytes (as du counts): 512MiB, 2GiB."
+            },
+            "target": {
+              "$ref": "#/definitions/quotaTarget",
+              "description": "Once over max, evict until the total is at or below this: a percentage of max (90%) or a size at or below max.",
+              "default": "100%"
+            },
+            "evict": {
+              "description": "Eviction order. oldest: oldest modification time first. lru: least recently accessed first (atime, approximate on relatime and noatime mounts). Ties break by path.",
+              "enum": ["oldest", "lru"],
+              "default": "oldest"
+            },
+            "minAge": {
+              "$ref": "#/definitions/duration",
+              "description": "No unit younger than this is evicted. When it stops the total from reaching target, the plan evicts what it may and reports a violation."
+            },
+            "keep": {
+              "$ref": "#/definitions/count",
+              "description": "The N newest units are never evicted. When it stops the total from reaching target, the plan evicts what it may and reports a violation.",
+              "default": 0
+            },
+            "unit": {
+              "$ref": "#/definitions/retentionUnit",
+              "description": "entry: each file is evicted on its own. directory: each direct child folder of the scope is evicted whole, dated by the newest evict timestamp of anything inside it and sized by the allocated bytes of its files; files directly in the scope are units of their own."
+            }
+          }
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         guard let pairs = decoder.mapping(node, context) else { return nil }
         var max: ByteSize? = nil

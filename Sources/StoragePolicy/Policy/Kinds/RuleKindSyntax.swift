@@ -15,8 +15,13 @@ protocol RuleKindSyntax: Sendable {
     /// Whether `inUse:` applies to the kind's rules (kinds that delete what a process may hold open).
     static var honoursInUse: Bool { get }
 
+    /// Docs/policy.schema.json: the description of the kind's key among a rule's properties (JSON string text).
+    static var schemaSummary: String { get }
+    /// Docs/policy.schema.json: the kind's entry in `definitions` (`"KEY": { ... }`), indented as it stands there.
+    static var schemaDefinition: String { get }
+
     /// The kind's settings from the node under its key, reporting every problem through `decoder`; nil when
-    /// they are not usable. `context` names the rule and key (`rule 'x': 'forbid'`).
+    /// they are not usable. `context` names the rule and key (`rule 'x': 'expire'`).
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind?
 
     /// The kind's key and value as `validate --effective` writes them, on one line.
@@ -25,7 +30,7 @@ protocol RuleKindSyntax: Sendable {
     /// The kind's own semantic checks on one of its rules; `label` is `rule 'name'`.
     func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void)
 
-    /// Globs beyond `match` that pick what the rule acts on (forbid's), for the overlap and state-folder checks.
+    /// Globs beyond `match` that pick what the rule acts on (a kind's own globs), for the overlap and state-folder checks.
     var selectingGlobs: [Glob] { get }
     /// What an enforcing rule of the kind does to the entries it removes, for the overlap warnings
     /// (`deletes`/`deleted`); nil when it removes nothing.

@@ -8,6 +8,39 @@ struct TrashSyntax: RuleKindSyntax {
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    static let schemaSummary = #"The scope is a trash folder: delete items that have been in it longer than a duration. `trash: 30d` is short for `trash: { retain: 30d }`."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    static let schemaDefinition = #"""
+        "trash": {
+          "description": "A duration (`trash: 30d`) or a mapping with retain and layout.",
+          "anyOf": [
+            { "$ref": "#/definitions/duration" },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["retain"],
+              "properties": {
+                "retain": {
+                  "$ref": "#/definitions/duration",
+                  "description": "How long an item stays in the trash, measured from when it was trashed (never from its mtime): 30d."
+                },
+                "layout": {
+                  "description": "How the trash folder is organised. auto: freedesktop when the folder has files/ or info/, else app. freedesktop: files/NAME with info/NAME.trashinfo (DeletionDate). app: items directly in the folder, stamped by `policyctl trash` (hard-linked files and symlinks in its .policyctl-info/ index; else judged by ctime).",
+                  "enum": ["auto", "freedesktop", "app"],
+                  "default": "auto"
+                },
+                "maxSize": {
+                  "$ref": "#/definitions/size",
+                  "description": "After retention, while the trash holds more than this (allocated bytes), the items trashed longest ago are deleted until it is at or below it."
+                }
+              }
+            }
+          ]
+        }
+    """#
+
     static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
         if node.scalar != nil, !node.isNull {
             return decoder.duration(node, context: context).map { .trash(TrashRetention(retain: $0)) }
