@@ -1,5 +1,14 @@
 // backup in the policy language: `backup: exclude` or `backup: { exclude: true, cacheTag: true }`.
 
+/// `backup: { exclude: true, cacheTag: true }` (or `backup: exclude`): the exclusion marker on the scope.
+public struct BackupExclusion: Sendable, Hashable {
+    /// Also write a CACHEDIR.TAG.
+    public var cacheDirectoryTag: Bool
+
+    /// Exclusion marker, and a CACHEDIR.TAG when `cacheDirectoryTag`.
+    public init(cacheDirectoryTag: Bool = false) { self.cacheDirectoryTag = cacheDirectoryTag }
+}
+
 /// The backup kind's language side.
 struct BackupSyntax: RuleKindSyntax {
     static let keyword = "backup"

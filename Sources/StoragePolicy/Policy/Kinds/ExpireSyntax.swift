@@ -1,5 +1,32 @@
 // expire in the policy language: `expire: 24h` or `expire: { after: 24h, by: mtime, keep: 3, unit: directory }`.
 
+/// `expire: { after: 24h, by: mtime }`
+public struct Expire: Sendable, Hashable {
+    /// Entries older than this are deleted.
+    public var after: PolicyDuration
+    /// The timestamp age is judged by.
+    public var by: Timestamp
+    /// `keep: N`: in each directory, the N newest selected entries (or units) stay, expired or not.
+    public var keep: Int
+    /// What one deletion is: an entry, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
+
+    /// Expire after `after`, judged by `by`, keeping the `keep` newest per directory.
+    public init(after: PolicyDuration, by: Timestamp = .mtime, keep: Int = 0, unit: RetentionUnit = .entry) {
+        self.after = after; self.by = by; self.keep = keep; self.unit = unit
+    }
+
+    /// Which timestamp an entry's age is measured from.
+    public enum Timestamp: String, Sendable, Hashable, CaseIterable {
+        case mtime, atime, ctime
+        /// The newest of atime, mtime, btime (where recorded) and (for files) ctime: the safest, and
+        /// systemd-tmpfiles' default (`abcmABM`).
+        case newest
+        /// The birth time (statx btime). Where the file system records none, entries are skipped (kept).
+        case birth
+    }
+}
+
 /// The expire kind's language side.
 struct ExpireSyntax: RuleKindSyntax {
     static let keyword = "expire"

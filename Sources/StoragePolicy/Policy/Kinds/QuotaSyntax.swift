@@ -1,5 +1,51 @@
 // quota in the policy language: `quota: { max: 512MiB, target: 90%, evict: oldest, minAge: 1d, keep: 2, unit: directory }`.
 
+/// `quota: { max: 512MiB, target: 90%, evict: oldest }`
+public struct Quota: Sendable, Hashable {
+    /// The most the scope's regular files may take (allocated bytes, as `du`).
+    public var max: ByteSize
+    /// What eviction brings the total down to.
+    public var target: Target
+    /// Which files go first.
+    public var evict: Eviction
+    /// No unit younger than this is evicted; nil: any age.
+    public var minAge: PolicyDuration?
+    /// The N newest units are never evicted.
+    public var keep: Int
+    /// What one eviction is: a file, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
+
+    /// A quota of `max`, evicting down to `target`.
+    public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest,
+                minAge: PolicyDuration? = nil, keep: Int = 0, unit: RetentionUnit = .entry) {
+        self.max = max; self.target = target; self.evict = evict
+        self.minAge = minAge; self.keep = keep; self.unit = unit
+    }
+
+    /// Where eviction stops: a size, or a percentage of `max`.
+    public enum Target: Sendable, Hashable {
+        case size(ByteSize)
+        /// A percentage of `max`.
+        case percent(Double)
+
+        /// The target in bytes, for a quota of `max`.
+        public func bytes(of max: ByteSize) -> Int64 {
+            switch self {
+            case .size(let s): return s.bytes
+            case .percent(let p): return Int64((Double(max.bytes) * p / 100).rounded(.down))
+            }
+        }
+    }
+
+    /// The order files are evicted in (ties break by path).
+    public enum Eviction: String, Sendable, Hashable, CaseIterable {
+        /// Oldest modification time first.
+        case oldest
+        /// Least recently accessed first (atime; approximate on relatime/noatime mounts).
+        case lru
+    }
+}
+
 /// The quota kind's language side.
 struct QuotaSyntax: RuleKindSyntax {
     static let keyword = "quota"

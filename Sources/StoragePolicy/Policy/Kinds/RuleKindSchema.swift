@@ -6,7 +6,7 @@
 package enum RuleKindSchema {
     private static var yamlKinds: [any RuleKindSyntax.Type] { Rule.Kind.syntaxes.filter { $0.writtenInYAML } }
 
-    /// `expire, trash, quota, naming, backup or forbid`: the kinds a rule has exactly one of.
+    /// The kinds a rule has exactly one of, as a sentence lists them (`a, b or c`).
     package static var kindList: String {
         let keys = Rule.Kind.yamlKeywords
         return keys.count < 2 ? keys.joined() : keys.dropLast().joined(separator: ", ") + " or " + keys.last!

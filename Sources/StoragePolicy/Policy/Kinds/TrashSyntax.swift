@@ -1,5 +1,30 @@
 // trash in the policy language: `trash: 30d` or `trash: { retain: 30d, layout: freedesktop, maxSize: 1GiB }`.
 
+/// `trash: { retain: 30d }`
+public struct TrashRetention: Sendable, Hashable {
+    /// Items trashed longer ago than this are deleted.
+    public var retain: PolicyDuration
+    /// How the trash folder is organised.
+    public var layout: Layout
+    /// After retention, the items trashed longest ago go until the trash holds at most this; nil: no cap.
+    public var maxSize: ByteSize?
+
+    /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
+    public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
+        self.retain = retain; self.layout = layout; self.maxSize = maxSize
+    }
+
+    /// The layout of a trash folder.
+    public enum Layout: String, Sendable, Hashable, CaseIterable {
+        /// FreeDesktop when the folder has `files/` and `info/`, else app.
+        case automatic = "auto"
+        /// `files/NAME` with `info/NAME.trashinfo` (the XDG trash specification).
+        case freedesktop
+        /// Items directly in the folder, stamped by `policyctl trash` with an xattr.
+        case app
+    }
+}
+
 /// The trash kind's language side.
 struct TrashSyntax: RuleKindSyntax {
     static let keyword = "trash"
