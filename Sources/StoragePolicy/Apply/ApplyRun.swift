@@ -45,15 +45,12 @@ final class ApplyRun {
         self.transaction = transaction
         roomMade = room
         freedBeforeJournal = Set(room?.done ?? [])
-        let deadline = RunDeadline(options), times = DirectoryTimes()
-        let ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
-        let preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
-        self.deadline = deadline
-        directoryTimes = times
-        self.ledger = ledger
-        self.preparer = preparer
+        deadline = RunDeadline(options)
+        directoryTimes = DirectoryTimes()
+        ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
+        preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
         verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs)
-        unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: times, options: options,
+        unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: directoryTimes, options: options,
                                     rootStatus: lock.state.rootStatus, deadline: deadline)
     }
 
@@ -65,23 +62,16 @@ final class ApplyRun {
             ledger.report.warnings.append(room.summary)
         }
         defer { unlinks.stop() }
-        let count = ledger.steps.count
         do {
-            var start = 0
-            var groupSize = options.groupSize
-            while start < count {
-                // A group never spans two phases: mkdirs are made before the trash folders they hold are resolved.
-                var end = start + 1
-                let phase = Applier.phase(of: ledger.steps[start].action)
-                while end < count && end - start < groupSize && Applier.phase(of: ledger.steps[end].action) == phase { end += 1 }
-                if !preparer.trash.resolved && ledger.steps[start..<end].contains(where: { if case .trash = $0.action.kind { true } else { false } }) {
+            var groups = StepGroups(firstSize: options.groupSize)
+            while let group = groups.next(of: ledger.steps) {
+                // The trash folders are resolved once, before the first move, in folders as the unlinks left them.
+                if preparer.trash.needed(by: ledger.steps[group]) {
                     try unlinks.finish()
                     try preparer.trash.resolve()
                 }
-                try runGroup(start..<end)
-                start = end
-                groupSize = min(groupSize * 2, options.groupSize * 16)
-                progress?(start, count)
+                try runGroup(group)
+                progress?(group.upperBound, ledger.steps.count)
             }
             try unlinks.finish()
             let skipped = ledger.report.skipped.count
@@ -187,13 +177,7 @@ final class ApplyRun {
     }
 
     private func rollback(after error: any Error) -> ApplyError {
-        var cause = switch error {
-        case is RunDeadline.Exceeded: deadline.cause
-        // A tree walk (a whole-tree delete's check) stopped at the deadline inside its loop.
-        case let e as FileSystemError where e.operation == .pastDeadline: deadline.cause
-        case let e as FileSystemError: e.description
-        default: "\(error)"
-        }
+        var cause = deadline.cause(of: error) ?? "\(error)"
         // Deletes made before the journal could begin (a full disk) roll forward: the reason says so.
         if let room = roomMade { cause += "; \(room.summary)" }
         let result = transaction.rollback(reason: cause)

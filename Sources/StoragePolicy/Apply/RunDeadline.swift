@@ -24,6 +24,13 @@ struct RunDeadline {
         if hasPassed { throw Exceeded() }
     }
 
-    /// The rollback reason of a run that stopped at the budget.
-    var cause: String { "ran past " + (label ?? "its time budget") }
+    /// The rollback reason of a run that stopped at the budget: noticed between steps (`Exceeded`), or by a tree
+    /// walk (a whole-tree delete's check) inside its loop. Nil for any other error.
+    func cause(of error: any Error) -> String? {
+        switch error {
+        case is Exceeded: "ran past " + (label ?? "its time budget")
+        case let e as FileSystemError where e.operation == .pastDeadline: "ran past " + (label ?? "its time budget")
+        default: nil
+        }
+    }
 }

@@ -65,6 +65,11 @@ final class RunTrashFolders {
 
     // MARK: Resolving (once, before the first move)
 
+    /// The folders are not resolved yet and `group` moves items into the trash.
+    func needed(by group: ArraySlice<Step>) -> Bool {
+        !resolved && group.contains { if case .trash = $0.action.kind { true } else { false } }
+    }
+
     /// Finds, checks and (when missing) makes every trash folder the steps move items into. A folder that fails
     /// the trust rule, or cannot be made, is noted: only the moves into it are skipped, naming why.
     func resolve() throws {
