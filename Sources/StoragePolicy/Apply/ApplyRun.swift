@@ -124,7 +124,7 @@ final class ApplyRun {
     /// One journaled step: verified just before its changes, which are made here or (a file delete) by a worker.
     private func carryOut(_ i: Int, _ intents: [Intent]) throws {
         let step = ledger.steps[i]
-        let background = options.unlinksInBackground && intents.count == 1 && { if case .unlink = intents[0].change { true } else { false } }()
+        let background = options.unlinksInBackground && intents.count == 1 && intents[0].change.isUnlink
         try unlinks.barrier(before: step, background: background)
         // A step it depends on may have failed since this group was prepared.
         if let reason = preparer.dependencyReason(step.action) { return ledger.skip(i, reason) }
@@ -159,7 +159,9 @@ final class ApplyRun {
                 return false
             }
             ledger.touch(intent.change)
-            if case .mkdir(let made) = intent.change, preparer.trash.structure.contains(made) { try preparer.trash.makePrivate(made) }
+            if case .mkdir(let made) = intent.change, preparer.trash.structure.contains(made) {
+                try preparer.trash.makePrivate(made)
+            }
             // The entry a delete staged (the item, then its record) is checked again where no one can swap it.
             if n == 0 || step.record != nil, case .stage(let path, let name) = intent.change,
                let refusal = try verifier.recheckStaged(n == 0 ? step.action : ledger.steps[step.record!].action, name) {
