@@ -3,22 +3,28 @@
 import StoragePolicy
 
 struct DemoCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "demo",
         abstract: "Try policyctl on a generated app container, step by step.",
-        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given. With --step the demo stops after the plan and prints the exact apply, journal and undo commands to try by hand; the folder is kept.",
-        options: [
-            .option("keep", value: "dir", help: "Build the demo in this new folder and keep it.", completion: .directory),
-            .flag("step", help: "Build the container and show the plan, then print the commands to run apply, journal and undo yourself, and stop (the folder is kept)."),
-        ]
+        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given. With --step the demo stops after the plan and prints the exact apply, journal and undo commands to try by hand; the folder is kept."
     )
+
+    struct Options: ParsableOptions {
+        var keep: String?
+        var step = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.keep, "keep", value: "dir", help: "Build the demo in this new folder and keep it.", completion: .directory),
+            .flag(\.step, "step", help: "Build the container and show the plan, then print the commands to run apply, journal and undo yourself, and stop (the folder is kept)."),
+        ] }
+    }
 
     var keep: String?
     var stepByHand: Bool
 
-    init(_ arguments: ParsedArguments) {
-        keep = arguments.value("keep")
-        stepByHand = arguments.flag("step")
+    init(_ options: Options) {
+        keep = options.keep
+        stepByHand = options.step
     }
 
     func run() throws -> ExitCode {

@@ -2,27 +2,34 @@
 import StoragePolicy
 
 struct InitCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "init",
         abstract: "Write a starter policy from a bundled template.",
-        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema: the installed PREFIX/share/policyctl/policy.schema.json (or the source tree's Docs/policy.schema.json for a build from it), as an absolute path; `policyctl schema` prints the schema itself.",
-        options: [
-            .option("template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
-                    values: Templates.all.map(\.name)),
-            .option("output", short: "o", value: "file", help: "Where to write the policy ('-' for stdout).", default: "policy.yaml",
-                    completion: .file),
-            .flag("list", help: "List the templates with a line about each."),
-        ]
+        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema: the installed PREFIX/share/policyctl/policy.schema.json (or the source tree's Docs/policy.schema.json for a build from it), as an absolute path; `policyctl schema` prints the schema itself."
     )
+
+    struct Options: ParsableOptions {
+        var template = "ios-app-sandbox"
+        var output = "policy.yaml"
+        var list = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.template, "template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
+                    values: Templates.all.map(\.name)),
+            .option(\.output, "output", short: "o", value: "file", help: "Where to write the policy ('-' for stdout).", default: "policy.yaml",
+                    completion: .file),
+            .flag(\.list, "list", help: "List the templates with a line about each."),
+        ] }
+    }
 
     var template: String
     var output: String
     var list: Bool
 
-    init(_ arguments: ParsedArguments) {
-        template = arguments.value("template") ?? "ios-app-sandbox"
-        output = arguments.value("output") ?? "policy.yaml"
-        list = arguments.flag("list")
+    init(_ options: Options) {
+        template = options.template
+        output = options.output
+        list = options.list
     }
 
     func run() throws -> ExitCode {

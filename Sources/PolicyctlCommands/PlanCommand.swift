@@ -3,24 +3,37 @@
 import StoragePolicy
 
 struct PlanCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "plan",
         abstract: "Show what applying a policy would change, touching nothing.",
-        discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`.",
-        options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
-                    completion: .directory),
-            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
-            .option("out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
-                    completion: .file),
-            .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
-            ScopeWarnings.strictOption,
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-            QuietOutput.option,
-        ]
+        discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`."
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var format = "text"
+        var out: String?
+        var detailedExitcode = false
+        var strict = false
+        var forceRoot = false
+        var quiet = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+                    completion: .directory),
+            .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .option(\.out, "out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
+                    completion: .file),
+            .flag(\.detailedExitcode, "detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
+            .shared(\.strict, ScopeWarnings.strictOption),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .shared(\.quiet, QuietOutput.option),
+        ] }
+    }
 
     var policyPath: String
     var root: String
@@ -30,18 +43,18 @@ struct PlanCommand: Command {
     var strict: Bool
     var quiet: Bool
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ options: Options) throws {
         let command = "policyctl plan"
-        let policy = try arguments.required("policy", "file", command: command)
-        let root = try arguments.required("root", "dir", command: command)
-        try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
+        let policy = try options.required(\.policy, command: command)
+        let root = try options.required(\.root, command: command)
+        try RootSafety.check(root, force: options.forceRoot, command: command)
         policyPath = policy
         self.root = root
-        json = arguments.value("format") == "json"
-        out = arguments.value("out")
-        detailedExitCode = arguments.flag("detailed-exitcode")
-        strict = arguments.flag("strict")
-        quiet = arguments.flag("quiet")
+        json = options.format == "json"
+        out = options.out
+        detailedExitCode = options.detailedExitcode
+        strict = options.strict
+        quiet = options.quiet
     }
 
     func run() throws -> ExitCode {

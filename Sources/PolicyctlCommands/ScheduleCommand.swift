@@ -3,31 +3,50 @@
 import StoragePolicy
 
 struct ScheduleCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "schedule",
         abstract: "Print or install the units that apply a policy on a timer.",
         discussion: "Generates a hardened systemd service and timer (the default on Linux), a launchd plist (the default on macOS) or a crontab entry running `policyctl apply --yes --no-wait` with absolute paths. With --install the files are written into DIR, or the scheduler's own directory, and the command to enable them is printed; nothing is enabled.",
-        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root] [--state-dir <dir>]"],
-        arguments: [
-            ArgumentSpec(name: "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
-                         isOptional: true, completion: .directory),
-        ],
-        options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
-            .option("every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
-            .option("on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
-            .flag("systemd", help: "Generate a systemd service and timer (the default on Linux)."),
-            .flag("launchd", help: "Generate a launchd property list (the default on macOS)."),
-            .flag("cron", help: "Generate a crontab entry."),
-            .flag("install", help: "Write the files into <dir> instead of printing them."),
-            .flag("user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
-            .flag("force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
-            .option("name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
-            .option("state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
-        ]
+        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root] [--state-dir <dir>]"]
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var dir: String?
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var every: String?
+        var on: String?
+        var systemd = false
+        var launchd = false
+        var cron = false
+        var install = false
+        var user = false
+        var forceRoot = false
+        var name: String?
+        var stateDir: String?
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.dir, "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
+                      completion: .directory),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option(\.every, "every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
+            .option(\.on, "on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
+            .flag(\.systemd, "systemd", help: "Generate a systemd service and timer (the default on Linux)."),
+            .flag(\.launchd, "launchd", help: "Generate a launchd property list (the default on macOS)."),
+            .flag(\.cron, "cron", help: "Generate a crontab entry."),
+            .flag(\.install, "install", help: "Write the files into <dir> instead of printing them."),
+            .flag(\.user, "user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
+            .flag(\.forceRoot, "force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
+            .option(\.name, "name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
+            .option(\.stateDir, "state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
+        ] }
+    }
 
     enum Scheduler: String { case systemd, launchd, cron }
 
@@ -43,14 +62,14 @@ struct ScheduleCommand: Command {
     let stateDir: String?
     let cacheDir: String?
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
-        let policy = try arguments.required("policy", "file", command: "policyctl schedule")
-        let root = try arguments.required("root", "dir", command: "policyctl schedule")
+        let policy = try options.required(\.policy, command: "policyctl schedule")
+        let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
         rootPath = root
         do throws(ScheduleError) {
-            switch (arguments.value("every"), arguments.value("on")) {
+            switch (options.every, options.on) {
             case (let every?, nil): trigger = try ScheduleTrigger(every: every)
             case (nil, let calendar?): trigger = try ScheduleTrigger(calendar: calendar)
             case (nil, nil): throw ScheduleError("Missing '--every <duration>' or '--on <calendar>': say when the policy runs")
@@ -59,7 +78,8 @@ struct ScheduleCommand: Command {
         } catch {
             throw usage(error.message)
         }
-        let chosen = [Scheduler.systemd, .launchd, .cron].filter { arguments.flag($0.rawValue) }
+        let given: [Scheduler: Bool] = [.systemd: options.systemd, .launchd: options.launchd, .cron: options.cron]
+        let chosen = [Scheduler.systemd, .launchd, .cron].filter { given[$0]! }
         guard chosen.count <= 1 else {
             throw usage("Choose one scheduler: \(chosen.map { "--\($0.rawValue)" }.joined(separator: ", ")) were given")
         }
@@ -68,19 +88,19 @@ struct ScheduleCommand: Command {
         #else
         scheduler = chosen.first ?? .systemd
         #endif
-        install = arguments.flag("install")
-        installDirectory = arguments.positionals.first
-        if installDirectory != nil, !install {
-            throw usage("Unexpected argument '\(arguments.positionals[0])' (a directory is taken only with --install)")
+        install = options.install
+        installDirectory = options.dir
+        if let installDirectory, !install {
+            throw usage("Unexpected argument '\(installDirectory)' (a directory is taken only with --install)")
         }
-        scope = arguments.flag("user") ? .user : .system
+        scope = options.user ? .user : .system
         if install, scheduler == .cron, scope == .user, installDirectory == nil {
             throw usage("A user's crontab has no directory to install into: add the printed line with `crontab -e` (or `(crontab -l; policyctl schedule ... --cron --user) | crontab -`)")
         }
-        name = arguments.value("name")
-        forceRoot = arguments.flag("force-root")
-        stateDir = arguments.value("state-dir").map(RootSession.absolute)
-        cacheDir = arguments.value("cache-dir")
+        name = options.name
+        forceRoot = options.forceRoot
+        stateDir = options.stateDir.map(RootSession.absolute)
+        cacheDir = options.cacheDir
     }
 
     func run() throws -> ExitCode {
