@@ -127,7 +127,7 @@ struct ApplyCommand: Command {
             }
             guard let policy = policyPath ?? record?.policyPath, let root = rootArgument ?? record?.root else {
                 throw CommandFailure(code: .invalidPolicy, message: "\(planFile): refused: a plan file carries no authority of its own, "
-                    + "and uid \(geteuid()) has no record of saving this one with 'policyctl plan --out'; name the policy and root "
+                    + "and uid \(system_geteuid()) has no record of saving this one with 'policyctl plan --out'; name the policy and root "
                     + "that judge it: policyctl apply \(planFile) --policy FILE --root DIR")
             }
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
@@ -160,8 +160,8 @@ struct ApplyCommand: Command {
         request.stateDirectory = stateDir
         // Benchmarks only: the older designs, every delete staged or unlinked in place, to measure them beside
         // roll-forward deletes unlinked by workers.
-        request.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
-        request.unlinksInPlace = getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
+        request.stagesEveryDelete = system_getenv("POLICYCTL_STAGE_DELETES") != nil
+        request.unlinksInPlace = system_getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
         if !yes {
             let log = self.log
             request.confirm = { plan, rootPath in

@@ -171,32 +171,32 @@ enum OutputFile {
 
     /// Writes `bytes` to `path`, creating missing parent directories when asked.
     static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,
-                      permissions: mode_t = 0o644) throws(CommandFailure) {
+                      permissions: UInt32 = 0o644) throws(CommandFailure) {
         if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try makeDirectories(String(path[..<slash]))
         }
-        let temporary = path + ".policyctl-\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        let temporary = path + ".policyctl-\(system_getpid()).tmp"
+        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], permissions)
         guard fd >= 0 else { throw failure("cannot write", path) }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
-                if errno == EINTR { continue }
+                if system_errno == .interrupted { continue }
                 let failed = failure("cannot write", path)
-                close(fd); unlink(temporary)
+                system_close(fd); _ = system_unlink(temporary)
                 throw failed
             }
             offset += n
         }
-        guard fsync(fd) == 0, close(fd) == 0 else {
+        guard system_fsync(fd) == 0, system_closeChecked(fd) == 0 else {
             let failed = failure("cannot write", path)
-            unlink(temporary)
+            _ = system_unlink(temporary)
             throw failed
         }
-        guard rename(temporary, path) == 0 else {
+        guard system_rename(temporary, path) == 0 else {
             let failed = failure("cannot write", path)
-            unlink(temporary)
+            _ = system_unlink(temporary)
             throw failed
         }
     }
@@ -206,11 +206,11 @@ enum OutputFile {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw failure("cannot create directory", prefix) }
+            if system_mkdir(prefix, 0o755) != 0, system_errno != .fileExists { throw failure("cannot create directory", prefix) }
         }
     }
 
     private static func failure(_ what: String, _ path: String) -> CommandFailure {
-        CommandFailure(code: .ioError, message: "\(what) \(path): \(Errno(rawValue: errno))")
+        CommandFailure(code: .ioError, message: "\(what) \(path): \(system_errno)")
     }
 }

@@ -30,28 +30,27 @@ struct DemoCommand: Command {
     func run() throws -> ExitCode {
         let base: String
         if let keep {
-            guard mkdir(keep, 0o755) == 0 else {
-                throw CommandFailure(code: .usage, message: "--keep \(keep): \(Errno(rawValue: errno)); give a folder that does not exist yet")
+            guard system_mkdir(keep, 0o755) == 0 else {
+                throw CommandFailure(code: .usage, message: "--keep \(keep): \(system_errno); give a folder that does not exist yet")
             }
             base = keep
         } else {
-            var template = Array("/tmp/policyctl-demo-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else {
-                throw CommandFailure(code: .ioError, message: "cannot create a temporary folder: \(Errno(rawValue: errno))")
+            guard let made = system_mkdtemp("/tmp/policyctl-demo-XXXXXX") else {
+                throw CommandFailure(code: .ioError, message: "cannot create a temporary folder: \(system_errno)")
             }
-            base = String(cString: made)
+            base = made
         }
         // --step leaves the folder for the commands it prints.
         defer { if keep == nil && !stepByHand { _ = Subprocess.runRemove(base) } }
         let root = base + "/container"
         let policyPath = base + "/ios-app-sandbox.yaml"
-        guard mkdir(root, 0o755) == 0 else { throw CommandFailure(code: .ioError, message: "cannot create \(root)") }
+        guard system_mkdir(root, 0o755) == 0 else { throw CommandFailure(code: .ioError, message: "cannot create \(root)") }
         let template = Templates.named("ios-app-sandbox")!
-        let fd = open(policyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = system_open(policyPath, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(policyPath)") }
         let bytes = Array(template.fileContents.utf8)
-        _ = write(fd, bytes, bytes.count)
-        close(fd)
+        _ = system_write(fd, bytes, bytes.count)
+        system_close(fd)
 
         let handle = try DirectoryHandle.open(root: root)
         let made = try DemoTree(root: handle).build()

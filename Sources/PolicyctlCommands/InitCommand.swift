@@ -47,18 +47,18 @@ struct InitCommand: Command {
             Terminal.out(text, terminator: "")
             return .success
         }
-        let fd = open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = system_open(output, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
         guard fd >= 0 else {
-            let e = Errno(rawValue: errno)
+            let e = system_errno
             if e == .fileExists {
                 throw CommandFailure(code: .usage, message: "\(output) already exists; choose another --output or remove it first")
             }
             throw CommandFailure(code: .ioError, message: "cannot create \(output): \(e)")
         }
-        defer { close(fd) }
+        defer { system_close(fd) }
         let bytes = Array(text.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else {
-            throw CommandFailure(code: .ioError, message: "cannot write \(output): \(Errno(rawValue: errno))")
+        guard system_write(fd, bytes, bytes.count) == bytes.count else {
+            throw CommandFailure(code: .ioError, message: "cannot write \(output): \(system_errno)")
         }
         Terminal.out("Wrote \(output) from the '\(t.name)' template. Next: policyctl plan --policy \(output) --root <dir>")
         return .success

@@ -114,35 +114,34 @@ struct PlanCommand: Command {
     static func write(_ plan: Plan, to path: String) throws {
         // Only a regular file (or nothing yet) is replaced by rename. A device, FIFO or socket is written in
         // place: renaming over /dev/null would replace the device itself with a file.
-        var existing = stat()
-        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG, existing.st_mode & S_IFMT != S_IFLNK {
-            guard existing.st_mode & S_IFMT != S_IFDIR else {
+        if let existing = system_lstat(path), existing.kind != .regular, existing.kind != .symbolicLink {
+            guard existing.kind != .directory else {
                 throw CommandFailure(code: .ioError, message: "cannot write \(path): it is a directory")
             }
-            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
-            defer { close(fd) }
+            let fd = system_open(path, [.writeOnly, .closeOnExec, .noControllingTerminal])
+            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
+            defer { system_close(fd) }
             var writer = PlanJSONWriter { try writeAll(fd, $0) }
             do { try writer.write(plan) } catch let e as Errno {
                 throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
             }
             return
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
+        let temporary = path + ".tmp-\(system_getpid())"
+        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
+        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
         func fail(_ e: Errno) -> CommandFailure {
-            close(fd)
-            unlink(temporary)
+            system_close(fd)
+            _ = system_unlink(temporary)
             return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
         var writer = PlanJSONWriter { try writeAll(fd, $0) }
         do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
-        guard fsync(fd) == 0 else { throw fail(Errno(rawValue: errno)) }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let e = Errno(rawValue: errno)
-            unlink(temporary)
+        guard system_fsync(fd) == 0 else { throw fail(system_errno) }
+        system_close(fd)
+        guard system_rename(temporary, path) == 0 else {
+            let e = system_errno
+            _ = system_unlink(temporary)
             throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
     }
@@ -152,8 +151,8 @@ struct PlanCommand: Command {
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
-                if errno == EINTR { continue }
-                throw Errno(rawValue: errno)
+                if system_errno == .interrupted { continue }
+                throw system_errno
             }
             written += n
         }

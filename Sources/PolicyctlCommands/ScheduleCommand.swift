@@ -175,13 +175,10 @@ struct ScheduleCommand: Command {
 
     /// An existing path made absolute with symlinks resolved, as unit files and ReadWritePaths= need.
     static func resolve(_ path: String, what: String, directory: Bool) throws(CommandFailure) -> String {
-        guard let resolved = realpath(path, nil) else {
-            throw CommandFailure(code: .ioError, message: "cannot resolve the \(what) \(path): \(Errno(rawValue: errno))")
+        guard let result = system_realpath(path) else {
+            throw CommandFailure(code: .ioError, message: "cannot resolve the \(what) \(path): \(system_errno)")
         }
-        defer { free(resolved) }
-        var status = stat()
-        let result = String(cString: resolved)
-        if directory, stat(result, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR {
+        if directory, let status = system_stat(result), status.kind != .directory {
             throw CommandFailure(code: .ioError, message: "the \(what) \(path) is not a directory")
         }
         return result
@@ -192,24 +189,17 @@ struct ScheduleCommand: Command {
     /// working after an upgrade moves the real binary. Else the kernel's answer (/proc/self/exe).
     static func executablePath() -> String? {
         #if os(Linux)
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let real = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let real = system_readlink("/proc/self/exe") else { return nil }
         #else
-        guard let resolved = realpath(Policyctl.invokedAs, nil) else { return nil }
-        let real = String(cString: resolved)
-        free(resolved)
+        guard let real = system_realpath(Policyctl.invokedAs) else { return nil }
         #endif
         let invoked = ProcessArguments.current?.first ?? ""
         let candidates = invoked.contains("/")
             ? [OutputFile.absolute(invoked)]
             : (environment("PATH") ?? "").split(separator: ":").map { "\($0)/\(invoked)" }
-        var target = stat()
-        guard stat(real, &target) == 0 else { return real }
+        guard let target = system_stat(real) else { return real }
         for candidate in candidates where candidate.hasPrefix("/") && isNormalized(candidate) {
-            var status = stat()
-            if stat(candidate, &status) == 0, status.st_dev == target.st_dev, status.st_ino == target.st_ino {
+            if let status = system_stat(candidate), status.device == target.device, status.inode == target.inode {
                 return candidate
             }
         }
@@ -222,15 +212,15 @@ struct ScheduleCommand: Command {
     }
 
     static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        system_getenv(name).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static var homeDirectory: String? {
-        environment("HOME") ?? getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+        environment("HOME") ?? system_homeDirectoryOfEffectiveUser()
     }
 
     /// The user the /etc/cron.d line runs as: whoever generates it (root, normally).
     static var userName: String {
-        getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "root"
+        system_userNameOfEffectiveUser() ?? "root"
     }
 }

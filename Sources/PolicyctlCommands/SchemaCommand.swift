@@ -46,7 +46,6 @@ enum SchemaLocation {
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
-        var s = stat()
-        return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFREG
+        system_stat(path)?.kind == .regular
     }
 }

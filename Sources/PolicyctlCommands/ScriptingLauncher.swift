@@ -83,7 +83,7 @@ enum ScriptLauncher {
         let key = SHA256.hex(Array(("policyctl script cache 1\0" + identity.sha256 + "\0" + StoragePolicyVersion.tool + "\0"
             + toolchain.version + "\0" + library.identity).utf8))
         let cache = try ScriptCache.open(cacheOption)
-        defer { close(cache.fd) }
+        defer { system_close(cache.fd) }
         var program = try cache.program(key)
         if program == nil {
             Terminal.err("policyctl: compiling \(script) (cached in \(cache.path)/\(key))")
@@ -101,11 +101,8 @@ enum ScriptLauncher {
         guard let fd = program else {
             throw CommandFailure(code: .ioError, message: "\(cache.path)/\(key)/policy: missing after the build")
         }
-        if let host = ScheduleCommand.executablePath() { setenv(hostVariable, host, 1) }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        fexecve(fd, &cArgs, environ)
-        let e = Errno(rawValue: errno)
-        cArgs.forEach { free($0) }
+        if let host = ScheduleCommand.executablePath() { system_setenv(hostVariable, host) }
+        let e = system_fexecve(fd, argv)
         throw CommandFailure(code: .ioError, message: "cannot run \(cache.path)/\(key)/policy: \(e)")
     }
 }
@@ -116,7 +113,7 @@ enum ScriptLauncher {
 enum ScriptFile {
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
         do {
-            return try TrustedFile.read(path, limit: PolicyLoader.maximumFileSize, what: "Swift policy (a program run as uid \(geteuid()))")
+            return try TrustedFile.read(path, limit: PolicyLoader.maximumFileSize, what: "Swift policy (a program run as uid \(system_geteuid()))")
         } catch {
             switch error {
             case .io(let e): throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(e.errno)")
@@ -140,7 +137,7 @@ enum ScriptEntryPoint {
             #sourceLocation(file: "<policyctl's entry point>", line: 1)
             // A Swift policy declares `let policy = try Policy(...)` or `func policy() throws -> Policy` (Docs/scripting.md).
             import PolicyctlCommands
-            exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
+            Policyctl.exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
 
             """.utf8)
         return text

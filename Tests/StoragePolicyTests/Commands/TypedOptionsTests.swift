@@ -65,3 +65,58 @@ import Testing
         #expect(TypedOptionsTests.matches(#"\bstatic (let|var) spec\s*="#, in: TypedOptionsTests.commandFiles).count == 1)
     }
 }
+
+/// Issue 26: the command layer calls the C library through Platform.swift's `system_` functions only. A
+/// command file that imports Foundation still sees libc through it, so a call by a libc name is looked for
+/// (string literals and comments left out) rather than an import.
+@Suite("the command layer's one window on libc") struct CommandLibcTests {
+    static let libcCall = #"(?<!func )(?<![\w.])(errno|geteuid|getuid|getpid|getenv|setenv|isatty|kill|signal|exit|open|openat|close|fstat|lstat|stat|mkdir|mkdtemp|unlink|rename|renameat|fsync|readlink|realpath|posix_spawn|waitpid|fexecve|getpwuid|clock_gettime|time|strdup|free)\s*\("#
+    static let libcName = #"(?<![\w.])(errno|S_IF[A-Z]+|O_(RDONLY|WRONLY|RDWR|CREAT|EXCL|DIRECTORY|NOFOLLOW|CLOEXEC|NOCTTY)|E(INTR|EXIST|NOENT|NOTEMPTY))\b"#
+
+    /// The line without its string literals and a trailing `//` comment.
+    static func code(_ line: Substring) -> String {
+        var s = String(line).replacingOccurrences(of: #""([^"\\]|\\.)*""#, with: "\"\"", options: .regularExpression)
+        if let comment = s.range(of: "//") { s = String(s[..<comment.lowerBound]) }
+        return s
+    }
+
+    static func calls(in files: [(path: String, lines: [Substring])]) -> [String] {
+        let regexes = [libcCall, libcName].map { try! NSRegularExpression(pattern: $0) }
+        return files.flatMap { file in
+            // Lines inside a multi-line string literal (help texts name errnos) are text, not code.
+            var inText = false
+            return file.lines.enumerated().compactMap { (i, line) -> String? in
+                let quotes = line.components(separatedBy: "\"\"\"").count - 1
+                defer { if quotes % 2 == 1 { inText.toggle() } }
+                guard !inText, quotes == 0 else { return nil }
+                let s = code(line)
+                return regexes.contains { $0.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil } ? "\(file.path):\(i + 1): \(line)" : nil
+            }
+        }
+    }
+
+    @Test("the patterns find libc calls and pass their wrappers, literals and declarations (so the check can fail)")
+    func patternsCanFail() {
+        let bad: [(path: String, lines: [Substring])] = [("x", [
+            "if isatty(1) == 1 {", "let fd = open(path, O_RDONLY)", "guard errno == EINTR", "var st = stat()", "exit(3)",
+        ])]
+        #expect(CommandLibcTests.calls(in: bad).count == 5)
+        let good: [(path: String, lines: [Substring])] = [("x", [
+            "let fd = system_open(path, [.readOnly])", "static func open(_ option: String?) throws", "try ScriptCache.open(x)",
+            #"Terminal.err("cannot open(2) \(path): errno")"#, "// exit() is never called here", "Policyctl.exit(code)",
+        ])]
+        #expect(CommandLibcTests.calls(in: good) == [])
+        let text: [(path: String, lines: [Substring])] = [("x", ["let help = \"\"\"", "    named with its errno (EINTR)", "    \"\"\"", "close(fd)"])]
+        #expect(CommandLibcTests.calls(in: text) == ["x:4: close(fd)"])
+    }
+
+    @Test("no command file but Platform.swift calls the C library by name")
+    func onlyPlatformCallsLibc() {
+        let files = PlatformLayeringTests.sources().filter {
+            ($0.path.hasPrefix("Sources/PolicyctlCommands/") || $0.path.hasPrefix("Sources/policyctl/"))
+                && $0.path != "Sources/PolicyctlCommands/Platform.swift"
+        }
+        #expect(files.count > 30)
+        #expect(CommandLibcTests.calls(in: files) == [])
+    }
+}
