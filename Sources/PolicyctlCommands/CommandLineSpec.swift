@@ -24,6 +24,10 @@ struct CommandSpec: Sendable {
 extension CommandSpec {
     /// A command's spec: its summary, and the arguments and options its Options struct declares.
     init<Options: ParsableOptions>(_ summary: CommandSummary, _ options: Options.Type) {
+        // A copied field (one option filling two properties, or two options one) is a programming error; the
+        // first test that asks for the spec (any --help, the completions) stops on it in a debug build.
+        assert(Set(Options.options.map(\.spec.long)).count == Options.options.count, "\(summary.name): an option is declared twice")
+        assert(Set(Options.options.map(\.keyPath)).count == Options.options.count, "\(summary.name): a property is filled by two options")
         self.init(name: summary.name, abstract: summary.abstract, discussion: summary.discussion, usage: summary.usage,
                   arguments: Options.arguments.map(\.spec), options: Options.options.map(\.spec))
     }
