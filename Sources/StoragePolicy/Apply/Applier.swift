@@ -38,8 +38,7 @@ package struct Applier: Sendable {
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
-        let run = ApplyRun(lock: lock, options: options, steps: steps, metadata: metadata, planTimeNs: planTime)
-        return try run.run(progress: progress)
+        return try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata, planTimeNs: planTime, progress: progress)
     }
 
     /// The order actions run in: directories are created first (parents before children), then attributes and
@@ -203,7 +202,7 @@ package struct Applier: Sendable {
         let metadata = Transaction.Metadata(kind: kind, policy: policy, policySHA256: options.policySHA256,
                                             policyPath: options.policyPath, planFile: nil, rootPath: options.rootPath,
                                             actions: steps.count)
-        return try ApplyRun(lock: lock, options: options, steps: steps, metadata: metadata, planTimeNs: nil).run(progress: nil)
+        return try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata, planTimeNs: nil)
     }
 
     private func statusIfPresent(_ path: RelativePath) throws -> FileStatus {

@@ -87,3 +87,15 @@ final class DirectoryCache {
         e == .noSuchFile || e == .notDirectory || e == .tooManySymbolicLinks
     }
 }
+
+extension DirectoryCache {
+    /// The entry at `path` (the root itself for the root), without following a symlink; nil when it or a
+    /// folder above it is missing or no longer a directory.
+    func statusIfPresent(_ path: RelativePath) throws(FileSystemError) -> FileStatus? {
+        if path.isRoot { return try root.status() }
+        guard let parent = try directoryIfPresent(containing: path) else { return nil }
+        return try parent.statusIfPresent(of: path.lastComponent!)
+    }
+
+    func exists(_ path: RelativePath) throws(FileSystemError) -> Bool { try statusIfPresent(path) != nil }
+}

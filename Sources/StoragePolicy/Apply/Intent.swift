@@ -39,6 +39,11 @@ enum Change: Sendable, Equatable {
              .times(let p, _, _, _, _): p
         }
     }
+
+    /// A roll-forward file delete: the one change an unlink worker can make.
+    var isUnlink: Bool {
+        if case .unlink = self { true } else { false }
+    }
 }
 
 struct Intent: Sendable, Equatable {

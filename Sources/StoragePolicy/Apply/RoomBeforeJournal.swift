@@ -40,6 +40,27 @@ struct RoomBeforeJournal {
         return !name.bytes.reversed().starts(with: TrashFolder.infoSuffix.reversed())
     }
 
+    /// Begins the transaction. On a full disk with no reserve yet (a first run), the begin record gets ENOSPC:
+    /// roll-forward file deletes of the plan make room first, a batch at a time, until the reserve fits; they
+    /// are returned (nil when none was needed or made) so the run reports them done and skips them.
+    static func begin(_ metadata: Transaction.Metadata, steps: [Step], lock: ApplyLock, options: ApplyOptions,
+                      journal: Journal) throws(FileSystemError) -> (Transaction, RoomBeforeJournal?) {
+        do {
+            return (try Transaction.begin(metadata, lock: lock, journal: journal), nil)
+        } catch where error.errno == .noSpace {
+            var room = RoomBeforeJournal(steps: steps, lock: lock, options: options)
+            while true {
+                let tried = room.freeBatch()
+                journal.reserve.replenish()
+                if tried && !journal.reserve.isFull { continue }
+                do {
+                    let transaction = try Transaction.begin(metadata, lock: lock, journal: journal)
+                    return (transaction, room.done.isEmpty ? nil : room)
+                } catch where error.errno == .noSpace && tried {}
+            }
+        }
+    }
+
     /// Makes up to `batchSize` more deletes; false when no candidate was left to try.
     mutating func freeBatch() -> Bool {
         guard next < candidates.count else { return false }
@@ -63,7 +84,7 @@ struct RoomBeforeJournal {
         guard let name = action.path.lastComponent, let identity = action.identity,
               let parent = try? directories.directoryIfPresent(containing: action.path),
               let found = try? parent.statusIfPresent(of: name),
-              ApplyRun.refusal(of: found, identity, type: action.type, root: lock.state.rootStatus) == nil else { return nil }
+              StepVerifier.refusal(of: found, identity, type: action.type, root: lock.state.rootStatus) == nil else { return nil }
         if options.inUseRules.contains(action.rule) {
             if inUseCheck == nil { inUseCheck = InUseCheck.now(root: lock.state.root) }
             if inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity) != nil { return nil }

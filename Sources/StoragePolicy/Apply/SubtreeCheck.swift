@@ -3,7 +3,7 @@
 // its parent), so the check is linear in the tree's depth however deep a co-tenant made it, and stops at the
 // run's deadline inside the walk instead of after it.
 
-extension ApplyRun {
+extension StepVerifier {
     /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was
     /// modified or changed after the plan: its mtime or its ctime is later. The ctime catches what keeps an old
     /// mtime: a file overwritten by `cp -p`, `rsync -a` or `tar x`, whose new size or content moved its ctime.
@@ -55,7 +55,7 @@ extension ApplyRun {
             guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
             // Built only when it is reported: a deep tree's paths are long.
             func inner() -> String { path.appending(stack.relativePath).appending(entry.name).escaped }
-            if !status.isOnSameMount(as: lock.state.rootStatus) {
+            if !status.isOnSameMount(as: rootStatus) {
                 return .newer("holds a mount point (\(inner())); never crossed")
             }
             if let planTimeNs, status.modificationTimeNs > planTimeNs {

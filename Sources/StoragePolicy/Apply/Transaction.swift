@@ -311,7 +311,7 @@ final class Transaction {
         let work = Purge(staging: staging, entries: try staging.entries(), deadline: deadline)
         // Unlinking waits on the disk far more than on the CPU: a few threads overlap those waits. Nothing is
         // ordered here: every staged entry is its own tree, and all of them go.
-        WorkerThreads.run(count: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
+        WorkerPool.shared.run(width: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
         if let error = work.failure.withLock({ $0 }) { throw error }
         do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
         try parent.sync()

@@ -185,7 +185,7 @@ extension Applier {
         let metadata = Transaction.Metadata(kind: .undo, policy: plan.policy, policySHA256: nil, policyPath: nil,
                                             planFile: nil, rootPath: options.rootPath, actions: plan.steps.count,
                                             reverses: plan.transaction)
-        return try ApplyRun(lock: lock, options: options, steps: plan.steps, metadata: metadata, planTimeNs: plan.madeAtNs).run(progress: nil)
+        return try ApplyRun.run(plan.steps, lock: lock, options: options, metadata: metadata, planTimeNs: plan.madeAtNs)
     }
 
     /// The entry at `path` now, when it is still what the transaction left: same dev and ino, and for a file the

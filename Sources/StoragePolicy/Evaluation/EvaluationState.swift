@@ -1,5 +1,5 @@
 // What the evaluator keeps while the walk runs: one state per unfinished directory, one result set per
-// thread, and the few records (quota files, trash items, forbidden entries) that are decided at the end.
+// thread, and the few records (quota files, trash items, each kind's own) that are decided at the end.
 import Synchronization
 
 /// The evaluator's state for one directory, kept until its subtree is finished.
@@ -198,18 +198,15 @@ struct TrashItemsListing: Sendable {
     var names: Set<FileName>
 }
 
-/// An entry a forbid rule selected.
-struct ForbiddenEntry: Sendable {
-    var rule: Int
-    var path: RelativePath
-    var name: FileName
-    var glob: String
-    var type: FileType
-    var identity: EntryIdentity?
+/// What one kind gathers on one thread while the walk runs, made on the thread's first use
+/// (EvaluationResults.records(_:)) and read by the kind's resolution step from every thread.
+protocol KindRecords: AnyObject {
+    init()
 }
 
 /// One thread's results; merged after the walk. Only its own thread touches it while the walk runs.
 final class EvaluationResults: @unchecked Sendable {
+    // @unchecked: during the walk only its own thread touches it; it is read after the walk's threads are joined.
     @exclusivity(unchecked) var actions: [Action] = []
     @exclusivity(unchecked) var violations: [Violation] = []
     @exclusivity(unchecked) var skipped: [SkippedEntry] = []
@@ -218,12 +215,12 @@ final class EvaluationResults: @unchecked Sendable {
     @exclusivity(unchecked) var trashItems: [TrashItem] = []
     @exclusivity(unchecked) var trashInfos: [TrashInfoFile] = []
     @exclusivity(unchecked) var trashListings: [TrashItemsListing] = []
-    @exclusivity(unchecked) var forbidden: [ForbiddenEntry] = []
     @exclusivity(unchecked) var quotaUnits: [QuotaUnitRecord] = []
     @exclusivity(unchecked) var pendingUnits: [PendingUnit] = []
-    /// Names found in the folder forbidden entries are moved to, so moved names do not collide.
+    /// Names found in the folder entries are moved into (the trash target), so moved names do not collide.
     var trashFolderNames: [FileName]? = nil
-    private var patterns: [Int: Regex<Substring>] = [:]
+    /// Each kind's own records, by the record type: kinds keep what only they read here.
+    @exclusivity(unchecked) private var kindRecords: [ObjectIdentifier: AnyObject] = [:]
     @exclusivity(unchecked) private var reasons = Set<String>()
 
     @exclusivity(unchecked) private var described: [DescribedAge: String] = [:]
@@ -263,11 +260,11 @@ final class EvaluationResults: @unchecked Sendable {
         var limitSeconds: Int64
     }
 
-    /// This thread's compiled copy of a naming rule's pattern.
-    func pattern(for rule: CompiledRule) -> Regex<Substring>? {
-        if let compiled = patterns[rule.index] { return compiled }
-        guard let text = rule.pattern, let compiled = try? Regex(text, as: Substring.self) else { return nil }
-        patterns[rule.index] = compiled
-        return compiled
+    /// This thread's records of type `R`, made on first use.
+    func records<R: KindRecords>(_ type: R.Type) -> R {
+        if let existing = kindRecords[ObjectIdentifier(type)] { return unsafeDowncast(existing, to: R.self) }
+        let made = R()
+        kindRecords[ObjectIdentifier(type)] = made
+        return made
     }
 }

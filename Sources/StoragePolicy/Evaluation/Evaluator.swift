@@ -10,7 +10,7 @@ final class Evaluator: WalkVisitor {
     let trie: ScopeTrie
     /// Ages are measured against this instant (ns since the epoch).
     let now: Int64
-    /// Where forbidden entries are moved: its names are recorded so moves get free names.
+    /// Where entries are moved into the trash: its names are recorded so moves get free names.
     let trashTarget: RelativePath?
     let backupMarker: (name: String, value: [UInt8])
     let progress: ProgressReporter?
@@ -199,8 +199,15 @@ final class Evaluator: WalkVisitor {
                 aggregate.bytes += s.bytesFreedByRemoval
             }
         }
-        if !scratch.namingCandidates.isEmpty {
-            judgeNames(listing, scratch.namingCandidates, worker: worker)
+        if !scratch.gathered.isEmpty { judgeGathered(listing, scratch.gathered, worker: worker) }
+    }
+
+    /// The entries rules gathered from one listing, handed to each rule's judge in rule order.
+    private func judgeGathered(_ listing: DirectoryListing, _ gathered: [(rule: Int, entry: Int)], worker: EvaluationResults) {
+        var byRule: [Int: [Int]] = [:]
+        for g in gathered { byRule[g.rule, default: []].append(g.entry) }
+        for rule in byRule.keys.sorted() {
+            rules[rule].judge.judgeGathered(self, rules[rule], listing, byRule[rule]!, worker: worker)
         }
     }
 

@@ -49,18 +49,17 @@ package struct Planner: Sendable {
         let rules = policy.rules.enumerated().map {
             CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
         }
-        for i in rules.indices {
-            if case .naming(let naming) = rules[i].rule.kind, let pattern = naming.pattern, rules[i].pattern == nil {
-                preflight.violations.append(Violation(rule: rules[i].name, path: rules[i].rule.path,
-                                                      message: "pattern '\(pattern)' is not a valid regular expression; names were not checked",
-                                                      severity: .error))
+        for rule in rules {
+            // A rule its kind cannot judge (Kinds/: compileProblem) is an error before the walk.
+            if let problem = rule.rule.kind.behavior.compileProblem(rule) {
+                preflight.violations.append(Violation(rule: rule.name, path: rule.rule.path, message: problem, severity: .error))
             }
         }
         preflight.checkLayout()
         preflight.checkBackupScopes(rules)
         preflight.checkScopes(rules)
 
-        // Forbidden entries go to the first trash rule's folder (its files/ for the FreeDesktop layout).
+        // Entries moved into the trash go to the first trash rule's folder (its files/ for the FreeDesktop layout).
         let trashRule = rules.first { if case .trash = $0.rule.kind { true } else { false } }
         var trashTarget: RelativePath? = nil
         var structural = policy.layout.map(\.path)

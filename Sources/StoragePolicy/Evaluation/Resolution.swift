@@ -1,11 +1,11 @@
 // After the walk: each kind's decisions that need the whole tree (Kinds/: trash dates from info/, expire
-// units, forbidden moves with free names, quota eviction) and the precedence that makes the actions consistent.
+// units, moves into the trash with free names, quota eviction) and the precedence that makes the actions consistent.
 // Touches no disk.
 
 struct Resolution {
     let rules: [CompiledRule]
     let now: Int64
-    /// Where forbidden entries go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
+    /// Where entries moved into the trash go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
     let trashTarget: RelativePath?
     /// Components of `trashTarget` that do not exist yet: created (mkdir) before anything moves there.
     let missingTrashTarget: [RelativePath]
@@ -34,7 +34,7 @@ struct Resolution {
 struct ResolutionContext {
     let rules: [CompiledRule]
     let now: Int64
-    /// Where forbidden entries go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
+    /// Where entries moved into the trash go (`files/` inside a FreeDesktop trash folder); nil without a trash rule.
     let trashTarget: RelativePath?
     /// Components of `trashTarget` that do not exist yet: created (mkdir) before anything moves there.
     let missingTrashTarget: [RelativePath]
@@ -47,8 +47,7 @@ struct ResolutionContext {
     var trashItems: [TrashItem] = []
     var trashInfos: [TrashInfoFile] = []
     var trashListings: [TrashItemsListing] = []
-    var forbidden: [ForbiddenEntry] = []
-    /// The names in the folder forbidden entries are moved to.
+    /// The names in the folder entries are moved into (the trash target).
     var folderNames: [FileName] = []
     /// The deletions and moves decided so far.
     var gone: Removals
@@ -75,7 +74,6 @@ struct ResolutionContext {
             trashItems.append(contentsOf: r.trashItems)
             trashInfos.append(contentsOf: r.trashInfos)
             trashListings.append(contentsOf: r.trashListings)
-            forbidden.append(contentsOf: r.forbidden)
             if let names = r.trashFolderNames { folderNames = names }
         }
         if results.isEmpty { actions = preflight }
@@ -88,7 +86,10 @@ struct ResolutionContext {
                                     severity: rules[rule].rule.effectiveSeverity))
     }
 
-    /// The first trash rule: its folder is where forbidden entries go.
+    /// Every thread's records of type `R`, in thread order.
+    func records<R: KindRecords>(_ type: R.Type) -> [R] { results.map { $0.records(type) } }
+
+    /// The first trash rule: its folder is where entries moved into the trash go.
     var firstTrashRule: CompiledRule? {
         rules.first { if case .trash = $0.rule.kind { true } else { false } }
     }

@@ -1,7 +1,7 @@
 // The policy's rules compiled for the walk, indexed by scope in a trie over path components, so an entry
 // meets only the rules whose scope holds it. Never touches the disk.
 
-/// A rule ready for the walk: its globs as matchers, its regex checked, its position in the policy.
+/// A rule ready for the walk: its globs as matchers, its kind's judge, its position in the policy.
 /// A class: the walk reads rules for every entry, and a reference is one retain, not one per field.
 final class CompiledRule: Sendable {
     /// Position in the policy: earlier rules win ties (the same entry deleted by two rules).
@@ -10,14 +10,12 @@ final class CompiledRule: Sendable {
     let scopeDepth: Int
     let match: [PathMatcher]
     let exclude: [PathMatcher]
-    let forbid: [PathMatcher]
-    /// The naming pattern, when it is a valid regular expression. Regex values are not Sendable, so
-    /// each thread compiles its own copy (EvaluationResults.pattern(for:)).
-    let pattern: String?
     /// For trash rules: the layout found on disk (automatic resolved before the walk).
     let trashLayout: TrashRetention.Layout
     /// How the walk meets entries for this rule's kind (Kinds/).
     let judge: EntryJudge
+    /// The entry types the rule acts on (its kind's default narrowed by `type:`), decided once.
+    private let admitsRegular: Bool, admitsDirectory: Bool, admitsSymlink: Bool
 
     var name: String { rule.name }
     var enforces: Bool { rule.mode == .enforce }
@@ -26,16 +24,15 @@ final class CompiledRule: Sendable {
         self.index = index
         self.rule = rule
         self.trashLayout = trashLayout
-        judge = rule.kind.behavior.makeJudge()
+        let behavior = rule.kind.behavior
+        judge = behavior.makeJudge()
+        let kind = type(of: behavior)
+        admitsRegular = kind.admits(.regular, filter: rule.type)
+        admitsDirectory = kind.admits(.directory, filter: rule.type)
+        admitsSymlink = kind.admits(.symlink, filter: rule.type)
         scopeDepth = rule.path.isEmpty ? 0 : rule.path.components.count
         match = rule.match.map(PathMatcher.init)
         exclude = rule.exclude.map(PathMatcher.init)
-        if case .forbid(let globs) = rule.kind { forbid = globs.map(PathMatcher.init) } else { forbid = [] }
-        if case .naming(let naming) = rule.kind, let text = naming.pattern, (try? Regex(text, as: Substring.self)) != nil {
-            pattern = text
-        } else {
-            pattern = nil
-        }
     }
 
     /// `match`/`exclude` for the scope-relative path `directory/name`.
@@ -46,46 +43,24 @@ final class CompiledRule: Sendable {
         return false
     }
 
-    /// The forbid glob `directory/name` matches, if any.
-    func forbiddenBy(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Glob? {
-        forbid.first { $0.matches(directory, name) }?.glob
-    }
-
-    /// Whether the walk must go below subdirectory `directory/name` for this rule.
+    /// Whether the walk must go below subdirectory `directory/name` for this rule (the kind's judge decides).
     func needsBelow(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
-        switch rule.kind {
-        case .trash:
-            return true
-        case .expire:
-            // A selected directory may be deleted once empty: its contents must be seen.
-            if selects(directory, name) && admits(.directory) { return true }
-            return matchCouldMatchBelow(directory, name)
-        case .forbid:
-            return matchCouldMatchBelow(directory, name) && forbid.contains { $0.couldMatchBelow(directory, name) }
-        case .backup:
-            // Selected directories check their own marker when visited.
-            if !match.isEmpty && selects(directory, name) { return true }
-            return !match.isEmpty && matchCouldMatchBelow(directory, name)
-        case .quota, .naming, .custom:
-            return matchCouldMatchBelow(directory, name)
-        }
+        judge.needsBelow(self, directory, name)
     }
 
-    private func matchCouldMatchBelow(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+    /// Whether `match` could select something below subdirectory `directory/name` (always, without globs).
+    func matchCouldMatchBelow(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         match.isEmpty || match.contains { $0.couldMatchBelow(directory, name) }
     }
 
-    /// The `type:` filter with each kind's default: quota counts regular files only; backup markers go on
-    /// files and directories; the other kinds take any type they can act on.
+    /// The `type:` filter with the kind's default (RuleKindBehavior.admits): quota counts regular files only;
+    /// backup markers go on files and directories; the other kinds take any type they can act on.
     func admits(_ type: FileType) -> Bool {
-        switch rule.kind {
-        case .quota: return type == .regular
-        case .backup:
-            guard type == .regular || type == .directory else { return false }
-            return rule.type?.admits(type) ?? true
-        default:
-            guard type == .regular || type == .directory || type == .symlink else { return false }
-            return rule.type?.admits(type) ?? true
+        switch type {
+        case .regular: admitsRegular
+        case .directory: admitsDirectory
+        case .symlink: admitsSymlink
+        default: false
         }
     }
 }

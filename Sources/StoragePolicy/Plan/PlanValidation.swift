@@ -28,26 +28,28 @@ public struct InvalidPlanAction: Error, Sendable, CustomStringConvertible {
 ///
 /// What is checked, per action: the path is not the root nor in `.policyctl`; the rule exists, enforces,
 /// and its kind makes this kind of action; the path is in the rule's scope, matches its globs, is not
-/// structure (a scope, a layout directory or the way to one), and has a type the rule admits; a rename
-/// target is the naming rule's lowercase name (or a numbered free form of it) in the same directory; a trash
-/// move goes to the trash folder under the entry's name or a numbered form; an xattr is the backup marker
-/// with its value; mkdir only makes layout directories, the trash folder, or their parents.
-/// An expire delete by mtime (or newest) must also be old enough now, by the mtime it records (apply
-/// skips an entry whose mtime is not that one). What cannot be checked without the disk (an age by atime or
-/// ctime, a quota's eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
+/// structure (a scope, a layout directory or the way to one), and has a type the rule admits; and what the
+/// kind itself requires of its actions (its planProblem in Evaluation/Kinds/<Kind>Kind.swift: a rename
+/// target, a move into the trash folder, the marker attribute, an age by the recorded mtime, which mkdirs).
+/// The layout's own actions are checked here. What cannot be checked without the disk (an age by atime or
+/// ctime, an eviction order, a trash item's date) is bounded by the rule's scope and globs: a forged
 /// action can at most do what that rule could do to that path.
 package struct PlanValidation: Sendable {
     /// The policy the plan must come from.
     package let policy: Policy
     private let rules: [CompiledRule]
+    /// Each rule's kind behaviour, made once: its planProblem judges the rule's actions.
+    private let behaviors: [any RuleKindBehavior]
     private let byName: [String: Int]
     private let structural: [RelativePath]
-    private let marker: (name: String, value: [UInt8])
+    /// The backup marker apply sets.
+    let marker: (name: String, value: [UInt8])
 
     /// A validator for plans of `policy`, with the backup marker apply would set.
     package init(policy: Policy, backupMarker: (name: String, value: [UInt8]) = Markers.backupAttribute) {
         self.policy = policy
         rules = policy.rules.enumerated().map { CompiledRule(index: $0.offset, rule: $0.element, trashLayout: .automatic) }
+        behaviors = policy.rules.map(\.kind.behavior)
         byName = Dictionary(rules.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         var paths = policy.rules.map(\.path) + policy.layout.map(\.path)
         if let folder = policy.trashFolder {
@@ -96,110 +98,29 @@ package struct PlanValidation: Sendable {
         guard let index = byName[action.rule] else { return "the policy has no rule '\(PrintableText.escapingControls(action.rule))'" }
         let rule = rules[index]
         guard rule.enforces else { return "rule '\(rule.name)' is in audit mode: it never changes anything" }
-        let keyword = rule.rule.kind.keyword
-        let article = "aeiou".contains(keyword.first!) ? "an" : "a"
-        func refuse() -> String { "rule '\(rule.name)' is \(article) \(keyword) rule: it never plans \(action.kind.name)" }
+        // The rule's kind knows which actions it plans (Evaluation/Kinds/<Kind>Kind.swift, planProblem).
+        return behaviors[index].planProblem(action, rule, self, now: now)
+    }
 
-        // Markers may go on structure (the scope itself for a backup rule without globs); nothing else does.
+    // MARK: Parts for the kinds
+
+    /// The refusal of an action the rule's kind never plans; an action that would change a path of the
+    /// tree's structure is refused as that first.
+    func refusal(_ action: Action, _ rule: CompiledRule) -> String {
         switch action.kind {
-        case .setxattr, .writeTag:
-            guard case .backup(let backup) = rule.rule.kind else {
-                if case .custom = rule.rule.kind, case .setxattr(let name, _) = action.kind { return customProblem(action, rule, attribute: name) }
-                return refuse()
-            }
-            if case .setxattr(let name, let value) = action.kind, name != marker.name || value != marker.value {
-                return "the only attribute a backup rule sets is \(marker.name) with its marker value"
-            }
-            if case .writeTag = action.kind, !backup.cacheDirectoryTag { return "rule '\(rule.name)' does not write CACHEDIR.TAG" }
-            if rule.match.isEmpty {
-                return path == rule.rule.path ? nil : "rule '\(rule.name)' marks only its scope \(scopeText(rule))"
-            }
-            if case .writeTag = action.kind, let type = action.type, type != .directory { return "CACHEDIR.TAG goes only into directories" }
-            return selection(action, rule, allowStructure: true)
-        case .mkdir:
-            guard case .forbid = rule.rule.kind, let folder = policy.trashFolder else { return refuse() }
-            let targets = [folder, folder.appending(FileName("files")!)]
-            return targets.contains(where: { $0.hasPrefix(path) }) ? nil
-                : "a forbid rule creates only the trash folder \(folder.escaped) and the directories leading to it"
-        case .unmark, .untag:
-            return refuse()
         case .delete, .rename, .trash:
+            if let why = structureProblem(action.path) { return why }
+        default:
             break
         }
-        if isStructural(path) { return "\(path.escaped) is a rule's scope, a layout directory or the way to one: never changed" }
+        let keyword = rule.rule.kind.keyword
+        let article = "aeiou".contains(keyword.first!) ? "an" : "a"
+        return "rule '\(rule.name)' is \(article) \(keyword) rule: it never plans \(action.kind.name)"
+    }
 
-        switch (rule.rule.kind, action.kind) {
-        case (.expire(let expire), .delete):
-            if let why = selection(action, rule) { return why }
-            // `unit: directory` deletes only the scope's direct children (folders whole, files as units).
-            if expire.judgesUnits && path.components.count != rule.rule.path.components.count + 1 {
-                return "rule '\(rule.name)' has unit: directory: it deletes only direct children of its scope \(scopeText(rule))"
-            }
-            // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
-            // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
-            // expire rule's to delete. Ages by atime or ctime alone are not recorded.
-            if expire.by == .mtime || expire.by == .newest, let mtime = action.identity?.modificationTimeNs,
-               !Ages.isOlder(mtime, than: expire.after, now: now) {
-                return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
-            }
-            return nil
-        case (.quota(let quota), .delete):
-            if quota.unit == .directory {
-                // Units: the scope's direct children, folders whole; nothing deeper.
-                if path.components.count != rule.rule.path.components.count + 1 {
-                    return "rule '\(rule.name)' has unit: directory: it evicts only direct children of its scope \(scopeText(rule))"
-                }
-                if action.type != .regular && action.type != .directory { return "a quota rule evicts regular files and folders only" }
-                // `type:` on a quota speaks of the files it counts; units are selected by name alone.
-                var unit = action
-                unit.type = nil
-                return selection(unit, rule)
-            }
-            if action.type != .regular { return "a quota rule deletes regular files only" }
-            return selection(action, rule)
-        case (.trash(let retention), .delete):
-            return trashItemProblem(action, rule, retention)
-        case (.naming(let naming), .rename(let to)):
-            guard naming.letterCase == .lower else { return "rule '\(rule.name)' only reports names; it renames nothing" }
-            if let why = selection(action, rule) { return why }
-            guard to.parent == path.parent, let name = path.lastComponent, let target = to.lastComponent else {
-                return "a naming rule renames within the same directory"
-            }
-            guard case .changed(let lower) = LowercaseForm(name.bytes[...]) else {
-                return "the name has no uppercase letters to lowercase"
-            }
-            guard NameRules.isFreeForm(target.bytes, of: lower) else {
-                return "the naming rule renames it to '\(PathEscaping.escape(lower))' (or a numbered free form), not '\(target.escaped)'"
-            }
-            return target.bytes.count <= NameRules.nameMax ? nil : "its target name is longer than \(NameRules.nameMax) bytes"
-        case (.forbid, .trash(let to)):
-            if let why = selection(action, rule) { return why }
-            let (directory, name) = components(path, rule)
-            guard rule.forbiddenBy(directory, name) != nil else { return "it matches none of the forbid globs of rule '\(rule.name)'" }
-            guard let folder = policy.trashFolder else { return "the policy has no trash folder to move it to" }
-            if path.hasPrefix(folder) { return "it is already in the trash folder" }
-            let layout = policy.rules.lazy.compactMap { if case .trash(let t) = $0.kind { t.layout } else { nil } }.first ?? .automatic
-            var targets: [RelativePath] = []
-            if layout != .freedesktop { targets.append(folder) }
-            if layout != .app { targets.append(folder.appending(FileName("files")!)) }
-            // Apply reads `to` as the trash folder (and picks a free name there); the planner has also written
-            // the item's path in the folder. Either way it must end in the policy's trash folder.
-            if to == folder { return nil }
-            guard targets.contains(to.parent), let moved = to.lastComponent, let original = path.lastComponent,
-                  NameRules.isFreeForm(moved.bytes, of: original.bytes) else {
-                return "forbidden entries go to the trash folder \(folder.escaped) under their own name (or a numbered form), not to \(to.escaped)"
-            }
-            return nil
-        case (.custom, .delete):
-            if action.type == .directory { return "custom rules cannot delete directories" }
-            return selection(action, rule)
-        case (.custom, .rename(let to)):
-            if let why = selection(action, rule) { return why }
-            guard to.parent == path.parent, to != path else { return "a custom rule renames within the same directory" }
-            return (to.lastComponent?.bytes.count ?? 0) <= NameRules.nameMax ? nil : "its target name is longer than \(NameRules.nameMax) bytes"
-        default:
-            return refuse()
-        }
+    /// Why `path` may not be deleted, renamed or moved: it is a scope, a layout directory or the way to one.
+    func structureProblem(_ path: RelativePath) -> String? {
+        isStructural(path) ? "\(path.escaped) is a rule's scope, a layout directory or the way to one: never changed" : nil
     }
 
     // MARK: Parts
@@ -240,34 +161,8 @@ package struct PlanValidation: Sendable {
         }
     }
 
-    private func customProblem(_ action: Action, _ rule: CompiledRule, attribute name: String) -> String? {
-        // A custom rule may set its own attributes, but only in the user namespace: security.*, trusted.*
-        // and system.* change what the kernel lets a file do.
-        guard name == marker.name || name.hasPrefix("user.") else {
-            return "custom rules set attributes in the user. namespace only, not \(PrintableText.escapingControls(name))"
-        }
-        return selection(action, rule)
-    }
-
-    private func trashItemProblem(_ action: Action, _ rule: CompiledRule, _ retention: TrashRetention) -> String? {
-        guard let relative = action.path.relative(to: rule.rule.path), !relative.isRoot else { return outside(rule) }
-        let parts = relative.components
-        let top = parts[0].bytes
-        let suffix = Array(".trashinfo".utf8)
-        if retention.layout != .freedesktop, parts.count == 1, rule.selects([], top[...]) { return nil }
-        if retention.layout != .app, parts.count == 2 {
-            let name = parts[1].bytes
-            if top == Array("files".utf8), rule.selects([], name[...]) { return nil }
-            if top == Array("info".utf8), action.type == .regular, name.count > suffix.count,
-               name.suffix(suffix.count).elementsEqual(suffix), rule.selects([], name.dropLast(suffix.count)) {
-                return nil
-            }
-        }
-        return "a trash rule deletes only items of its trash folder \(scopeText(rule)) (and their .trashinfo files)"
-    }
-
     /// In the rule's scope (strictly below it), selected by its globs, of a type it admits.
-    private func selection(_ action: Action, _ rule: CompiledRule, allowStructure: Bool = false) -> String? {
+    func selection(_ action: Action, _ rule: CompiledRule, allowStructure: Bool = false) -> String? {
         guard let relative = action.path.relative(to: rule.rule.path), !relative.isRoot else { return outside(rule) }
         if !allowStructure && isStructural(action.path) { return "\(action.path.escaped) is structure: never changed" }
         if let type = action.type, !rule.admits(type) { return "rule '\(rule.name)' does not act on a \(type.rawValue)" }
@@ -275,7 +170,7 @@ package struct PlanValidation: Sendable {
         return rule.selects(directory, name) ? nil : "it does not match the globs of rule '\(rule.name)'"
     }
 
-    private func components(_ path: RelativePath, _ rule: CompiledRule) -> (ArraySlice<ArraySlice<UInt8>>, ArraySlice<UInt8>) {
+    func components(_ path: RelativePath, _ rule: CompiledRule) -> (ArraySlice<ArraySlice<UInt8>>, ArraySlice<UInt8>) {
         let parts = (path.relative(to: rule.rule.path) ?? path).components.map { $0.bytes[...] }
         return (parts.dropLast(), parts.last ?? [])
     }
@@ -284,7 +179,7 @@ package struct PlanValidation: Sendable {
         structural.contains { $0.hasPrefix(path) }
     }
 
-    private func outside(_ rule: CompiledRule) -> String { "it is outside the scope \(scopeText(rule)) of rule '\(rule.name)'" }
+    func outside(_ rule: CompiledRule) -> String { "it is outside the scope \(scopeText(rule)) of rule '\(rule.name)'" }
 
-    private func scopeText(_ rule: CompiledRule) -> String { rule.rule.path.isRoot ? "(the root)" : rule.rule.path.escaped }
+    func scopeText(_ rule: CompiledRule) -> String { rule.rule.path.isRoot ? "(the root)" : rule.rule.path.escaped }
 }

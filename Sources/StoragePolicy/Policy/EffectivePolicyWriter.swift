@@ -34,41 +34,9 @@ package enum EffectivePolicyWriter {
             if let t = rule.type { out += "    type: \(t.rawValue)\n" }
             if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
             if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
-            out += "    \(kind(rule.kind))\n"
+            out += "    \(rule.kind.syntax.effectiveYAML)\n"
         }
         return out
-    }
-
-    static func kind(_ kind: Rule.Kind) -> String {
-        switch kind {
-        case .expire(let e):
-            var parts = ["after: \(e.after)", "by: \(e.by.rawValue)"]
-            if e.keep > 0 { parts.append("keep: \(e.keep)") }
-            if e.unit != .entry { parts.append("unit: \(e.unit.rawValue)") }
-            return "expire: { \(parts.joined(separator: ", ")) }"
-        case .trash(let t):
-            var parts = ["retain: \(t.retain)", "layout: \(t.layout.rawValue)"]
-            if let m = t.maxSize { parts.append("maxSize: \(m.bytes)") }
-            return "trash: { \(parts.joined(separator: ", ")) }"
-        case .quota(let q):
-            let target = switch q.target { case .size(let s): "\(s.bytes)"; case .percent(let p): percent(p) }
-            var parts = ["max: \(q.max.bytes)", "target: \(target)", "evict: \(q.evict.rawValue)"]
-            if let a = q.minAge { parts.append("minAge: \(a)") }
-            if q.keep > 0 { parts.append("keep: \(q.keep)") }
-            if q.unit != .entry { parts.append("unit: \(q.unit.rawValue)") }
-            return "quota: { \(parts.joined(separator: ", ")) }"
-        case .naming(let n):
-            var parts: [String] = []
-            if let c = n.letterCase { parts.append("case: \(c.rawValue)") }
-            if let p = n.pattern { parts.append("pattern: \(quote(p))") }
-            return "naming: { \(parts.joined(separator: ", ")) }"
-        case .backup(let b):
-            return "backup: { exclude: true, cacheTag: \(b.cacheDirectoryTag) }"
-        case .forbid(let globs):
-            return "forbid: \(list(globs.map(\.pattern)))"
-        case .custom(let c):
-            return "# custom rule \(quote(String(describing: c))) (written in Swift; not expressible in YAML)"
-        }
     }
 
     static func origin(_ location: PolicyLocation) -> String { "\(location.file):\(location.line)" }

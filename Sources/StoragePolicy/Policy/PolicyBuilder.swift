@@ -38,10 +38,34 @@ public struct RuleDraft: Sendable {
         self.name = name; self.path = path; self.kind = kind
     }
 
-    /// The kind, with forbid's patterns still as text.
+    /// The kind: ready, or made when the policy is built, when its settings need checking (globs as text).
     package enum Kind: Sendable {
         case ready(Rule.Kind)
-        case forbid([String])
+        case checked(@Sendable (inout DraftChecks) -> Rule.Kind)
+    }
+}
+
+/// What a draft's kind reports while the policy is built: problems with its settings, named by the rule.
+package struct DraftChecks {
+    /// `rule 'name'`.
+    package let owner: String
+    package private(set) var problems: [String] = []
+
+    package init(owner: String) { self.owner = owner }
+
+    /// Records a problem; the policy is not built.
+    package mutating func fail(_ message: String) { problems.append(message) }
+
+    /// The patterns compiled as globs; each invalid one is a problem naming the rule and the pattern.
+    package mutating func globs(_ patterns: [String]) -> [Glob] {
+        patterns.compactMap { pattern in
+            do { return try Glob(pattern) } catch let error as Glob.SyntaxError {
+                fail("\(owner): invalid pattern '\(pattern)': \(error.message)")
+                return nil
+            } catch {
+                return nil
+            }
+        }
     }
 }
 
@@ -79,16 +103,6 @@ extension Policy {
             }
             return p
         }
-        func globs(_ patterns: [String], _ owner: String) -> [Glob] {
-            patterns.compactMap { pattern in
-                do { return try Glob(pattern) } catch let error as Glob.SyntaxError {
-                    fail("\(owner): invalid pattern '\(pattern)': \(error.message)")
-                    return nil
-                } catch {
-                    return nil
-                }
-            }
-        }
         if !PolicyDecoder.isIdentifier(name) {
             fail("policy name '\(name)' must be letters, digits, '-', '_' or '.'")
         }
@@ -102,16 +116,16 @@ extension Policy {
             case .rule(let draft):
                 let owner = "rule '\(draft.name)'"
                 guard let p = scope(draft.path, owner) else { continue }
+                var checks = DraftChecks(owner: owner)
                 let kind: Rule.Kind
                 switch draft.kind {
                 case .ready(let k): kind = k
-                case .forbid(let patterns):
-                    if patterns.isEmpty { fail("\(owner): forbid needs at least one pattern") }
-                    kind = .forbid(globs(patterns, owner))
+                case .checked(let make): kind = make(&checks)
                 }
-                policy.rules.append(Rule(name: draft.name, path: p, match: globs(draft.match, owner),
-                                         exclude: globs(draft.exclude, owner), type: draft.type, mode: draft.mode,
-                                         severity: draft.severity, kind: kind))
+                let match = checks.globs(draft.match), exclude = checks.globs(draft.exclude)
+                for problem in checks.problems { fail(problem) }
+                policy.rules.append(Rule(name: draft.name, path: p, match: match, exclude: exclude, type: draft.type,
+                                         mode: draft.mode, severity: draft.severity, kind: kind))
             }
         }
         var validator = PolicyValidator(file: "<swift>")

@@ -1,5 +1,5 @@
-// The DSL's vocabulary: `LayoutDirectory(...)` and one `Rule.<kind>(...)` per YAML kind, with modifiers for the
-// keys every rule shares. Components only describe; nothing is checked until `Policy(_:content:)` builds them.
+// The DSL's vocabulary: `LayoutDirectory(...)` and modifiers for the keys every rule shares; each kind's
+// `Rule.<kind>(...)` is in its Kinds/<Kind>Syntax.swift. Components only describe; nothing is checked until `Policy(_:content:)` builds them.
 
 /// `layout:` entry: a directory that must exist.
 public struct LayoutDirectory: PolicyComponent {
@@ -35,42 +35,6 @@ extension RuleDraft: PolicyComponent {
         var copy = self
         change(&copy)
         return copy
-    }
-}
-
-extension Rule {
-    /// `expire: { after:, by: }` — delete entries older than `after`.
-    public static func expire(_ name: String, in path: String, after: PolicyDuration,
-                              by: Expire.Timestamp = .mtime) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .ready(.expire(Expire(after: after, by: by))))
-    }
-
-    /// `trash: { retain: }` — empty a trash folder of items trashed longer ago than `retain`.
-    public static func trash(_ name: String, in path: String, retain: PolicyDuration,
-                             layout: TrashRetention.Layout = .automatic) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .ready(.trash(TrashRetention(retain: retain, layout: layout))))
-    }
-
-    /// `quota: { max:, target:, evict: }` — keep a folder's files under `max`, evicting down to `target`.
-    public static func quota(_ name: String, in path: String, max: ByteSize, target: Quota.Target = .percent(100),
-                             evict: Quota.Eviction = .oldest) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .ready(.quota(Quota(max: max, target: target, evict: evict))))
-    }
-
-    /// `naming: { case:, pattern: }` — lowercase names, or report names that do not match `pattern`.
-    public static func naming(_ name: String, in path: String, case letterCase: Naming.LetterCase? = nil,
-                              pattern: String? = nil) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .ready(.naming(Naming(letterCase: letterCase, pattern: pattern))))
-    }
-
-    /// `backup: exclude` — the scope carries the backup-exclusion marker (and optionally a CACHEDIR.TAG).
-    public static func excludeFromBackup(_ name: String, in path: String, cacheTag: Bool = false) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .ready(.backup(BackupExclusion(cacheDirectoryTag: cacheTag))))
-    }
-
-    /// `forbid: [...]` — entries that must not exist.
-    public static func forbid(_ name: String, in path: String, _ patterns: String...) -> RuleDraft {
-        RuleDraft(name: name, path: path, kind: .forbid(patterns))
     }
 }
 

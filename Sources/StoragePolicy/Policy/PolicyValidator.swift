@@ -21,7 +21,8 @@ struct PolicyValidator {
                 firstByName[rule.name] = rule
             }
             validateGlobs(rule)
-            validateKind(rule, policy: policy)
+            // The kind's own checks (Kinds/<Kind>Syntax.swift).
+            rule.kind.syntax.validate(rule, in: policy, label: "rule '\(rule.name)'") { report($0, rule.location, $1) }
         }
         diagnostics += RetentionChecks.checkUnits(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
@@ -44,37 +45,10 @@ struct PolicyValidator {
             report(.error, rule.location, "\(label): exclude '**' removes every entry, so the rule can never match")
         }
         let state = RelativePath([Markers.stateDirectory])
-        for glob in rule.match + forbidGlobs(rule) where rule.path.isRoot && glob.isLiteral {
+        for glob in rule.match + rule.kind.syntax.selectingGlobs where rule.path.isRoot && glob.isLiteral {
             if let p = RelativePath(glob.pattern), p.hasPrefix(state) {
                 report(.error, rule.location, "\(label): '\(glob.pattern)' is inside '.policyctl', which is never scanned")
             }
-        }
-        if case .quota = rule.kind, let type = rule.type, type == .directory || type == .symlink {
-            report(.error, rule.location, "\(label): quota counts regular files, so 'type: \(type.rawValue)' can never match")
-        }
-        if case .naming(let n) = rule.kind, n.pattern != nil, rule.type == .symlink {
-            report(.warning, rule.location, "\(label): naming patterns on symlinks only check the link's own name")
-        }
-    }
-
-    private func forbidGlobs(_ rule: Rule) -> [Glob] {
-        if case .forbid(let globs) = rule.kind { return globs }
-        return []
-    }
-
-    private mutating func validateKind(_ rule: Rule, policy: Policy) {
-        let label = "rule '\(rule.name)'"
-        switch rule.kind {
-        case .expire(let e) where e.after.seconds == 0:
-            report(.warning, rule.location, "\(label): 'after: 0s' expires everything in '\(rule.path.escaped)' at once")
-        case .trash:
-            if rule.path.isRoot {
-                report(.error, rule.location, "\(label): the trash folder cannot be the root itself; name a folder such as Documents/UserFiles/.Trash")
-            }
-        case .forbid where rule.mode == .enforce && policy.trashFolder == nil:
-            report(.warning, rule.location, "\(label): forbid in enforce mode moves entries to the trash, but the policy has no trash rule; they will only be reported")
-        default:
-            break
         }
     }
 
@@ -89,22 +63,15 @@ struct PolicyValidator {
                 return false
             }
             // Globs with different literal endings (`*.txt` vs `*.tmp`) never select the same entry.
-            let ga = a.match + forbidGlobs(a), gb = b.match + forbidGlobs(b)
+            let ga = a.match + a.kind.syntax.selectingGlobs, gb = b.match + b.kind.syntax.selectingGlobs
             if !ga.isEmpty, !gb.isEmpty, ga.allSatisfy({ x in gb.allSatisfy { x.isDisjoint(from: $0) } }) {
                 return false
             }
             return true
         }
-        func removes(_ r: Rule) -> Bool {
-            switch r.kind {
-            case .expire, .trash, .quota, .forbid: return r.mode == .enforce
-            default: return false
-            }
-        }
-        func renames(_ r: Rule) -> Bool {
-            if case .naming(let n) = r.kind { return n.letterCase != nil && r.mode == .enforce }
-            return false
-        }
+        /// What an enforcing rule does to the entries it removes (its kind's words); nil when it removes none.
+        func removal(_ r: Rule) -> (verb: String, outcome: String)? { r.mode == .enforce ? r.kind.syntax.removal : nil }
+        func renames(_ r: Rule) -> Bool { r.mode == .enforce && r.kind.syntax.renames }
         func shown(_ p: RelativePath) -> String { p.isRoot ? "." : p.escaped }
         // Only rules whose scopes nest can fight: pair each rule with those at its own scope or an
         // ancestor's, found by path, so a policy with thousands of rules is not checked pair by pair.
@@ -123,23 +90,14 @@ struct PolicyValidator {
         for (i, k) in pairs {
             let a = rules[i], b = rules[k]
             guard overlaps(a, b) else { continue }
-            // A forbid rule moves its entries to the trash rather than deleting them: the warning says which.
-            func removal(_ r: Rule) -> (verb: String, outcome: String) {
-                if case .forbid = r.kind { return ("moves entries to the trash", "moved to the trash") }
-                return ("deletes", "deleted")
+            // Each kind says what its removals are: moved to the trash, or deleted.
+            if renames(a), let removed = removal(b) {
+                report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' \(removed.verb); an entry both would touch is \(removed.outcome), not renamed")
+            } else if renames(b), let removed = removal(a) {
+                report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' \(removed.verb); an entry both would touch is \(removed.outcome), not renamed")
             }
-            if renames(a), removes(b) {
-                let (verb, outcome) = removal(b)
-                report(.warning, a.location, "rule '\(a.name)' renames inside '\(shown(b.path))', where rule '\(b.name)' \(verb); an entry both would touch is \(outcome), not renamed")
-            } else if renames(b), removes(a) {
-                let (verb, outcome) = removal(a)
-                report(.warning, b.location, "rule '\(b.name)' renames inside '\(shown(a.path))', where rule '\(a.name)' \(verb); an entry both would touch is \(outcome), not renamed")
-            }
-            if case .quota = a.kind, case .quota = b.kind {
-                report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' both set a quota on nested scopes; each evicts on its own count")
-            }
-            if case .trash = a.kind, case .trash = b.kind {
-                report(.warning, b.location, "rules '\(a.name)' and '\(b.name)' are nested trash folders")
+            if a.kind.keyword == b.kind.keyword, let warning = a.kind.syntaxType.nestedWarning(a.name, b.name) {
+                report(.warning, b.location, warning)
             }
         }
     }

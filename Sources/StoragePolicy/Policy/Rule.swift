@@ -21,7 +21,7 @@ public struct Rule: Sendable, Hashable {
     public var kind: Kind
     /// Where the rule is written in the policy file, when it came from one.
     public var location: PolicyLocation?
-    /// `inUse:` whether expire, quota and trash deletes skip entries open in a process or flocked.
+    /// `inUse:` whether the rule's deletes skip entries open in a process or flocked.
     public var inUse: InUseHandling = .skip
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
@@ -50,39 +50,9 @@ public struct Rule: Sendable, Hashable {
         }
     }
 
-    /// The kinds of rule, one per YAML key, plus rules written in Swift.
-    public enum Kind: Sendable, Hashable {
-        case expire(Expire)
-        case trash(TrashRetention)
-        case quota(Quota)
-        case naming(Naming)
-        case backup(BackupExclusion)
-        case forbid([Glob])
-        /// A rule written in Swift (see ``CustomRule``); the YAML decoder never produces it.
-        case custom(AnyCustomRule)
-
-        /// The key that introduces this kind in YAML.
-        public var keyword: String {
-            switch self {
-            case .expire: "expire"
-            case .trash: "trash"
-            case .quota: "quota"
-            case .naming: "naming"
-            case .backup: "backup"
-            case .forbid: "forbid"
-            case .custom: "custom"
-            }
-        }
-    }
-
-    /// The severity findings of this rule carry: the rule's own, else error for forbid and backup,
-    /// warning for the rest.
+    /// The severity findings of this rule carry: the rule's own, else its kind's default.
     public var effectiveSeverity: Severity {
-        if let severity { return severity }
-        switch kind {
-        case .forbid, .backup: return .error
-        default: return .warning
-        }
+        severity ?? kind.syntaxType.defaultSeverity
     }
 
     /// True when a scope-relative path is selected by `match` and not removed by `exclude`.
@@ -92,7 +62,7 @@ public struct Rule: Sendable, Hashable {
     }
 }
 
-/// `inUse:` on an expire, quota or trash rule.
+/// `inUse:` on a rule of a kind that deletes (RuleKindSyntax.honoursInUse).
 public enum InUseHandling: String, Sendable, Hashable, CaseIterable {
     /// Keep (and report) an entry open in some process or holding a BSD flock: the default.
     case skip

@@ -77,11 +77,11 @@ struct ApplierTests {
         func status(ino: UInt64 = 2, type: FileType = .regular, size: Int64 = 3, mtime: Int64 = 4) -> FileStatus {
             FileStatus(device: 1, inode: ino, type: type, size: size, allocatedSize: 0, accessTimeNs: 0, modificationTimeNs: mtime, changeTimeNs: 0)
         }
-        #expect(ApplyRun.mismatch(status(), id, type: .regular) == nil)
-        #expect(ApplyRun.mismatch(status(ino: 9), id, type: .regular) == "replaced since the plan (another file has this name now)")
-        #expect(ApplyRun.mismatch(status(type: .symlink), id, type: .regular) == "replaced by a symlink since the plan (not followed)")
-        #expect(ApplyRun.mismatch(status(size: 5), id, type: nil) == "modified since the plan (size 3 -> 5); kept")
-        #expect(ApplyRun.mismatch(status(mtime: 5), id, type: nil) == "modified since the plan (mtime changed); kept")
+        #expect(StepVerifier.mismatch(status(), id, type: .regular) == nil)
+        #expect(StepVerifier.mismatch(status(ino: 9), id, type: .regular) == "replaced since the plan (another file has this name now)")
+        #expect(StepVerifier.mismatch(status(type: .symlink), id, type: .regular) == "replaced by a symlink since the plan (not followed)")
+        #expect(StepVerifier.mismatch(status(size: 5), id, type: nil) == "modified since the plan (size 3 -> 5); kept")
+        #expect(StepVerifier.mismatch(status(mtime: 5), id, type: nil) == "modified since the plan (mtime changed); kept")
     }
 
     @Test("actions without an identity, on the root or inside .policyctl are never carried out")

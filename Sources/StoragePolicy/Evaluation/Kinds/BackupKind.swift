@@ -3,12 +3,37 @@
 
 /// The backup rule kind.
 struct BackupKind: RuleKindBehavior {
-    static let keyword = "backup"
+    static let keyword = BackupSyntax.keyword
     let backup: BackupExclusion
 
     init(_ backup: BackupExclusion) { self.backup = backup }
 
     func makeJudge() -> EntryJudge { BackupJudge(backup) }
+
+    /// Backup markers go on regular files and directories.
+    static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool {
+        guard type == .regular || type == .directory else { return false }
+        return filter?.admits(type) ?? true
+    }
+
+    /// A backup rule sets its marker (and writes CACHEDIR.TAG) on its scope, or on what its globs select.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        switch action.kind {
+        case .setxattr, .writeTag:
+            // Markers may go on structure (the scope itself for a rule without globs).
+            if case .setxattr(let name, let value) = action.kind, name != plan.marker.name || value != plan.marker.value {
+                return "the only attribute a backup rule sets is \(plan.marker.name) with its marker value"
+            }
+            if case .writeTag = action.kind, !backup.cacheDirectoryTag { return "rule '\(rule.name)' does not write CACHEDIR.TAG" }
+            if rule.match.isEmpty {
+                return action.path == rule.rule.path ? nil : "rule '\(rule.name)' marks only its scope \(plan.scopeText(rule))"
+            }
+            if case .writeTag = action.kind, let type = action.type, type != .directory { return "CACHEDIR.TAG goes only into directories" }
+            return plan.selection(action, rule, allowStructure: true)
+        default:
+            return plan.refusal(action, rule)
+        }
+    }
 
     func explainScope(_ rule: CompiledRule) -> String? {
         rule.match.isEmpty ? "this is the rule's scope: it must carry the backup-exclusion marker \(Markers.backupAttribute.name)" : nil
@@ -29,6 +54,13 @@ struct BackupKind: RuleKindBehavior {
 
 /// The walk's side of backup rules: markers on selected directories and files, and the CACHEDIR.TAG.
 final class BackupJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+    /// Selected directories check their own marker when visited; without globs only the scope is marked.
+    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        if !rule.match.isEmpty && rule.selects(directory, name) { return true }
+        return !rule.match.isEmpty && rule.matchCouldMatchBelow(directory, name)
+    }
+
     let backup: BackupExclusion
 
     init(_ backup: BackupExclusion) { self.backup = backup }

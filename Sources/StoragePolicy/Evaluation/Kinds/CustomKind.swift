@@ -3,12 +3,37 @@
 
 /// The custom rule kind.
 struct CustomKind: RuleKindBehavior {
-    static let keyword = "custom"
+    static let keyword = CustomSyntax.keyword
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
     func makeJudge() -> EntryJudge { CustomJudge(custom) }
+
+    /// A custom rule deletes files, renames within a directory and sets user attributes, on what it selects.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        let path = action.path
+        switch action.kind {
+        case .setxattr(let name, _):
+            // A custom rule may set its own attributes, but only in the user namespace: security.*, trusted.*
+            // and system.* change what the kernel lets a file do.
+            guard name == plan.marker.name || name.hasPrefix("user.") else {
+                return "custom rules set attributes in the user. namespace only, not \(PrintableText.escapingControls(name))"
+            }
+            return plan.selection(action, rule)
+        case .delete:
+            if let why = plan.structureProblem(path) { return why }
+            if action.type == .directory { return "custom rules cannot delete directories" }
+            return plan.selection(action, rule)
+        case .rename(let to):
+            if let why = plan.structureProblem(path) { return why }
+            if let why = plan.selection(action, rule) { return why }
+            guard to.parent == path.parent, to != path else { return "a custom rule renames within the same directory" }
+            return (to.lastComponent?.bytes.count ?? 0) <= NameRules.nameMax ? nil : "its target name is longer than \(NameRules.nameMax) bytes"
+        default:
+            return plan.refusal(action, rule)
+        }
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         ["judged by a custom rule: \(custom.summary)\(entry.consequence)"]
@@ -25,6 +50,7 @@ struct CustomKind: RuleKindBehavior {
 
 /// The walk's side of custom rules: the rule asked about every selected entry.
 final class CustomJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }

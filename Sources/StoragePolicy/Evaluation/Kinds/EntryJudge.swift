@@ -4,7 +4,9 @@
 
 /// How one rule kind judges what the walk lists. The defaults judge nothing.
 class EntryJudge: @unchecked Sendable {
-    // @unchecked: subclasses hold only immutable settings.
+    // @unchecked: a judge is shared by every walking thread, and a non-final class cannot be checked Sendable;
+    // it stays a class for one vtable call per entry (no existential). Subclasses hold only `let` settings;
+    // what a thread gathers goes into its EvaluationResults (records(_:)).
 
     /// The expire judge, whose verdicts come first (an entry it deletes meets no other rule); nil for the others.
     var expiry: ExpireJudge? { nil }
@@ -20,6 +22,17 @@ class EntryJudge: @unchecked Sendable {
     /// its parent's components below the scope.
     func judgeDirectory(_ evaluator: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
                         _ judgement: inout DirectoryJudgement, worker: EvaluationResults) {}
+
+    /// Whether the walk must go below subdirectory `directory/name` for the rule: by default, when its `match`
+    /// could select something there.
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        rule.matchCouldMatchBelow(directory, name)
+    }
+
+    /// The entries of one listing the rule gathered in `EntryScratch.gathered`, judged together once the
+    /// listing is done (naming compares siblings' names), in the order they were gathered.
+    func judgeGathered(_ evaluator: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing, _ entries: [Int],
+                       worker: EvaluationResults) {}
 
     /// Entry `i` of a listing (a regular file, directory or symlink that is not structure).
     func judgeEntry(_ evaluator: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
@@ -45,8 +58,8 @@ struct DirectoryJudgement {
 struct EntryScratch {
     /// The directory's number in this thread's quota ledger, once a quota counted a file in it.
     var quotaDirectory: UInt32? = nil
-    /// Entries naming rules judge together, with their siblings' names.
-    var namingCandidates: [(rule: Int, entry: Int)] = []
+    /// Entries their rules judge together after the listing (EntryJudge.judgeGathered), by rule number.
+    var gathered: [(rule: Int, entry: Int)] = []
 }
 
 /// An entry's status, read when the first verdict needs it (the listing keeps it); a failure is recorded once,

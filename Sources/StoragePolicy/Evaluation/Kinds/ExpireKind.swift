@@ -3,12 +3,33 @@
 
 /// The expire rule kind.
 struct ExpireKind: RuleKindBehavior {
-    static let keyword = "expire"
+    static let keyword = ExpireSyntax.keyword
     let expire: Expire
 
     init(_ expire: Expire) { self.expire = expire }
 
     func makeJudge() -> EntryJudge { ExpireJudge(expire) }
+
+    /// An expire rule deletes what it selects (with `unit: directory`, only the scope's direct children), and by
+    /// mtime or newest only what is old enough by the mtime the action records.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        guard case .delete = action.kind else { return plan.refusal(action, rule) }
+        let path = action.path
+        if let why = plan.structureProblem(path) { return why }
+        if let why = plan.selection(action, rule) { return why }
+        // `unit: directory` deletes only the scope's direct children (folders whole, files as units).
+        if expire.judgesUnits && path.components.count != rule.rule.path.components.count + 1 {
+            return "rule '\(rule.name)' has unit: directory: it deletes only direct children of its scope \(plan.scopeText(rule))"
+        }
+        // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
+        // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
+        // expire rule's to delete. Ages by atime or ctime alone are not recorded.
+        if expire.by == .mtime || expire.by == .newest, let mtime = action.identity?.modificationTimeNs,
+           !Ages.isOlder(mtime, than: expire.after, now: now) {
+            return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
+        }
+        return nil
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         let (label, time) = Ages.timestamp(entry.status, by: expire.by)
@@ -37,6 +58,13 @@ struct ExpireKind: RuleKindBehavior {
 /// The walk's side of expire rules: verdicts on each entry (first, before any other kind's), and on each
 /// directory as it is visited.
 final class ExpireJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+    /// A selected directory may be deleted once empty: its contents must be seen.
+    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        if rule.selects(directory, name) && rule.admits(.directory) { return true }
+        return rule.matchCouldMatchBelow(directory, name)
+    }
+
     let expire: Expire
 
     init(_ expire: Expire) { self.expire = expire }

@@ -4,13 +4,36 @@
 
 /// The quota rule kind.
 struct QuotaKind: RuleKindBehavior {
-    static let keyword = "quota"
+    static let keyword = QuotaSyntax.keyword
     static let resolvesAfterSettledDeletes = true
     let quota: Quota
 
     init(_ quota: Quota) { self.quota = quota }
 
     func makeJudge() -> EntryJudge { QuotaJudge(quota) }
+
+    /// Quota counts regular files only, whatever `type:` says.
+    static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool { type == .regular }
+
+    /// A quota rule deletes regular files it selects, or (`unit: directory`) the scope's direct children.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        guard case .delete = action.kind else { return plan.refusal(action, rule) }
+        let path = action.path
+        if let why = plan.structureProblem(path) { return why }
+        if quota.unit == .directory {
+            // Units: the scope's direct children, folders whole; nothing deeper.
+            if path.components.count != rule.rule.path.components.count + 1 {
+                return "rule '\(rule.name)' has unit: directory: it evicts only direct children of its scope \(plan.scopeText(rule))"
+            }
+            if action.type != .regular && action.type != .directory { return "a quota rule evicts regular files and folders only" }
+            // `type:` on a quota speaks of the files it counts; units are selected by name alone.
+            var unit = action
+            unit.type = nil
+            return plan.selection(unit, rule)
+        }
+        if action.type != .regular { return "a quota rule deletes regular files only" }
+        return plan.selection(action, rule)
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         let s = entry.status
@@ -155,6 +178,7 @@ struct QuotaKind: RuleKindBehavior {
 
 /// The walk's side of quota rules: every selected regular file recorded in the thread's ledger.
 final class QuotaJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
     /// `evict: lru` orders by atime, `oldest` by mtime.
     let byAccessTime: Bool
 

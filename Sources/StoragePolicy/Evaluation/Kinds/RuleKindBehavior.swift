@@ -1,12 +1,17 @@
-// One place per rule kind: what a kind does after the walk, how it explains a path and how reports describe
-// it, behind one protocol. Nothing outside Kinds/ switches on a kind for these; the walk's per-entry code
-// never goes through an existential.
+// One place per rule kind: its judge for the walk, what it decides after the walk, the actions a saved plan
+// may hold for it, how it explains a path and how reports describe it, behind one protocol. Nothing outside
+// Kinds/ switches on a kind for these; the walk's per-entry code never goes through an existential. The
+// kind's language side (YAML, validation, effective YAML, DSL) is its Policy/Kinds/<Kind>Syntax.swift.
 
-/// What one rule kind contributes beyond the walk. Each kind's file (Kinds/<Kind>Kind.swift) implements it;
+/// What one rule kind does to a tree. Each kind's file (Kinds/<Kind>Kind.swift) implements it;
 /// `Rule.Kind.behavior` is the only switch from a kind to its behaviour.
 protocol RuleKindBehavior: Sendable {
-    /// The YAML key that introduces the kind (`Rule.Kind.keyword`).
+    /// The YAML key that introduces the kind (its RuleKindSyntax's).
     static var keyword: String { get }
+
+    /// Whether a rule of the kind acts on an entry of `type`, given the rule's `type:` filter (nil: none).
+    /// Asked once per type when the rule is compiled.
+    static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool
 
     /// Whether `resolve` runs after the deletes planned so far are settled (it then sees what is gone):
     /// kinds that delete run before, kinds that move or evict what is left run after.
@@ -18,6 +23,13 @@ protocol RuleKindBehavior: Sendable {
 
     /// The walk's judge for one rule of this kind, made once per compiled rule.
     func makeJudge() -> EntryJudge
+
+    /// Why a compiled rule of the kind cannot judge anything (a finding before the walk); nil when it can.
+    func compileProblem(_ rule: CompiledRule) -> String?
+
+    /// Saved plans (PlanValidation): why the rule, which enforces, could not have planned `action`; nil when
+    /// it could, judging ages against `now`. The path is already known to be neither the root nor policyctl's state.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String?
 
     /// `policyctl explain` on the rule's scope itself, when the kind judges it (nil: rules judge what is inside).
     func explainScope(_ rule: CompiledRule) -> String?
@@ -33,6 +45,16 @@ protocol RuleKindBehavior: Sendable {
 }
 
 extension RuleKindBehavior {
+    /// Regular files, directories and symlinks, as the rule's filter admits them.
+    static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool {
+        guard type == .regular || type == .directory || type == .symlink else { return false }
+        return filter?.admits(type) ?? true
+    }
+    func compileProblem(_ rule: CompiledRule) -> String? { nil }
+    /// A kind that plans no changes: every action is refused.
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        plan.refusal(action, rule)
+    }
     static var resolvesAfterSettledDeletes: Bool { false }
     static func resolve(_ context: inout ResolutionContext) {}
     func explainScope(_ rule: CompiledRule) -> String? { nil }
@@ -46,18 +68,16 @@ struct ExplainedEntry {
     let name: ArraySlice<UInt8>
     let status: FileStatus
     let now: Int64
-    /// Whether the policy has a trash folder (where forbidden entries go).
+    /// Whether the policy has a trash folder (where moves into the trash go).
     let hasTrashFolder: Bool
 
     /// What an audit rule adds to a verdict that would change something.
     var consequence: String { rule.enforces ? "" : " (audit: reported only)" }
 }
 
-/// The rule kinds, in the order their resolution steps run. A new kind is a Rule.Kind case (Policy/Rule.swift:
-/// its keyword and default severity), its settings (Policy/RuleKinds.swift), its YAML in PolicyDecoder and
-/// PolicyValidator with Docs/policy.schema.json (kept central: one pass over a rule's keys, one set of
-/// suggestions), and everything else in one Kinds/<Kind>Kind.swift listed here and in `Rule.Kind.behavior`.
-/// RuleKindsTests check that these places agree.
+/// The rule kinds' behaviours, in the order their resolution steps run. A new kind is a Rule.Kind case with its
+/// language side (Policy/Kinds/RuleKindRegistry.swift and <Kind>Syntax.swift), and everything else in one
+/// Kinds/<Kind>Kind.swift listed here and in `Rule.Kind.behavior`. RuleKindsTests check that these agree.
 enum RuleKinds {
     static let all: [any RuleKindBehavior.Type] = [
         TrashKind.self, ExpireKind.self, ForbidKind.self, QuotaKind.self, NamingKind.self, BackupKind.self, CustomKind.self,

@@ -4,12 +4,32 @@
 
 /// The trash rule kind.
 struct TrashKind: RuleKindBehavior {
-    static let keyword = "trash"
+    static let keyword = TrashSyntax.keyword
     let retention: TrashRetention
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
     func makeJudge() -> EntryJudge { TrashJudge() }
+
+    /// A trash rule deletes the items of its folder (and their .trashinfo files).
+    func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
+        guard case .delete = action.kind else { return plan.refusal(action, rule) }
+        if let why = plan.structureProblem(action.path) { return why }
+        guard let relative = action.path.relative(to: rule.rule.path), !relative.isRoot else { return plan.outside(rule) }
+        let parts = relative.components
+        let top = parts[0].bytes
+        let suffix = Array(".trashinfo".utf8)
+        if retention.layout != .freedesktop, parts.count == 1, rule.selects([], top[...]) { return nil }
+        if retention.layout != .app, parts.count == 2 {
+            let name = parts[1].bytes
+            if top == Array("files".utf8), rule.selects([], name[...]) { return nil }
+            if top == Array("info".utf8), action.type == .regular, name.count > suffix.count,
+               name.suffix(suffix.count).elementsEqual(suffix), rule.selects([], name.dropLast(suffix.count)) {
+                return nil
+            }
+        }
+        return "a trash rule deletes only items of its trash folder \(plan.scopeText(rule)) (and their .trashinfo files)"
+    }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         let layout = entry.rule.trashLayout
@@ -121,6 +141,12 @@ struct TrashKind: RuleKindBehavior {
 
 /// The walk's side of trash rules: items recorded with their dates, `.trashinfo` files read.
 final class TrashJudge: EntryJudge, @unchecked Sendable {
+    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+    /// Every item in the folder is looked at, however deep.
+    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        true
+    }
+
     override func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
                           worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
         let role = e.trashRole(rule, parentComponents: listing.components[...])
