@@ -14,8 +14,8 @@ package struct PlanRecord: Codable, Sendable, Equatable {
 
     package init(policyPath: String, root: String) { self.policyPath = policyPath; self.root = root }
 
-    /// The record as it is saved: compact, fields in declaration order, `/` escaped (the bytes JSONEncoder's
-    /// default output gave, so records saved before read the same; read back with JSONDecoder).
+    /// The record as it is saved: compact, `/` escaped, as JSONEncoder's default output wrote it; the keys always
+    /// in sorted (declaration) order, where JSONEncoder put them in either order. Read back with JSONDecoder.
     package var json: [UInt8] {
         var w = JSONWriter()
         w.string("policyPath", policyPath, escaping: .encoderEscapingSlashes)
