@@ -158,3 +158,55 @@ import Testing
         #expect(found == [])
     }
 }
+
+@Suite("Reports through the one writer") struct PrettyJSONTests {
+    static func encoder<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    static func same<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let written = try PrettyJSON.encode(value), encoded = try encoder(value)
+        #expect(written == encoded, "\(JSONWriterTests.firstDifference(written, encoded))", sourceLocation: sourceLocation)
+    }
+
+    struct Awkward: Encodable {
+        var empty: [Int] = []
+        var emptyObject: [String: Int] = [:]
+        var nested: [[String: [Int]]] = [["b": [], "a": [1, -2]], [:]]
+        var optional: String? = nil
+        var null: String? = nil
+        var text = JSONWriterTests.awkward
+        var numbers: [Int64] = [.min, .max, 0]
+        var big = UInt64.max
+        var flags = [true, false]
+        var dollar = "$"
+        enum CodingKeys: String, CodingKey { case empty, emptyObject, nested, optional, null, text, numbers, big, flags, dollar = "$schema" }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(empty, forKey: .empty); try c.encode(emptyObject, forKey: .emptyObject)
+            try c.encode(nested, forKey: .nested); try c.encodeIfPresent(optional, forKey: .optional)
+            try c.encodeNil(forKey: .null); try c.encode(text, forKey: .text); try c.encode(numbers, forKey: .numbers)
+            try c.encode(big, forKey: .big); try c.encode(flags, forKey: .flags); try c.encode(dollar, forKey: .dollar)
+        }
+    }
+
+    @Test("any Encodable: empty and nested containers, null, escapes, both ends of the integers, as JSONEncoder writes them")
+    func awkward() throws {
+        try Self.same(Awkward())
+        try Self.same([Awkward(), Awkward()])
+        try Self.same([String: [Int]]())
+    }
+
+    @Test("the JSON report, SARIF and the baseline file are JSONEncoder's bytes for the same values")
+    func reports() throws {
+        for report in [ReportFixture.report(), ReportFixture.report(baseline: ReportFixture.baseline), ReportFixture.cleanReport] {
+            try Self.same(JSONReport().document(report))
+            try Self.same(SARIFReport(workingDirectory: "/srv").document(report))
+        }
+        try Self.same(ReportFixture.baseline.file)
+        try Self.same(Baseline(policy: nil, entries: []).file)
+        #expect(throws: EncodingError.self) { try PrettyJSON.encode([1.5]) }
+    }
+}
