@@ -84,9 +84,9 @@ run)
         (cd "$copy" && find . -print | LC_ALL=C sort) > "$out/$p.after"
         rm -rf "$copy" "$copy.state"
     done
-    "$bin" schema > "$out/schema.json"
-    "$bin" manpage > "$out/manpage"
-    for shell in bash zsh fish; do "$bin" completions "$shell" > "$out/completions.$shell"; done
+    runs schema.json "$bin" schema
+    runs manpage "$bin" manpage
+    for shell in bash zsh fish; do runs "completions.$shell" "$bin" completions "$shell"; done
     ;;
 *) echo "usage: $0 trees DIR | run BIN TREES OUT" >&2; exit 64 ;;
 esac

@@ -4,7 +4,7 @@ import Foundation
 import StoragePolicy
 
 struct ApplyCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "apply",
         abstract: "Carry out a plan as one journaled transaction: a failure rolls all of it back.",
         discussion: """
@@ -27,28 +27,48 @@ struct ApplyCommand: Command {
         usage: [
             "--policy <file> --root <dir> [--yes] [--max-delete <N|N%|none>] [--no-wait] [<options>]",
             "<planfile> [--policy <file> --root <dir>] [--yes] [--max-delete <N|N%|none>] [--no-wait] [<options>]",
-        ],
-        arguments: [
-            ArgumentSpec(name: "planfile", help: "A plan saved with 'policyctl plan --out', judged by --policy and --root (or, for a plan you saved yourself, by the policy and root its record in your state notes); refused when it names another policy or root (65), or when they changed since (3).",
-                         isOptional: true),
-        ],
-        options: [
-            .option("policy", short: "p", value: "file", help: "The policy to plan and apply (with a plan file: the policy that judges it).", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
-            .flag("yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
-            .option("max-delete", value: "N|N%|none", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete; 'none' lifts every cap. With --yes and neither this nor the policy's max-delete, the cap is 50% of the entries scanned (at least 100)."),
-            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
-            .option("max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done (file deletes already made stay made) and exit 3."),
-            .flag("all-or-nothing", help: "An error on any one entry rolls everything back (exit 3) instead of skipping that entry (exit 1)."),
-            .flag("verbose", short: "v", help: "One line per action."),
-            .option("log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
-                    values: ["plain", "json"]),
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-            RootSession.stateDirOption,
-            QuietOutput.option,
         ]
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var planfile: String?
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var yes = false
+        var maxDelete: String?
+        var noWait = false
+        var maxRuntime: String?
+        var allOrNothing = false
+        var verbose = false
+        var logFormat: String?
+        var forceRoot = false
+        var stateDir: String?
+        var quiet = false
+
+        var savedPlan: String? { planfile }
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.planfile, "planfile", help: "A plan saved with 'policyctl plan --out', judged by --policy and --root (or, for a plan you saved yourself, by the policy and root its record in your state notes); refused when it names another policy or root (65), or when they changed since (3)."),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "The policy to plan and apply (with a plan file: the policy that judges it).", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "The directory the policy governs.", completion: .directory),
+            .flag(\.yes, "yes", short: "y", help: "Apply without asking. Required without a TTY: timers, cron jobs and scripts must pass it."),
+            .option(\.maxDelete, "max-delete", value: "N|N%|none", help: "Refuse a plan deleting more than N entries (or N% of those scanned) before anything changes; exit 3. Overrides the policy's max-delete; 'none' lifts every cap. With --yes and neither this nor the policy's max-delete, the cap is 50% of the entries scanned (at least 100)."),
+            .flag(\.noWait, "no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0 instead of waiting (timers don't pile up)."),
+            .option(\.maxRuntime, "max-runtime", value: "duration", help: "Past this budget (e.g. 30m, 1h; counted from the start, waiting for the lock included) stop, roll back what was done (file deletes already made stay made) and exit 3."),
+            .flag(\.allOrNothing, "all-or-nothing", help: "An error on any one entry rolls everything back (exit 3) instead of skipping that entry (exit 1)."),
+            .flag(\.verbose, "verbose", short: "v", help: "One line per action."),
+            .option(\.logFormat, "log-format", value: "format", help: "Log lines for journald and syslog: one line per action and a summary, no colour, no progress.",
+                    values: ["plain", "json"]),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .shared(\.stateDir, RootSession.stateDirOption),
+            .shared(\.quiet, QuietOutput.option),
+        ] }
+    }
 
     let planFile: String?
     let policyPath: String?
@@ -66,27 +86,27 @@ struct ApplyCommand: Command {
     let stateDir: String?
     let started = ContinuousClock.now
 
-    init(_ arguments: ParsedArguments) throws {
-        planFile = arguments.positionals.first
-        policyPath = arguments.value("policy")
-        rootArgument = arguments.value("root")
-        yes = arguments.flag("yes")
-        noWait = arguments.flag("no-wait")
-        forceRoot = arguments.flag("force-root")
-        allOrNothing = arguments.flag("all-or-nothing")
-        stateDir = arguments.value("state-dir")
-        let format = arguments.value("log-format")
+    init(_ options: Options) throws {
+        planFile = options.planfile
+        policyPath = options.policy
+        rootArgument = options.root
+        yes = options.yes
+        noWait = options.noWait
+        forceRoot = options.forceRoot
+        allOrNothing = options.allOrNothing
+        stateDir = options.stateDir
+        let format = options.logFormat
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
-                       perAction: arguments.flag("verbose") || format != nil, quiet: arguments.flag("quiet"))
+                       perAction: options.verbose || format != nil, quiet: options.quiet)
         if planFile == nil && (policyPath == nil || rootArgument == nil) {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
-        maxDeleteText = arguments.value("max-delete")
+        maxDeleteText = options.maxDelete
         unlimitedDeletes = maxDeleteText == "none"
-        maxDelete = unlimitedDeletes ? nil : try arguments.parsed("max-delete", "N|N%|none", accepted: "a whole number, a percentage such as 5%, or none",
-                                                                  command: "policyctl apply") { DeleteLimit(parsing: $0) }
-        maxRuntime = try arguments.parsed("max-runtime", "duration", accepted: PolicyDuration.acceptedForms,
-                                          command: "policyctl apply") { PolicyDuration(parsing: $0) }
+        maxDelete = unlimitedDeletes ? nil : try options.parsed(\.maxDelete, accepted: "a whole number, a percentage such as 5%, or none",
+                                                                command: "policyctl apply") { DeleteLimit(parsing: $0) }
+        maxRuntime = try options.parsed(\.maxRuntime, accepted: PolicyDuration.acceptedForms,
+                                        command: "policyctl apply") { PolicyDuration(parsing: $0) }
     }
 
     func run() throws -> ExitCode {
@@ -107,7 +127,7 @@ struct ApplyCommand: Command {
             }
             guard let policy = policyPath ?? record?.policyPath, let root = rootArgument ?? record?.root else {
                 throw CommandFailure(code: .invalidPolicy, message: "\(planFile): refused: a plan file carries no authority of its own, "
-                    + "and uid \(geteuid()) has no record of saving this one with 'policyctl plan --out'; name the policy and root "
+                    + "and uid \(system_geteuid()) has no record of saving this one with 'policyctl plan --out'; name the policy and root "
                     + "that judge it: policyctl apply \(planFile) --policy FILE --root DIR")
             }
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
@@ -140,8 +160,8 @@ struct ApplyCommand: Command {
         request.stateDirectory = stateDir
         // Benchmarks only: the older designs, every delete staged or unlinked in place, to measure them beside
         // roll-forward deletes unlinked by workers.
-        request.stagesEveryDelete = getenv("POLICYCTL_STAGE_DELETES") != nil
-        request.unlinksInPlace = getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
+        request.stagesEveryDelete = system_getenv("POLICYCTL_STAGE_DELETES") != nil
+        request.unlinksInPlace = system_getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
         if !yes {
             let log = self.log
             request.confirm = { plan, rootPath in

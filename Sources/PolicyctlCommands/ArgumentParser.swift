@@ -8,35 +8,13 @@ struct UsageError: Error, Sendable, CustomStringConvertible {
     var description: String { message }
 }
 
+/// What the parser accepted, by option name: read only by ParsableOptions' fields, which fill a command's
+/// Options struct from it (commands never look an option up by name).
 struct ParsedArguments: Sendable {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
     var helpRequested = false
-
-    func value(_ long: String) -> String? { values[long]?.last }
-    func all(_ long: String) -> [String] { values[long] ?? [] }
-    func flag(_ long: String) -> Bool { flags.contains(long) }
-
-    /// The value of an option the command cannot run without, or the usage error every command gives for it
-    /// ("Missing expected option '--root <dir>'", exit 64).
-    func required(_ long: String, _ placeholder: String, command: String) throws(UsageError) -> String {
-        guard let value = value(long) else {
-            throw UsageError(message: "Missing expected option '--\(long) <\(placeholder)>'", command: command)
-        }
-        return value
-    }
-
-    /// An optional option's value parsed by `parse`: nil when it is not given, the usage error every command
-    /// gives ("The value 'x' is invalid for '--last <N>' (accepted)", exit 64) when `parse` refuses it.
-    func parsed<T>(_ long: String, _ placeholder: String, accepted: String, command: String,
-                   _ parse: (String) -> T?) throws(UsageError) -> T? {
-        guard let text = value(long) else { return nil }
-        guard let parsed = parse(text) else {
-            throw UsageError(message: "The value '\(text)' is invalid for '--\(long) <\(placeholder)>' (\(accepted))", command: command)
-        }
-        return parsed
-    }
 }
 
 enum ArgumentParser {

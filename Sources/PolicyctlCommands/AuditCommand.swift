@@ -4,36 +4,54 @@ import Foundation
 import StoragePolicy
 
 struct AuditCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "audit",
         abstract: "Report where a tree drifts from a policy, in formats CI systems read.",
         discussion: "Every change apply would make and every violation is a finding with a rule, a path and a severity. With PATH arguments (or --changed-since) only those paths are audited: the walk lists the directories on the way to them (whose layout is still checked) and walks nothing else; quota rules, which need their whole scope, are not checked then. Without --root the root is the current directory; without --policy it is ROOT/.policyctl.yaml. A rule whose scope does not exist under the root is a warning; --strict makes it an error. Exit status: 0 when nothing new is at or above --fail-on, 1 when something is, 64 for a usage error (or PATH arguments none of which lies inside the root), 65 for an invalid policy or baseline (or, with --strict, a missing scope), 74 for an I/O error. Nothing under the root is changed.",
         usage: ["[--policy <file>] [--root <dir>] [<options>] [--] [<path>...]",
-                "[--policy <file>] [--root <dir>] --changed-since <ref> [<options>]"],
-        arguments: [
-            ArgumentSpec(name: "path", help: "Audit only these paths, relative to the current directory as pre-commit and linters pass them (or relative to the root when they exist there, or absolute); the layout of the directories on their way is checked too. A path outside the root is named and skipped; when none lies inside it, exit 64.",
-                         isOptional: true, isRepeating: true),
-        ],
-        options: [
-            .option("policy", short: "p", value: "file", help: "The policy to audit against (default: ROOT/.policyctl.yaml).", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "The directory the policy applies to (default: the current directory).", completion: .directory),
-            .option("changed-since", value: "ref", help: "Audit only what git says changed since this revision (git diff --name-only REF, deleted files left out) plus untracked files, inside the root."),
-            .option("format", value: "format", help: "The report format.", default: "text",
-                    values: ReportFormat.allCases.map(\.rawValue)),
-            .option("output", value: "file", help: "Write the report to this file (the summary still goes to standard output).",
-                    completion: .file),
-            .option("fail-on", value: "severity", help: "Fail on new findings at or above this severity.", default: "warning",
-                    values: ["error", "warning"]),
-            .option("baseline", value: "file", help: "Report findings saved in this baseline as known; they never fail the audit.",
-                    completion: .file),
-            .option("write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
-                    completion: .file),
-            ScopeWarnings.strictOption,
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-            QuietOutput.option,
-        ]
+                "[--policy <file>] [--root <dir>] --changed-since <ref> [<options>]"]
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var paths: [String] = []
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var changedSince: String?
+        var format = "text"
+        var output: String?
+        var failOn = "warning"
+        var baseline: String?
+        var writeBaseline: String?
+        var strict = false
+        var forceRoot = false
+        var quiet = false
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.paths, "path", help: "Audit only these paths, relative to the current directory as pre-commit and linters pass them (or relative to the root when they exist there, or absolute); the layout of the directories on their way is checked too. A path outside the root is named and skipped; when none lies inside it, exit 64.",
+                      optional: true),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "The policy to audit against (default: ROOT/.policyctl.yaml).", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "The directory the policy applies to (default: the current directory).", completion: .directory),
+            .option(\.changedSince, "changed-since", value: "ref", help: "Audit only what git says changed since this revision (git diff --name-only REF, deleted files left out) plus untracked files, inside the root."),
+            .option(\.format, "format", value: "format", help: "The report format.", default: "text",
+                    values: ReportFormat.allCases.map(\.rawValue)),
+            .option(\.output, "output", value: "file", help: "Write the report to this file (the summary still goes to standard output).",
+                    completion: .file),
+            .option(\.failOn, "fail-on", value: "severity", help: "Fail on new findings at or above this severity.", default: "warning",
+                    values: ["error", "warning"]),
+            .option(\.baseline, "baseline", value: "file", help: "Report findings saved in this baseline as known; they never fail the audit.",
+                    completion: .file),
+            .option(\.writeBaseline, "write-baseline", value: "file", help: "Save every current finding as a baseline, then report them as known.",
+                    completion: .file),
+            .shared(\.strict, ScopeWarnings.strictOption),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .shared(\.quiet, QuietOutput.option),
+        ] }
+    }
 
     let policyPath: String
     /// Found by convention at ROOT/.policyctl.yaml rather than named: it may extend nothing outside the root.
@@ -49,33 +67,33 @@ struct AuditCommand: Command {
     let strict: Bool
     let quiet: Bool
 
-    init(_ arguments: ParsedArguments) throws {
-        quiet = arguments.flag("quiet")
-        rootPath = arguments.value("root") ?? "."
-        try RootSafety.check(rootPath, force: arguments.flag("force-root"), command: "policyctl audit")
-        discovered = arguments.value("policy") == nil
-        policyPath = try arguments.value("policy") ?? AuditPaths.conventionalPolicy(root: rootPath)
-        let changedSince = arguments.value("changed-since")
-        if changedSince != nil && !arguments.positionals.isEmpty {
+    init(_ options: Options) throws {
+        quiet = options.quiet
+        rootPath = options.root ?? "."
+        try RootSafety.check(rootPath, force: options.forceRoot, command: "policyctl audit")
+        discovered = options.policy == nil
+        policyPath = try options.policy ?? AuditPaths.conventionalPolicy(root: rootPath)
+        let changedSince = options.changedSince
+        if changedSince != nil && !options.paths.isEmpty {
             throw UsageError(message: "--changed-since takes the paths from git; give no PATH with it", command: "policyctl audit")
         }
         if let changedSince {
             paths = try AuditPaths.changed(since: changedSince, root: rootPath)
-        } else if !arguments.positionals.isEmpty {
-            paths = try AuditPaths.named(arguments.positionals, root: rootPath)
+        } else if !options.paths.isEmpty {
+            paths = try AuditPaths.named(options.paths, root: rootPath)
         } else {
             paths = nil
         }
-        if paths != nil, arguments.value("write-baseline") != nil {
+        if paths != nil, options.writeBaseline != nil {
             throw UsageError(message: "--write-baseline records the whole tree; run it without paths or --changed-since", command: "policyctl audit")
         }
         // The parser has checked both against their allowed values.
-        format = ReportFormat(rawValue: arguments.value("format") ?? "text")!
-        failOn = Rule.Severity(rawValue: arguments.value("fail-on") ?? "warning")!
-        outputPath = arguments.value("output")
-        baselinePath = arguments.value("baseline")
-        writeBaselinePath = arguments.value("write-baseline")
-        strict = arguments.flag("strict")
+        format = ReportFormat(rawValue: options.format)!
+        failOn = Rule.Severity(rawValue: options.failOn)!
+        outputPath = options.output
+        baselinePath = options.baseline
+        writeBaselinePath = options.writeBaseline
+        strict = options.strict
     }
 
     func run() throws -> ExitCode {
@@ -153,32 +171,32 @@ enum OutputFile {
 
     /// Writes `bytes` to `path`, creating missing parent directories when asked.
     static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,
-                      permissions: mode_t = 0o644) throws(CommandFailure) {
+                      permissions: UInt32 = 0o644) throws(CommandFailure) {
         if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try makeDirectories(String(path[..<slash]))
         }
-        let temporary = path + ".policyctl-\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        let temporary = path + ".policyctl-\(system_getpid()).tmp"
+        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], permissions)
         guard fd >= 0 else { throw failure("cannot write", path) }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
-                if errno == EINTR { continue }
+                if system_errno == .interrupted { continue }
                 let failed = failure("cannot write", path)
-                close(fd); unlink(temporary)
+                system_close(fd); _ = system_unlink(temporary)
                 throw failed
             }
             offset += n
         }
-        guard fsync(fd) == 0, close(fd) == 0 else {
+        guard system_fsync(fd) == 0, system_closeChecked(fd) == 0 else {
             let failed = failure("cannot write", path)
-            unlink(temporary)
+            _ = system_unlink(temporary)
             throw failed
         }
-        guard rename(temporary, path) == 0 else {
+        guard system_rename(temporary, path) == 0 else {
             let failed = failure("cannot write", path)
-            unlink(temporary)
+            _ = system_unlink(temporary)
             throw failed
         }
     }
@@ -188,11 +206,11 @@ enum OutputFile {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw failure("cannot create directory", prefix) }
+            if system_mkdir(prefix, 0o755) != 0, system_errno != .fileExists { throw failure("cannot create directory", prefix) }
         }
     }
 
     private static func failure(_ what: String, _ path: String) -> CommandFailure {
-        CommandFailure(code: .ioError, message: "\(what) \(path): \(Errno(rawValue: errno))")
+        CommandFailure(code: .ioError, message: "\(what) \(path): \(system_errno)")
     }
 }

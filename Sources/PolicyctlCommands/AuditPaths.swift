@@ -11,12 +11,11 @@ enum AuditPaths {
     /// A symlink or a hard link is refused: as root, a policy quoted in diagnostics must not be another file.
     static func conventionalPolicy(root: String) throws(UsageError) -> String {
         let path = (root.hasSuffix("/") ? root : root + "/") + conventionalPolicyName
-        var s = stat()
-        guard lstat(path, &s) == 0 else {
-            throw UsageError(message: "No --policy given and there is no \(path) (\(Errno(rawValue: errno))); pass --policy <file> or create it",
+        guard let s = system_lstat(path) else {
+            throw UsageError(message: "No --policy given and there is no \(path) (\(system_errno)); pass --policy <file> or create it",
                              command: "policyctl audit")
         }
-        guard (s.st_mode & S_IFMT) == S_IFREG, s.st_nlink == 1 else {
+        guard s.kind == .regular, s.linkCount == 1 else {
             throw UsageError(message: "No --policy given and \(path) is not a regular file with a single link (a symlink or a hard link is never followed); pass --policy <file>",
                              command: "policyctl audit")
         }

@@ -1,5 +1,15 @@
 // The declarations a command is made of: its name, abstract, arguments and options. Help, completions
-// and the parser are all generated from these, so they cannot drift apart.
+// and the parser are all generated from these, so they cannot drift apart. A command's arguments and options
+// come from the fields of its Options struct (ParsableOptions.swift), never listed a second time.
+
+/// What a command says about itself besides its options: its name and the texts help and the man page show.
+struct CommandSummary: Sendable {
+    var name: String
+    var abstract: String
+    var discussion: String? = nil
+    /// Extra usage lines shown instead of the generated one (e.g. `apply PLANFILE`).
+    var usage: [String]? = nil
+}
 
 struct CommandSpec: Sendable {
     var name: String
@@ -9,6 +19,18 @@ struct CommandSpec: Sendable {
     var usage: [String]? = nil
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
+}
+
+extension CommandSpec {
+    /// A command's spec: its summary, and the arguments and options its Options struct declares.
+    init<Options: ParsableOptions>(_ summary: CommandSummary, _ options: Options.Type) {
+        // A copied field (one option filling two properties, or two options one) is a programming error; the
+        // first test that asks for the spec (any --help, the completions) stops on it in a debug build.
+        assert(Set(Options.options.map(\.spec.long)).count == Options.options.count, "\(summary.name): an option is declared twice")
+        assert(Set(Options.options.map(\.keyPath)).count == Options.options.count, "\(summary.name): a property is filled by two options")
+        self.init(name: summary.name, abstract: summary.abstract, discussion: summary.discussion, usage: summary.usage,
+                  arguments: Options.arguments.map(\.spec), options: Options.options.map(\.spec))
+    }
 }
 
 struct ArgumentSpec: Sendable {

@@ -4,17 +4,25 @@ import Foundation
 import StoragePolicy
 
 struct CompletionsCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "completions",
         abstract: "Print a shell completion script (bash, zsh or fish).",
-        discussion: "bash: policyctl completions bash > /etc/bash_completion.d/policyctl. zsh: write it as _policyctl into a folder on $fpath. fish: policyctl completions fish > ~/.config/fish/completions/policyctl.fish.",
-        arguments: [ArgumentSpec(name: "shell", help: "bash, zsh or fish.", completion: .values(["bash", "zsh", "fish"]))]
+        discussion: "bash: policyctl completions bash > /etc/bash_completion.d/policyctl. zsh: write it as _policyctl into a folder on $fpath. fish: policyctl completions fish > ~/.config/fish/completions/policyctl.fish."
     )
+
+    struct Options: ParsableOptions {
+        var shell = ""
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.shell, "shell", help: "bash, zsh or fish.", completion: .values(["bash", "zsh", "fish"])),
+        ] }
+        static var options: [OptionField<Self>] { [] }
+    }
 
     let shell: String
 
-    init(_ arguments: ParsedArguments) throws {
-        shell = arguments.positionals[0]
+    init(_ options: Options) throws {
+        shell = options.shell
         guard ["bash", "zsh", "fish"].contains(shell) else {
             throw UsageError(message: "Unknown shell '\(shell)' (values: bash, zsh, fish)", command: "policyctl completions")
         }
@@ -27,14 +35,18 @@ struct CompletionsCommand: Command {
 }
 
 struct ManPageCommand: Command {
-    static let spec = CommandSpec(
-        name: "manpage",
-        abstract: "Print the policyctl(1) manual page in roff.",
-        options: [.option("section", value: "n", help: "1 for the commands, 5 for the policy language.", default: "1", values: ["1", "5"])]
-    )
+    static let summary = CommandSummary(name: "manpage", abstract: "Print the policyctl(1) manual page in roff.")
+
+    struct Options: ParsableOptions {
+        var section = "1"
+
+        static var options: [OptionField<Self>] { [
+            .option(\.section, "section", value: "n", help: "1 for the commands, 5 for the policy language.", default: "1", values: ["1", "5"]),
+        ] }
+    }
 
     let section: String
-    init(_ arguments: ParsedArguments) { section = arguments.value("section") ?? "1" }
+    init(_ options: Options) { section = options.section }
 
     func run() -> ExitCode {
         let date = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])

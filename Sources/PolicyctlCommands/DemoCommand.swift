@@ -3,49 +3,54 @@
 import StoragePolicy
 
 struct DemoCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "demo",
         abstract: "Try policyctl on a generated app container, step by step.",
-        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given. With --step the demo stops after the plan and prints the exact apply, journal and undo commands to try by hand; the folder is kept.",
-        options: [
-            .option("keep", value: "dir", help: "Build the demo in this new folder and keep it.", completion: .directory),
-            .flag("step", help: "Build the container and show the plan, then print the commands to run apply, journal and undo yourself, and stop (the folder is kept)."),
-        ]
+        discussion: "Builds an iOS-style app container with expired tmp files, download residue, an over-quota thumbnail cache, uppercase names, a stray database and an old trash, then runs plan, apply, journal and audit on it with the bundled ios-app-sandbox policy. The folder is removed afterwards unless --keep is given. With --step the demo stops after the plan and prints the exact apply, journal and undo commands to try by hand; the folder is kept."
     )
+
+    struct Options: ParsableOptions {
+        var keep: String?
+        var step = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.keep, "keep", value: "dir", help: "Build the demo in this new folder and keep it.", completion: .directory),
+            .flag(\.step, "step", help: "Build the container and show the plan, then print the commands to run apply, journal and undo yourself, and stop (the folder is kept)."),
+        ] }
+    }
 
     var keep: String?
     var stepByHand: Bool
 
-    init(_ arguments: ParsedArguments) {
-        keep = arguments.value("keep")
-        stepByHand = arguments.flag("step")
+    init(_ options: Options) {
+        keep = options.keep
+        stepByHand = options.step
     }
 
     func run() throws -> ExitCode {
         let base: String
         if let keep {
-            guard mkdir(keep, 0o755) == 0 else {
-                throw CommandFailure(code: .usage, message: "--keep \(keep): \(Errno(rawValue: errno)); give a folder that does not exist yet")
+            guard system_mkdir(keep, 0o755) == 0 else {
+                throw CommandFailure(code: .usage, message: "--keep \(keep): \(system_errno); give a folder that does not exist yet")
             }
             base = keep
         } else {
-            var template = Array("/tmp/policyctl-demo-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else {
-                throw CommandFailure(code: .ioError, message: "cannot create a temporary folder: \(Errno(rawValue: errno))")
+            guard let made = system_mkdtemp("/tmp/policyctl-demo-XXXXXX") else {
+                throw CommandFailure(code: .ioError, message: "cannot create a temporary folder: \(system_errno)")
             }
-            base = String(cString: made)
+            base = made
         }
         // --step leaves the folder for the commands it prints.
         defer { if keep == nil && !stepByHand { _ = Subprocess.runRemove(base) } }
         let root = base + "/container"
         let policyPath = base + "/ios-app-sandbox.yaml"
-        guard mkdir(root, 0o755) == 0 else { throw CommandFailure(code: .ioError, message: "cannot create \(root)") }
+        guard system_mkdir(root, 0o755) == 0 else { throw CommandFailure(code: .ioError, message: "cannot create \(root)") }
         let template = Templates.named("ios-app-sandbox")!
-        let fd = open(policyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = system_open(policyPath, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
         guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(policyPath)") }
         let bytes = Array(template.fileContents.utf8)
-        _ = write(fd, bytes, bytes.count)
-        close(fd)
+        _ = system_write(fd, bytes, bytes.count)
+        system_close(fd)
 
         let handle = try DirectoryHandle.open(root: root)
         let made = try DemoTree(root: handle).build()

@@ -5,7 +5,7 @@ import StoragePolicy
 
 struct DemoTree {
     let root: DirectoryHandle
-    let now = Int64(time(nil)) * 1_000_000_000
+    let now = system_time() * 1_000_000_000
 
     static let hour: Int64 = 3_600_000_000_000
     static let day: Int64 = 24 * hour

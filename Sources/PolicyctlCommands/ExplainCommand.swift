@@ -3,30 +3,42 @@
 import StoragePolicy
 
 struct ExplainCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "explain",
         abstract: "Show which rules match a path, and why.",
-        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). Then the actions the full plan takes on the path or on a directory holding it.",
-        arguments: [ArgumentSpec(name: "path", help: "The path to explain, relative to the root (or absolute, inside it).")],
-        options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
-                    completion: .directory),
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-        ]
+        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). Then the actions the full plan takes on the path or on a directory holding it."
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var path = ""
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var forceRoot = false
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.path, "path", help: "The path to explain, relative to the root (or absolute, inside it)."),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+                    completion: .directory),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ] }
+    }
 
     var policyPath: String
     var root: String
     var path: RelativePath
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ options: Options) throws {
         let command = "policyctl explain"
-        let policy = try arguments.required("policy", "file", command: command)
-        let root = try arguments.required("root", "dir", command: command)
-        try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
-        var text = arguments.positionals[0]
+        let policy = try options.required(\.policy, command: command)
+        let root = try options.required(\.root, command: command)
+        try RootSafety.check(root, force: options.forceRoot, command: command)
+        var text = options.path
         if text.hasPrefix("/") {
             // An absolute path must lie inside the root (compared after resolving both).
             let resolvedRoot = RootSafety.realPath(root) ?? root

@@ -2,27 +2,34 @@
 import StoragePolicy
 
 struct InitCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "init",
         abstract: "Write a starter policy from a bundled template.",
-        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema: the installed PREFIX/share/policyctl/policy.schema.json (or the source tree's Docs/policy.schema.json for a build from it), as an absolute path; `policyctl schema` prints the schema itself.",
-        options: [
-            .option("template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
-                    values: Templates.all.map(\.name)),
-            .option("output", short: "o", value: "file", help: "Where to write the policy ('-' for stdout).", default: "policy.yaml",
-                    completion: .file),
-            .flag("list", help: "List the templates with a line about each."),
-        ]
+        discussion: "The templates are the reference policies, commented so the language can be learned from them. The file starts with a yaml-language-server modeline so editors validate it against the policy schema: the installed PREFIX/share/policyctl/policy.schema.json (or the source tree's Docs/policy.schema.json for a build from it), as an absolute path; `policyctl schema` prints the schema itself."
     )
+
+    struct Options: ParsableOptions {
+        var template = "ios-app-sandbox"
+        var output = "policy.yaml"
+        var list = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.template, "template", short: "t", value: "name", help: "The template to start from.", default: "ios-app-sandbox",
+                    values: Templates.all.map(\.name)),
+            .option(\.output, "output", short: "o", value: "file", help: "Where to write the policy ('-' for stdout).", default: "policy.yaml",
+                    completion: .file),
+            .flag(\.list, "list", help: "List the templates with a line about each."),
+        ] }
+    }
 
     var template: String
     var output: String
     var list: Bool
 
-    init(_ arguments: ParsedArguments) {
-        template = arguments.value("template") ?? "ios-app-sandbox"
-        output = arguments.value("output") ?? "policy.yaml"
-        list = arguments.flag("list")
+    init(_ options: Options) {
+        template = options.template
+        output = options.output
+        list = options.list
     }
 
     func run() throws -> ExitCode {
@@ -40,18 +47,18 @@ struct InitCommand: Command {
             Terminal.out(text, terminator: "")
             return .success
         }
-        let fd = open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = system_open(output, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
         guard fd >= 0 else {
-            let e = Errno(rawValue: errno)
+            let e = system_errno
             if e == .fileExists {
                 throw CommandFailure(code: .usage, message: "\(output) already exists; choose another --output or remove it first")
             }
             throw CommandFailure(code: .ioError, message: "cannot create \(output): \(e)")
         }
-        defer { close(fd) }
+        defer { system_close(fd) }
         let bytes = Array(text.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else {
-            throw CommandFailure(code: .ioError, message: "cannot write \(output): \(Errno(rawValue: errno))")
+        guard system_write(fd, bytes, bytes.count) == bytes.count else {
+            throw CommandFailure(code: .ioError, message: "cannot write \(output): \(system_errno)")
         }
         Terminal.out("Wrote \(output) from the '\(t.name)' template. Next: policyctl plan --policy \(output) --root <dir>")
         return .success

@@ -4,29 +4,37 @@ import Foundation
 import StoragePolicy
 
 struct JournalCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "journal",
         abstract: "Show past transactions: when, which policy, what was done, what was skipped.",
-        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each.",
-        options: [
-            .option("root", short: "r", value: "dir", help: "(required) The directory whose journal to read.", completion: .directory),
-            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
-            .option("last", value: "N", help: "Only the last N transactions."),
-            RootSession.stateDirOption,
-        ]
+        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each."
     )
+
+    struct Options: ParsableOptions {
+        var root: String?
+        var format = "text"
+        var last: String?
+        var stateDir: String?
+
+        static var options: [OptionField<Self>] { [
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory whose journal to read.", completion: .directory),
+            .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .option(\.last, "last", value: "N", help: "Only the last N transactions."),
+            .shared(\.stateDir, RootSession.stateDirOption),
+        ] }
+    }
 
     let root: String
     let json: Bool
     let last: Int?
     let stateDir: String?
 
-    init(_ arguments: ParsedArguments) throws {
-        let root = try arguments.required("root", "dir", command: "policyctl journal")
+    init(_ options: Options) throws {
+        let root = try options.required(\.root, command: "policyctl journal")
         self.root = root
-        json = arguments.value("format") == "json"
-        stateDir = arguments.value("state-dir")
-        last = try arguments.parsed("last", "N", accepted: "a positive whole number", command: "policyctl journal") { text in
+        json = options.format == "json"
+        stateDir = options.stateDir
+        last = try options.parsed(\.last, accepted: "a positive whole number", command: "policyctl journal") { text in
             Int(text).flatMap { $0 > 0 ? $0 : nil }
         }
     }

@@ -3,24 +3,37 @@
 import StoragePolicy
 
 struct PlanCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "plan",
         abstract: "Show what applying a policy would change, touching nothing.",
-        discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`.",
-        options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
-                    completion: .directory),
-            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
-            .option("out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
-                    completion: .file),
-            .flag("detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
-            ScopeWarnings.strictOption,
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-            QuietOutput.option,
-        ]
+        discussion: "Walks the root once, evaluating every rule in that pass, and prints the actions apply would take (grouped by rule) and the violations found. Nothing on disk changes, not even access times where the kernel allows. --out saves the plan as JSON for `policyctl apply PLANFILE`."
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var format = "text"
+        var out: String?
+        var detailedExitcode = false
+        var strict = false
+        var forceRoot = false
+        var quiet = false
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+                    completion: .directory),
+            .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .option(\.out, "out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
+                    completion: .file),
+            .flag(\.detailedExitcode, "detailed-exitcode", help: "Exit 2 when the plan has changes, 0 when it has none."),
+            .shared(\.strict, ScopeWarnings.strictOption),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .shared(\.quiet, QuietOutput.option),
+        ] }
+    }
 
     var policyPath: String
     var root: String
@@ -30,18 +43,18 @@ struct PlanCommand: Command {
     var strict: Bool
     var quiet: Bool
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ options: Options) throws {
         let command = "policyctl plan"
-        let policy = try arguments.required("policy", "file", command: command)
-        let root = try arguments.required("root", "dir", command: command)
-        try RootSafety.check(root, force: arguments.flag("force-root"), command: command)
+        let policy = try options.required(\.policy, command: command)
+        let root = try options.required(\.root, command: command)
+        try RootSafety.check(root, force: options.forceRoot, command: command)
         policyPath = policy
         self.root = root
-        json = arguments.value("format") == "json"
-        out = arguments.value("out")
-        detailedExitCode = arguments.flag("detailed-exitcode")
-        strict = arguments.flag("strict")
-        quiet = arguments.flag("quiet")
+        json = options.format == "json"
+        out = options.out
+        detailedExitCode = options.detailedExitcode
+        strict = options.strict
+        quiet = options.quiet
     }
 
     func run() throws -> ExitCode {
@@ -101,35 +114,34 @@ struct PlanCommand: Command {
     static func write(_ plan: Plan, to path: String) throws {
         // Only a regular file (or nothing yet) is replaced by rename. A device, FIFO or socket is written in
         // place: renaming over /dev/null would replace the device itself with a file.
-        var existing = stat()
-        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG, existing.st_mode & S_IFMT != S_IFLNK {
-            guard existing.st_mode & S_IFMT != S_IFDIR else {
+        if let existing = system_lstat(path), existing.kind != .regular, existing.kind != .symbolicLink {
+            guard existing.kind != .directory else {
                 throw CommandFailure(code: .ioError, message: "cannot write \(path): it is a directory")
             }
-            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
-            defer { close(fd) }
+            let fd = system_open(path, [.writeOnly, .closeOnExec, .noControllingTerminal])
+            guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
+            defer { system_close(fd) }
             var writer = PlanJSONWriter { try writeAll(fd, $0) }
             do { try writer.write(plan) } catch let e as Errno {
                 throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
             }
             return
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
+        let temporary = path + ".tmp-\(system_getpid())"
+        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
+        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
         func fail(_ e: Errno) -> CommandFailure {
-            close(fd)
-            unlink(temporary)
+            system_close(fd)
+            _ = system_unlink(temporary)
             return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
         var writer = PlanJSONWriter { try writeAll(fd, $0) }
         do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
-        guard fsync(fd) == 0 else { throw fail(Errno(rawValue: errno)) }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let e = Errno(rawValue: errno)
-            unlink(temporary)
+        guard system_fsync(fd) == 0 else { throw fail(system_errno) }
+        system_close(fd)
+        guard system_rename(temporary, path) == 0 else {
+            let e = system_errno
+            _ = system_unlink(temporary)
             throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
         }
     }
@@ -139,8 +151,8 @@ struct PlanCommand: Command {
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
-                if errno == EINTR { continue }
-                throw Errno(rawValue: errno)
+                if system_errno == .interrupted { continue }
+                throw system_errno
             }
             written += n
         }

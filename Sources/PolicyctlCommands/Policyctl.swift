@@ -83,11 +83,7 @@ public enum Policyctl {
                 Terminal.out(HelpRenderer.render(command.spec, path: path), terminator: "")
                 return ExitCode.success.rawValue
             }
-            // A .swift policy: compiled, then run in this process's place (ScriptingLauncher).
-            if let code = ScriptLauncher.intercept(command, parsed, argv: [invokedAs, command.spec.name] + args) {
-                return code
-            }
-            return try command.init(parsed).run().rawValue
+            return try execute(command, parsed, argv: [invokedAs, command.spec.name] + args)
         } catch let error as UsageError {
             Terminal.err("Error: \(error.message)")
             Terminal.err("Usage: \(HelpRenderer.usageLine(command.spec, path: path))")
@@ -104,11 +100,22 @@ public enum Policyctl {
             return ExitCode.ioError.rawValue
         }
     }
+
+    /// Fills the command's Options from what was parsed and runs it (generic, so `C.Options` is a type here).
+    private static func execute<C: Command>(_ command: C.Type, _ parsed: ParsedArguments, argv: [String]) throws -> Int32 {
+        let options = C.Options(parsed)
+        // A .swift policy: compiled, then run in this process's place (ScriptingLauncher).
+        if let scripted = options as? any ScriptPolicyOptions,
+           let code = ScriptLauncher.intercept(scripted, argv: argv) {
+            return code
+        }
+        return try C(options).run().rawValue
+    }
 }
 
 struct VersionCommand: Command {
-    static let spec = CommandSpec(name: "version", abstract: "Show the version, and the git revision of builds made with 'make build' or scripts/build-deb.sh.")
-    init(_ arguments: ParsedArguments) {}
+    static let summary = CommandSummary(name: "version", abstract: "Show the version, and the git revision of builds made with 'make build' or scripts/build-deb.sh.")
+    init(_ options: NoOptions) {}
     func run() -> ExitCode {
         Terminal.out("policyctl \(StoragePolicyVersion.tool) (\(Revision.described))")
         return .success

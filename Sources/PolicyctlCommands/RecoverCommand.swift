@@ -3,7 +3,7 @@
 import StoragePolicy
 
 struct RecoverCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "recover",
         abstract: "Finish or roll back an interrupted apply.",
         discussion: """
@@ -17,26 +17,34 @@ struct RecoverCommand: Command {
             writes is never replayed. Every apply runs it \
             first. Exit codes: 0 done (or nothing to do, or skipped with --no-wait), 74 it could not finish \
             (the error names the path; run it again once fixed).
-            """,
-        options: [
-            .option("root", short: "r", value: "dir", help: "(required) The directory whose interrupted apply to recover.", completion: .directory),
-            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
-            .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
-            RootSession.stateDirOption,
-        ]
+            """
     )
+
+    struct Options: ParsableOptions {
+        var root: String?
+        var noWait = false
+        var logFormat: String?
+        var stateDir: String?
+
+        static var options: [OptionField<Self>] { [
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory whose interrupted apply to recover.", completion: .directory),
+            .flag(\.noWait, "no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            .option(\.logFormat, "log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+            .shared(\.stateDir, RootSession.stateDirOption),
+        ] }
+    }
 
     let root: String
     let noWait: Bool
     let stateDir: String?
     let log: ApplyLog
 
-    init(_ arguments: ParsedArguments) throws {
-        let root = try arguments.required("root", "dir", command: "policyctl recover")
+    init(_ options: Options) throws {
+        let root = try options.required(\.root, command: "policyctl recover")
         self.root = root
-        noWait = arguments.flag("no-wait")
-        stateDir = arguments.value("state-dir")
-        let format = arguments.value("log-format")
+        noWait = options.noWait
+        stateDir = options.stateDir
+        let format = options.logFormat
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
     }
 

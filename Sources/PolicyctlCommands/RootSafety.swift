@@ -34,12 +34,10 @@ enum RootSafety {
     }
 
     static func currentHome() -> String? {
-        getenv("HOME").map { String(cString: $0) }
+        system_getenv("HOME")
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        system_realpath(path)
     }
 }

@@ -3,31 +3,50 @@
 import StoragePolicy
 
 struct ScheduleCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "schedule",
         abstract: "Print or install the units that apply a policy on a timer.",
         discussion: "Generates a hardened systemd service and timer (the default on Linux), a launchd plist (the default on macOS) or a crontab entry running `policyctl apply --yes --no-wait` with absolute paths. With --install the files are written into DIR, or the scheduler's own directory, and the command to enable them is printed; nothing is enabled.",
-        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root] [--state-dir <dir>]"],
-        arguments: [
-            ArgumentSpec(name: "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
-                         isOptional: true, completion: .directory),
-        ],
-        options: [
-            .option("policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
-            .option("every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
-            .option("on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
-            .flag("systemd", help: "Generate a systemd service and timer (the default on Linux)."),
-            .flag("launchd", help: "Generate a launchd property list (the default on macOS)."),
-            .flag("cron", help: "Generate a crontab entry."),
-            .flag("install", help: "Write the files into <dir> instead of printing them."),
-            .flag("user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
-            .flag("force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
-            .option("name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
-            .option("state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
-        ]
+        usage: ["--policy <file> --root <dir> (--every <duration> | --on <calendar>) [--systemd | --launchd | --cron] [--install [<dir>]] [--user] [--name <name>] [--force-root] [--state-dir <dir>]"]
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var dir: String?
+        var policy: String?
+        var cacheDir: String?
+        var root: String?
+        var every: String?
+        var on: String?
+        var systemd = false
+        var launchd = false
+        var cron = false
+        var install = false
+        var user = false
+        var forceRoot = false
+        var name: String?
+        var stateDir: String?
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.dir, "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
+                      completion: .directory),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option(\.every, "every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
+            .option(\.on, "on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
+            .flag(\.systemd, "systemd", help: "Generate a systemd service and timer (the default on Linux)."),
+            .flag(\.launchd, "launchd", help: "Generate a launchd property list (the default on macOS)."),
+            .flag(\.cron, "cron", help: "Generate a crontab entry."),
+            .flag(\.install, "install", help: "Write the files into <dir> instead of printing them."),
+            .flag(\.user, "user", help: "A job for the current user (user units, LaunchAgents, the user's crontab) rather than the system."),
+            .flag(\.forceRoot, "force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
+            .option(\.name, "name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
+            .option(\.stateDir, "state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
+        ] }
+    }
 
     enum Scheduler: String { case systemd, launchd, cron }
 
@@ -43,14 +62,14 @@ struct ScheduleCommand: Command {
     let stateDir: String?
     let cacheDir: String?
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
-        let policy = try arguments.required("policy", "file", command: "policyctl schedule")
-        let root = try arguments.required("root", "dir", command: "policyctl schedule")
+        let policy = try options.required(\.policy, command: "policyctl schedule")
+        let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
         rootPath = root
         do throws(ScheduleError) {
-            switch (arguments.value("every"), arguments.value("on")) {
+            switch (options.every, options.on) {
             case (let every?, nil): trigger = try ScheduleTrigger(every: every)
             case (nil, let calendar?): trigger = try ScheduleTrigger(calendar: calendar)
             case (nil, nil): throw ScheduleError("Missing '--every <duration>' or '--on <calendar>': say when the policy runs")
@@ -59,7 +78,8 @@ struct ScheduleCommand: Command {
         } catch {
             throw usage(error.message)
         }
-        let chosen = [Scheduler.systemd, .launchd, .cron].filter { arguments.flag($0.rawValue) }
+        let given: [Scheduler: Bool] = [.systemd: options.systemd, .launchd: options.launchd, .cron: options.cron]
+        let chosen = [Scheduler.systemd, .launchd, .cron].filter { given[$0]! }
         guard chosen.count <= 1 else {
             throw usage("Choose one scheduler: \(chosen.map { "--\($0.rawValue)" }.joined(separator: ", ")) were given")
         }
@@ -68,19 +88,19 @@ struct ScheduleCommand: Command {
         #else
         scheduler = chosen.first ?? .systemd
         #endif
-        install = arguments.flag("install")
-        installDirectory = arguments.positionals.first
-        if installDirectory != nil, !install {
-            throw usage("Unexpected argument '\(arguments.positionals[0])' (a directory is taken only with --install)")
+        install = options.install
+        installDirectory = options.dir
+        if let installDirectory, !install {
+            throw usage("Unexpected argument '\(installDirectory)' (a directory is taken only with --install)")
         }
-        scope = arguments.flag("user") ? .user : .system
+        scope = options.user ? .user : .system
         if install, scheduler == .cron, scope == .user, installDirectory == nil {
             throw usage("A user's crontab has no directory to install into: add the printed line with `crontab -e` (or `(crontab -l; policyctl schedule ... --cron --user) | crontab -`)")
         }
-        name = arguments.value("name")
-        forceRoot = arguments.flag("force-root")
-        stateDir = arguments.value("state-dir").map(RootSession.absolute)
-        cacheDir = arguments.value("cache-dir")
+        name = options.name
+        forceRoot = options.forceRoot
+        stateDir = options.stateDir.map(RootSession.absolute)
+        cacheDir = options.cacheDir
     }
 
     func run() throws -> ExitCode {
@@ -155,13 +175,10 @@ struct ScheduleCommand: Command {
 
     /// An existing path made absolute with symlinks resolved, as unit files and ReadWritePaths= need.
     static func resolve(_ path: String, what: String, directory: Bool) throws(CommandFailure) -> String {
-        guard let resolved = realpath(path, nil) else {
-            throw CommandFailure(code: .ioError, message: "cannot resolve the \(what) \(path): \(Errno(rawValue: errno))")
+        guard let result = system_realpath(path) else {
+            throw CommandFailure(code: .ioError, message: "cannot resolve the \(what) \(path): \(system_errno)")
         }
-        defer { free(resolved) }
-        var status = stat()
-        let result = String(cString: resolved)
-        if directory, stat(result, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR {
+        if directory, let status = system_stat(result), status.kind != .directory {
             throw CommandFailure(code: .ioError, message: "the \(what) \(path) is not a directory")
         }
         return result
@@ -172,24 +189,17 @@ struct ScheduleCommand: Command {
     /// working after an upgrade moves the real binary. Else the kernel's answer (/proc/self/exe).
     static func executablePath() -> String? {
         #if os(Linux)
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let real = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let real = system_readlink("/proc/self/exe") else { return nil }
         #else
-        guard let resolved = realpath(Policyctl.invokedAs, nil) else { return nil }
-        let real = String(cString: resolved)
-        free(resolved)
+        guard let real = system_realpath(Policyctl.invokedAs) else { return nil }
         #endif
         let invoked = ProcessArguments.current?.first ?? ""
         let candidates = invoked.contains("/")
             ? [OutputFile.absolute(invoked)]
             : (environment("PATH") ?? "").split(separator: ":").map { "\($0)/\(invoked)" }
-        var target = stat()
-        guard stat(real, &target) == 0 else { return real }
+        guard let target = system_stat(real) else { return real }
         for candidate in candidates where candidate.hasPrefix("/") && isNormalized(candidate) {
-            var status = stat()
-            if stat(candidate, &status) == 0, status.st_dev == target.st_dev, status.st_ino == target.st_ino {
+            if let status = system_stat(candidate), status.device == target.device, status.inode == target.inode {
                 return candidate
             }
         }
@@ -202,15 +212,15 @@ struct ScheduleCommand: Command {
     }
 
     static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        system_getenv(name).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static var homeDirectory: String? {
-        environment("HOME") ?? getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+        environment("HOME") ?? system_homeDirectoryOfEffectiveUser()
     }
 
     /// The user the /etc/cron.d line runs as: whoever generates it (root, normally).
     static var userName: String {
-        getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "root"
+        system_userNameOfEffectiveUser() ?? "root"
     }
 }

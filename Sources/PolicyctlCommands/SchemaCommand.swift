@@ -3,13 +3,13 @@
 import StoragePolicy
 
 struct SchemaCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "schema",
         abstract: "Print the JSON Schema of the policy language, for editors.",
         discussion: "The schema (JSON Schema draft-07) that yaml-language-server and other editors validate policies with; the same file make install puts in PREFIX/share/policyctl/policy.schema.json. Save it beside a policy (policyctl schema > policy.schema.json) and start the policy with '# yaml-language-server: $schema=policy.schema.json'. The loader stays the authority: policyctl validate checks what a schema cannot."
     )
 
-    init(_ arguments: ParsedArguments) {}
+    init(_ options: NoOptions) {}
 
     func run() throws -> ExitCode {
         Terminal.out(PolicySchema.fileContents, terminator: "")
@@ -46,7 +46,6 @@ enum SchemaLocation {
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
-        var s = stat()
-        return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFREG
+        system_stat(path)?.kind == .regular
     }
 }

@@ -27,26 +27,25 @@ struct ScriptCache {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw CommandFailure(code: .ioError, message: "cannot create the script cache \(prefix): \(Errno(rawValue: errno))")
+            if system_mkdir(prefix, 0o700) != 0 && system_errno != .fileExists {
+                throw CommandFailure(code: .ioError, message: "cannot create the script cache \(prefix): \(system_errno)")
             }
         }
-        let fd = system_open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = system_open(path, [.readOnly, .directory, .noFollow, .closeOnExec])
         guard fd >= 0 else {
-            throw CommandFailure(code: .ioError, message: "cannot open the script cache \(path): \(Errno(rawValue: errno))")
+            throw CommandFailure(code: .ioError, message: "cannot open the script cache \(path): \(system_errno)")
         }
-        do { try check(fd, path, what: "the script cache") } catch { close(fd); throw error }
+        do { try check(fd, path, what: "the script cache") } catch { system_close(fd); throw error }
         return ScriptCache(path: path, fd: fd)
     }
 
     /// Refuses what another user owns or can write: fstat on the descriptor, so what is checked is what is used.
     static func check(_ fd: Int32, _ path: String, what: String) throws(CommandFailure) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw CommandFailure(code: .ioError, message: "cannot check \(path): \(Errno(rawValue: errno))") }
-        let euid = geteuid()
+        guard let st = system_fstat(fd) else { throw CommandFailure(code: .ioError, message: "cannot check \(path): \(system_errno)") }
+        let euid = system_geteuid()
         var problem: String? = nil
-        if st.st_uid != euid { problem = "owned by uid \(st.st_uid), not \(euid)" }
-        else if st.st_mode & 0o022 != 0 { problem = "writable by \(st.st_mode & 0o002 != 0 ? "others" : "its group")" }
+        if st.owner != euid { problem = "owned by uid \(st.owner), not \(euid)" }
+        else if st.permissions & 0o022 != 0 { problem = "writable by \(st.permissions & 0o002 != 0 ? "others" : "its group")" }
         if let problem {
             throw CommandFailure(code: .ioError, message: "refusing \(what) \(path): it is \(problem), so another user could plant the program that runs as uid \(euid); remove it, or pass --cache-dir <dir> (a folder only you can write)")
         }
@@ -54,25 +53,24 @@ struct ScriptCache {
 
     /// The compiled program of `key`, opened and checked, ready for fexecve; nil when it was never built.
     func program(_ key: String) throws(CommandFailure) -> Int32? {
-        let folder = openat(fd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let folder = system_openat(fd, key, [.readOnly, .directory, .noFollow, .closeOnExec])
         if folder < 0 {
-            if errno == ENOENT { return nil }
-            throw CommandFailure(code: .ioError, message: "refusing \(path)/\(key): \(Errno(rawValue: errno)) (not a folder policyctl made); remove it")
+            if system_errno == .noSuchFile { return nil }
+            throw CommandFailure(code: .ioError, message: "refusing \(path)/\(key): \(system_errno) (not a folder policyctl made); remove it")
         }
-        defer { close(folder) }
+        defer { system_close(folder) }
         try ScriptCache.check(folder, "\(path)/\(key)", what: "the compiled policy folder")
-        let program = openat(folder, "policy", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let program = system_openat(folder, "policy", [.readOnly, .noFollow, .closeOnExec])
         guard program >= 0 else {
-            throw CommandFailure(code: .ioError, message: "refusing \(path)/\(key): no program in it (\(Errno(rawValue: errno))); remove it")
+            throw CommandFailure(code: .ioError, message: "refusing \(path)/\(key): no program in it (\(system_errno)); remove it")
         }
         do throws(CommandFailure) {
             try ScriptCache.check(program, "\(path)/\(key)/policy", what: "the compiled policy")
-            var st = stat()
-            if fstat(program, &st) != 0 || st.st_mode & S_IFMT != S_IFREG {
+            if system_fstat(program)?.kind != .regular {
                 throw CommandFailure(code: .ioError, message: "refusing \(path)/\(key)/policy: not a regular file; remove \(path)/\(key)")
             }
         } catch {
-            close(program)
+            system_close(program)
             throw error
         }
         return program
@@ -81,11 +79,9 @@ struct ScriptCache {
     /// Builds into a fresh private folder (`make` writes `policy` there) and renames it to `key`. A build
     /// that fails leaves nothing behind; another process finishing the same key first wins.
     func build(_ key: String, make: (String) throws(CommandFailure) -> Void) throws(CommandFailure) {
-        var template = Array("\(path)/.build-\(key.prefix(16))-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw CommandFailure(code: .ioError, message: "cannot create a build folder in \(path): \(Errno(rawValue: errno))")
+        guard let folder = system_mkdtemp("\(path)/.build-\(key.prefix(16))-XXXXXX") else {
+            throw CommandFailure(code: .ioError, message: "cannot create a build folder in \(path): \(system_errno)")
         }
-        let folder = String(cString: made)
         let name = String(folder.split(separator: "/").last!)
         do {
             try make(folder)
@@ -93,26 +89,26 @@ struct ScriptCache {
             _ = Subprocess.runRemove(folder)
             throw error
         }
-        if renameat(fd, name, fd, key) != 0 {
-            let e = errno
+        if system_renameat(fd, name, fd, key) != 0 {
+            let e = system_errno
             _ = Subprocess.runRemove(folder)
-            guard e == EEXIST || e == ENOTEMPTY else {
-                throw CommandFailure(code: .ioError, message: "cannot move the build into \(path)/\(key): \(Errno(rawValue: e))")
+            guard e == .fileExists || e == .directoryNotEmpty else {
+                throw CommandFailure(code: .ioError, message: "cannot move the build into \(path)/\(key): \(e)")
             }
         }
     }
 
     /// Writes a new file (O_EXCL, 0600) whole.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) {
-        let fd = system_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))") }
-        defer { close(fd) }
+        let fd = system_open(path, [.writeOnly, .create, .exclusive, .noFollow, .closeOnExec], 0o600)
+        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
+        defer { system_close(fd) }
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(code: .ioError, message: "cannot write \(path): \(Errno(rawValue: errno))")
+                if system_errno == .interrupted { continue }
+                throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)")
             }
             written += n
         }

@@ -7,6 +7,24 @@
 // the very file checked (fexecve). A build is made in a private temporary folder and renamed into place.
 import StoragePolicy
 
+/// The options of a command that may name a Swift policy (each has `--cache-dir`), as ScriptLauncher reads
+/// them before the command itself runs.
+protocol ScriptPolicyOptions {
+    /// `--policy`; nil when not given (or the command has no such option).
+    var policy: String? { get }
+    /// `--cache-dir`.
+    var cacheDir: String? { get }
+    /// Policy files named as arguments (validate's); a `.swift` one among them is compiled.
+    var policyFiles: [String] { get }
+    /// A saved plan named as an argument (apply's): this user's record of it may name a `.swift` policy.
+    var savedPlan: String? { get }
+}
+
+extension ScriptPolicyOptions {
+    var policyFiles: [String] { [] }
+    var savedPlan: String? { nil }
+}
+
 enum ScriptLauncher {
     /// `--cache-dir DIR`, on every command that takes a policy.
     static let cacheDirOption = OptionSpec.option(
@@ -23,18 +41,18 @@ enum ScriptLauncher {
         ScriptContext.current == nil ? nil : ScheduleCommand.environment(hostVariable)
     }
 
-    /// When `parsed` names a Swift policy and this is `policyctl` itself (not a compiled policy): compiles it
+    /// When `options` name a Swift policy and this is `policyctl` itself (not a compiled policy): compiles it
     /// if needed and runs it in this process's place with `argv`. Returns only with an exit code when that
     /// could not be done; nil when the command names no Swift policy.
-    static func intercept(_ command: any Command.Type, _ parsed: ParsedArguments, argv: [String]) -> Int32? {
-        guard ScriptContext.current == nil, let script = scriptPath(command.spec.name, parsed) else { return nil }
+    static func intercept(_ options: any ScriptPolicyOptions, argv: [String]) -> Int32? {
+        guard ScriptContext.current == nil, let script = scriptPath(options) else { return nil }
         // Each script is a program of its own: one per call.
-        if command.spec.name == "validate", parsed.positionals.filter(PolicySource.isScript).count > 1 {
+        if options.policyFiles.filter(PolicySource.isScript).count > 1 {
             Terminal.err("Error: validate one .swift policy per call (each is compiled into a program of its own); YAML policies may join it")
             return ExitCode.usage.rawValue
         }
         do {
-            try launch(script, cacheOption: parsed.value("cache-dir"), argv: argv)
+            try launch(script, cacheOption: options.cacheDir, argv: argv)
         } catch {
             if !error.message.isEmpty { Terminal.err("Error: \(error.message)") }
             return error.code.rawValue
@@ -43,23 +61,17 @@ enum ScriptLauncher {
 
     /// The Swift policy a command line names: `--policy X.swift`, validate's one argument, or the policy
     /// this user's record of a saved plan names (never the plan file's own word: it carries no authority).
-    static func scriptPath(_ command: String, _ parsed: ParsedArguments) -> String? {
-        if let policy = parsed.value("policy") { return PolicySource.isScript(policy) ? policy : nil }
-        switch command {
-        case "validate":
-            return parsed.positionals.first(where: PolicySource.isScript)
-        case "apply":
-            // A peek whose failure is ignored (apply itself reads the plan and reports any error).
-            guard let planFile = parsed.positionals.first,
-                  let record = FaultInjection.uncounted({ () -> PlanRecord? in
-                      // The record is keyed by the plan's bytes: no need to decode them here (apply does).
-                      guard let bytes = try? TrustedFile.read(planFile, limit: PlanFile.sizeLimit, what: "plan file") else { return nil }
-                      return try? PlanRecords.lookup(bytes)
-                  }) else { return nil }
-            return PolicySource.isScript(record.policyPath) ? record.policyPath : nil
-        default:
-            return nil
-        }
+    static func scriptPath(_ options: any ScriptPolicyOptions) -> String? {
+        if let policy = options.policy { return PolicySource.isScript(policy) ? policy : nil }
+        if let script = options.policyFiles.first(where: PolicySource.isScript) { return script }
+        // A peek whose failure is ignored (apply itself reads the plan and reports any error).
+        guard let planFile = options.savedPlan,
+              let record = FaultInjection.uncounted({ () -> PlanRecord? in
+                  // The record is keyed by the plan's bytes: no need to decode them here (apply does).
+                  guard let bytes = try? TrustedFile.read(planFile, limit: PlanFile.sizeLimit, what: "plan file") else { return nil }
+                  return try? PlanRecords.lookup(bytes)
+              }) else { return nil }
+        return PolicySource.isScript(record.policyPath) ? record.policyPath : nil
     }
 
     static func launch(_ script: String, cacheOption: String?, argv: [String]) throws(CommandFailure) -> Never {
@@ -71,7 +83,7 @@ enum ScriptLauncher {
         let key = SHA256.hex(Array(("policyctl script cache 1\0" + identity.sha256 + "\0" + StoragePolicyVersion.tool + "\0"
             + toolchain.version + "\0" + library.identity).utf8))
         let cache = try ScriptCache.open(cacheOption)
-        defer { close(cache.fd) }
+        defer { system_close(cache.fd) }
         var program = try cache.program(key)
         if program == nil {
             Terminal.err("policyctl: compiling \(script) (cached in \(cache.path)/\(key))")
@@ -89,11 +101,8 @@ enum ScriptLauncher {
         guard let fd = program else {
             throw CommandFailure(code: .ioError, message: "\(cache.path)/\(key)/policy: missing after the build")
         }
-        if let host = ScheduleCommand.executablePath() { setenv(hostVariable, host, 1) }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        fexecve(fd, &cArgs, environ)
-        let e = Errno(rawValue: errno)
-        cArgs.forEach { free($0) }
+        if let host = ScheduleCommand.executablePath() { system_setenv(hostVariable, host) }
+        let e = system_fexecve(fd, argv)
         throw CommandFailure(code: .ioError, message: "cannot run \(cache.path)/\(key)/policy: \(e)")
     }
 }
@@ -104,7 +113,7 @@ enum ScriptLauncher {
 enum ScriptFile {
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
         do {
-            return try TrustedFile.read(path, limit: PolicyLoader.maximumFileSize, what: "Swift policy (a program run as uid \(geteuid()))")
+            return try TrustedFile.read(path, limit: PolicyLoader.maximumFileSize, what: "Swift policy (a program run as uid \(system_geteuid()))")
         } catch {
             switch error {
             case .io(let e): throw CommandFailure(code: .ioError, message: "cannot read policy '\(path)': \(e.errno)")
@@ -128,7 +137,7 @@ enum ScriptEntryPoint {
             #sourceLocation(file: "<policyctl's entry point>", line: 1)
             // A Swift policy declares `let policy = try Policy(...)` or `func policy() throws -> Policy` (Docs/scripting.md).
             import PolicyctlCommands
-            exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
+            Policyctl.exit(Policyctl.main(CommandLine.arguments, scriptPolicy: policy, script: ScriptIdentity(sha256: "\(identity.sha256)")))
 
             """.utf8)
         return text

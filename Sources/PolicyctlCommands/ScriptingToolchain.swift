@@ -18,7 +18,7 @@ struct ScriptToolchain {
         } else {
             candidates = (ScheduleCommand.environment("PATH") ?? "").split(separator: ":").map { "\($0)/swiftc" }
         }
-        guard let swiftc = candidates.first(where: { $0.hasPrefix("/") && access($0, X_OK) == 0 }) else {
+        guard let swiftc = candidates.first(where: { $0.hasPrefix("/") && system_isExecutable($0) }) else {
             let looked = ScheduleCommand.environment("POLICYCTL_SWIFTC").map { "POLICYCTL_SWIFTC=\($0) is not an executable" } ?? "no swiftc on PATH"
             throw CommandFailure(code: .unavailable, message: "cannot compile \(script): \(looked); \(install)")
         }
@@ -54,11 +54,11 @@ struct ScriptLibrary {
 
     /// The `Swift version ...)` string in the first 64 KiB of a module file (its control block).
     static func compilerVersion(ofModule path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = system_open(path, [.readOnly, .closeOnExec])
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        defer { system_close(fd) }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let n = buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { return nil }
         let needle = Array("Swift version ".utf8)
         var i = 0
@@ -88,9 +88,9 @@ struct ScriptLibrary {
                 flags += ["-I", cModule]
             }
             let parts = [library, modules + "/StoragePolicy.swiftmodule", modules + "/PolicyctlCommands.swiftmodule"].map { path in
-                var st = stat()
-                _ = stat(path, &st)
-                return "\(path):\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+                // A path that cannot be stat'ed counts as all zeros (it then fails to load, named by swiftc).
+                let st = system_stat(path)
+                return "\(path):\(st?.device ?? 0):\(st?.inode ?? 0):\(st?.size ?? 0):\(st?.modified.seconds ?? 0).\(st?.modified.nanoseconds ?? 0)"
             }
             return ScriptLibrary(directory: directory, flags: flags, identity: parts.joined(separator: "\0"),
                                  builtBy: compilerVersion(ofModule: modules + "/PolicyctlCommands.swiftmodule"))
@@ -98,7 +98,7 @@ struct ScriptLibrary {
         throw CommandFailure(code: .unavailable, message: "cannot compile \(script): policyctl's library for Swift policies (lib\(name).so and its Modules/) is not beside \(exe) nor in \(bin)/../lib/policyctl; build it with `swift build --product \(name)` or reinstall (make install, or the .deb)")
     }
 
-    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    private static func exists(_ path: String) -> Bool { system_exists(path) }
 }
 
 /// swiftc as a child process: with stderr inherited (its diagnostics go straight to the user; its stdout
@@ -107,43 +107,34 @@ enum ScriptProcess {
     static func run(_ argv: [String]) -> Int32 { spawn(argv, capture: nil) }
 
     static func capture(_ argv: [String]) -> (Int32, String) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return (127, "") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard let fds = system_pipe() else { return (127, "") }
         var output: [UInt8] = []
-        let status = spawn(argv, capture: (fds[1], {
-            close(fds[1])
+        let status = spawn(argv, capture: (fds.write, {
+            system_close(fds.write)
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
+                let n = buffer.withUnsafeMutableBytes { system_read(fds.read, $0.baseAddress, $0.count) }
+                if n < 0 && system_errno == .interrupted { continue }
                 if n <= 0 { break }
                 output += buffer[0..<n]
             }
-            close(fds[0])
+            system_close(fds.read)
         }))
         return (status, String(decoding: output, as: UTF8.self))
     }
 
     private static func spawn(_ argv: [String], capture: (fd: Int32, drain: () -> Void)?) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let capture {
-            posix_spawn_file_actions_adddup2(&actions, capture.fd, 1)
-            posix_spawn_file_actions_adddup2(&actions, capture.fd, 2)
-        } else {
-            // Whatever swiftc says goes to stderr: stdout stays the command's (`--format json`).
-            posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        // Captured, both go into the pipe; else whatever swiftc says goes to stderr: stdout stays the
+        // command's (`--format json`).
+        let redirecting: [(from: Int32, to: Int32)] = if let capture { [(capture.fd, 1), (capture.fd, 2)] } else { [(2, 1)] }
+        let spawned = system_spawn(argv, environment: nil, redirecting: redirecting)
         capture?.drain()
-        guard spawned == 0 else { return 127 }
+        guard let pid = spawned else { return 127 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while true {
+            if let s = system_waitpid(pid) { status = s; break }
+            if system_errno != .interrupted { break }
+        }
         if status & 0x7F == 0 { return (status >> 8) & 0xFF }
         return 128 + (status & 0x7F)
     }

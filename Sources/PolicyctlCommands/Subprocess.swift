@@ -4,10 +4,7 @@
 enum Subprocess {
     /// The running binary's path (so an installed copy runs itself, not one on PATH).
     static var selfPath: String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        return Policyctl.invokedAs
+        system_readlink("/proc/self/exe") ?? Policyctl.invokedAs
     }
 
     /// Removes a folder this process created (the demo's temporary folder) with `rm -rf`.
@@ -26,13 +23,12 @@ enum Subprocess {
             if !extra.keys.contains(where: { s.hasPrefix($0 + "=") }) { env.append(s) }
             i += 1
         }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        var cEnv = env.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], nil, nil, &cArgs, &cEnv) == 0 else { return 127 }
+        guard let pid = system_spawn(argv, environment: env) else { return 127 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while true {
+            if let s = system_waitpid(pid) { status = s; break }
+            if system_errno != .interrupted { break }
+        }
         if status & 0x7F == 0 { return (status >> 8) & 0xFF }
         return 128 + (status & 0x7F)
     }

@@ -2,21 +2,21 @@
 // and a progress line on stderr that is drawn only on a TTY.
 
 enum Terminal {
-    static let stdoutIsTTY = isatty(1) == 1
-    static let stderrIsTTY = isatty(2) == 1
-    static let stdinIsTTY = isatty(0) == 1
+    static let stdoutIsTTY = system_isatty(1)
+    static let stderrIsTTY = system_isatty(2)
+    static let stdinIsTTY = system_isatty(0)
 
     /// Colour only on a TTY, never with NO_COLOR set (any value), never with TERM=dumb.
     static let useColor: Bool = {
-        if getenv("NO_COLOR") != nil { return false }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        if system_getenv("NO_COLOR") != nil { return false }
+        if system_getenv("TERM") == "dumb" { return false }
         return stdoutIsTTY
     }()
 
     /// The same rule for stderr, where diagnostics and progress go.
     static let useColorOnStderr: Bool = {
-        if getenv("NO_COLOR") != nil { return false }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        if system_getenv("NO_COLOR") != nil { return false }
+        if system_getenv("TERM") == "dumb" { return false }
         return stderrIsTTY
     }()
 
@@ -37,7 +37,7 @@ enum Terminal {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 { if errno == EINTR { continue } else { return } }
+            if n < 0 { if system_errno == .interrupted { continue } else { return } }
             offset += n
         }
     }
@@ -81,11 +81,7 @@ final class ProgressLine: @unchecked Sendable {
         drawn = false
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { system_monotonicSeconds() }
 }
 
 extension String {

@@ -3,7 +3,7 @@
 import StoragePolicy
 
 struct TrashCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "trash",
         abstract: "Move items into the trash folder, recording when; or put them back.",
         discussion: """
@@ -24,25 +24,42 @@ struct TrashCommand: Command {
             "--root <dir> [--policy <file> | --trash-dir <dir>] [--layout <layout>] <path> ...",
             "--root <dir> [--policy <file> | --trash-dir <dir>] --restore <name> ...",
             "--root <dir> [--policy <file> | --trash-dir <dir>] --list",
-        ],
-        arguments: [
-            ArgumentSpec(name: "path", help: "Items to trash (or, with --restore, names in the trash).", isOptional: true, isRepeating: true),
-        ],
-        options: [
-            .option("root", short: "r", value: "dir", help: "(required) The root the items are under.", completion: .directory),
-            .option("policy", short: "p", value: "file", help: "Use this policy's trash folder and layout.", completion: .file),
-            ScriptLauncher.cacheDirOption,
-            .option("trash-dir", value: "dir", help: "The trash folder, relative to the root.", completion: .directory),
-            .option("layout", value: "layout", help: "Layout of a trash folder that does not exist yet.", default: "auto",
-                    values: ["auto", "freedesktop", "app"]),
-            .flag("restore", help: "Put the named items back where they were trashed from, never replacing anything."),
-            .flag("list", help: "List what the trash holds: name, when, original path."),
-            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
-            RootSession.stateDirOption,
-            .option("log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
         ]
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var items: [String] = []
+        var root: String?
+        var policy: String?
+        var cacheDir: String?
+        var trashDir: String?
+        var layout = "auto"
+        var restore = false
+        var list = false
+        var noWait = false
+        var stateDir: String?
+        var logFormat: String?
+        var forceRoot = false
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.items, "path", help: "Items to trash (or, with --restore, names in the trash).", optional: true),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The root the items are under.", completion: .directory),
+            .option(\.policy, "policy", short: "p", value: "file", help: "Use this policy's trash folder and layout.", completion: .file),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+            .option(\.trashDir, "trash-dir", value: "dir", help: "The trash folder, relative to the root.", completion: .directory),
+            .option(\.layout, "layout", value: "layout", help: "Layout of a trash folder that does not exist yet.", default: "auto",
+                    values: ["auto", "freedesktop", "app"]),
+            .flag(\.restore, "restore", help: "Put the named items back where they were trashed from, never replacing anything."),
+            .flag(\.list, "list", help: "List what the trash holds: name, when, original path."),
+            .flag(\.noWait, "no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            .shared(\.stateDir, RootSession.stateDirOption),
+            .option(\.logFormat, "log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ] }
+    }
 
     let root: String
     let policyPath: String?
@@ -55,19 +72,19 @@ struct TrashCommand: Command {
     let items: [String]
     let log: ApplyLog
 
-    init(_ arguments: ParsedArguments) throws {
-        let root = try arguments.required("root", "dir", command: "policyctl trash")
-        try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl trash")
+    init(_ options: Options) throws {
+        let root = try options.required(\.root, command: "policyctl trash")
+        try RootSafety.check(root, force: options.forceRoot, command: "policyctl trash")
         self.root = root
-        policyPath = arguments.value("policy")
-        trashDir = arguments.value("trash-dir")
-        layout = TrashRetention.Layout(rawValue: arguments.value("layout") ?? "auto") ?? .automatic
-        restore = arguments.flag("restore")
-        list = arguments.flag("list")
-        noWait = arguments.flag("no-wait")
-        stateDir = arguments.value("state-dir")
-        items = arguments.positionals
-        let format = arguments.value("log-format")
+        policyPath = options.policy
+        trashDir = options.trashDir
+        layout = TrashRetention.Layout(rawValue: options.layout) ?? .automatic
+        restore = options.restore
+        list = options.list
+        noWait = options.noWait
+        stateDir = options.stateDir
+        items = options.items
+        let format = options.logFormat
         log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
         if policyPath != nil && trashDir != nil {
             throw UsageError(message: "Give either --policy or --trash-dir, not both", command: "policyctl trash")

@@ -4,7 +4,7 @@
 import StoragePolicy
 
 struct UndoCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "undo",
         abstract: "Reverse a committed transaction, as a new journaled one.",
         discussion: """
@@ -18,19 +18,31 @@ struct UndoCommand: Command {
             be undone (deletes, changed targets; each named), 3 refused or rolled back (nothing changed), \
             64 usage (including no --yes without a terminal), 74 I/O error.
             """,
-        usage: ["--root <dir> [--dry-run] [--yes] <transaction>"],
-        arguments: [
-            ArgumentSpec(name: "transaction", help: "The transaction id, as 'policyctl journal' shows it.", completion: .none),
-        ],
-        options: [
-            .option("root", short: "r", value: "dir", help: "(required) The root the transaction changed.", completion: .directory),
-            .flag("dry-run", short: "n", help: "Print what undo would do and change nothing."),
-            .flag("yes", short: "y", help: "Undo without asking. Required without a TTY."),
-            .flag("no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
-            RootSession.stateDirOption,
-            .flag("force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
-        ]
+        usage: ["--root <dir> [--dry-run] [--yes] <transaction>"]
     )
+
+    struct Options: ParsableOptions {
+        var transaction = ""
+        var root: String?
+        var dryRun = false
+        var yes = false
+        var noWait = false
+        var stateDir: String?
+        var forceRoot = false
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.transaction, "transaction", help: "The transaction id, as 'policyctl journal' shows it.", completion: .none),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .option(\.root, "root", short: "r", value: "dir", help: "(required) The root the transaction changed.", completion: .directory),
+            .flag(\.dryRun, "dry-run", short: "n", help: "Print what undo would do and change nothing."),
+            .flag(\.yes, "yes", short: "y", help: "Undo without asking. Required without a TTY."),
+            .flag(\.noWait, "no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
+            .shared(\.stateDir, RootSession.stateDirOption),
+            .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+        ] }
+    }
 
     let root: String
     let transaction: String
@@ -39,15 +51,15 @@ struct UndoCommand: Command {
     let noWait: Bool
     let stateDir: String?
 
-    init(_ arguments: ParsedArguments) throws {
-        let root = try arguments.required("root", "dir", command: "policyctl undo")
-        try RootSafety.check(root, force: arguments.flag("force-root"), command: "policyctl undo")
+    init(_ options: Options) throws {
+        let root = try options.required(\.root, command: "policyctl undo")
+        try RootSafety.check(root, force: options.forceRoot, command: "policyctl undo")
         self.root = root
-        transaction = arguments.positionals[0]
-        dryRun = arguments.flag("dry-run")
-        yes = arguments.flag("yes")
-        noWait = arguments.flag("no-wait")
-        stateDir = arguments.value("state-dir")
+        transaction = options.transaction
+        dryRun = options.dryRun
+        yes = options.yes
+        noWait = options.noWait
+        stateDir = options.stateDir
     }
 
     func run() throws -> ExitCode {

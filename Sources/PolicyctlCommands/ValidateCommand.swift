@@ -3,19 +3,36 @@
 import StoragePolicy
 
 struct ValidateCommand: Command {
-    static let spec = CommandSpec(
+    static let summary = CommandSummary(
         name: "validate",
         abstract: "Check policies for errors, printing each at file:line:col.",
-        discussion: "Every policy is read in full and all problems are reported, not just the first. Warnings (rules that overlap, settings that do nothing) do not fail validation unless --strict is given.",
-        arguments: [ArgumentSpec(name: "policy", help: "Policy files to check.", isRepeating: true)],
-        options: [
-            .flag("strict", help: "Treat warnings as errors."),
-            .flag("quiet", short: "q", help: "Print only problems, not the 'valid' lines."),
-            .flag("effective", help: "Print each valid policy as YAML after extends is merged, each rule commented with the file it came from."),
-            .option("format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
-            ScriptLauncher.cacheDirOption,
-        ]
+        discussion: "Every policy is read in full and all problems are reported, not just the first. Warnings (rules that overlap, settings that do nothing) do not fail validation unless --strict is given."
     )
+
+    struct Options: ParsableOptions, ScriptPolicyOptions {
+        var files: [String] = []
+        var strict = false
+        var quiet = false
+        var effective = false
+        var format = "text"
+        var cacheDir: String?
+
+        /// validate has no --policy: its policies are its arguments.
+        var policy: String? { nil }
+        var policyFiles: [String] { files }
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.files, "policy", help: "Policy files to check."),
+        ] }
+
+        static var options: [OptionField<Self>] { [
+            .flag(\.strict, "strict", help: "Treat warnings as errors."),
+            .flag(\.quiet, "quiet", short: "q", help: "Print only problems, not the 'valid' lines."),
+            .flag(\.effective, "effective", help: "Print each valid policy as YAML after extends is merged, each rule commented with the file it came from."),
+            .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
+            .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
+        ] }
+    }
 
     var files: [String]
     var strict: Bool
@@ -23,12 +40,12 @@ struct ValidateCommand: Command {
     var json: Bool
     var effective: Bool
 
-    init(_ arguments: ParsedArguments) {
-        effective = arguments.flag("effective")
-        files = arguments.positionals
-        strict = arguments.flag("strict")
-        quiet = arguments.flag("quiet")
-        json = arguments.value("format") == "json"
+    init(_ options: Options) {
+        effective = options.effective
+        files = options.files
+        strict = options.strict
+        quiet = options.quiet
+        json = options.format == "json"
     }
 
     func run() -> ExitCode {

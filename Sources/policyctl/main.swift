@@ -2,4 +2,4 @@
 // Policyctl.main() takes the arguments main received (saved by CPosix before main), which work without /proc.
 import PolicyctlCommands
 
-exit(Policyctl.main())
+Policyctl.exit(Policyctl.main())

@@ -1,5 +1,7 @@
 // Holds the platform layering of issue 13: only Sources/StoragePolicy/Platform/ (and the command layer's one
-// Platform.swift) names Glibc or Darwin; C modules stay behind `internal import`. Reads the source tree, never writes.
+// Platform.swift) names Glibc or Darwin; C modules stay behind `internal import`; nothing re-exports libc
+// (issue 26), so a command file or a client of PolicyctlCommands cannot reach it unseen. Reads the source tree,
+// never writes.
 import Foundation
 import Testing
 
@@ -55,6 +57,32 @@ import Testing
     @Test("no file outside the platform layer imports Glibc or Darwin")
     func noLibcImports() {
         #expect(PlatformLayeringTests.violations(#"^\s*(@_exported\s+|@_implementationOnly\s+)?((public|package|internal|fileprivate|private)\s+)?import\s+(Glibc|Darwin|Musl)\b"#) == [])
+    }
+
+    /// `path:line: text` for each line anywhere under Sources/ (the layer included) that matches.
+    static func everywhere(_ pattern: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return sources().flatMap { file in
+            file.lines.enumerated().compactMap { (i, line) -> String? in
+                let s = String(line)
+                return regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil ? "\(file.path):\(i + 1): \(s)" : nil
+            }
+        }
+    }
+
+    static let exportedLibc = #"^\s*@_exported\s+((public|package|internal)\s+)?import\s+(Glibc|Darwin|Musl)\b"#
+
+    @Test("no file re-exports the C library (@_exported import Glibc/Darwin/Musl), the platform layer included")
+    func noReexportedLibc() {
+        // The pattern matches what it forbids, so the check can fail.
+        let regex = try! NSRegularExpression(pattern: PlatformLayeringTests.exportedLibc)
+        for sample in ["@_exported import Glibc", "  @_exported import Darwin", "@_exported public import Musl"] {
+            #expect(regex.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)) != nil)
+        }
+        #expect(PlatformLayeringTests.everywhere(PlatformLayeringTests.exportedLibc) == [])
+        // The command layer's one platform file imports libc plainly, for itself alone.
+        let commandPlatform = PlatformLayeringTests.sources().first { $0.path == "Sources/PolicyctlCommands/Platform.swift" }
+        #expect(commandPlatform?.lines.contains("import Glibc") == true)
     }
 
     @Test("the library imports its C modules internal only, so a client needs no C module map")
