@@ -30,8 +30,13 @@ let package = Package(
             dependencies: ["CYAML", "CPosix"],
             path: "Sources/StoragePolicy",
             // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.
-            swiftSettings: [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))]
+            swiftSettings: [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))],
+            plugins: ["EmbedPolicies"]
         ),
+        // The reference policies in Policies/*.yaml are compiled into StoragePolicy (BundledPolicies) at build
+        // time, so the YAML there is the only copy: the plugin runs the tool, which writes them as Swift literals.
+        .plugin(name: "EmbedPolicies", capability: .buildTool(), dependencies: ["EmbedPoliciesTool"], path: "Plugins/EmbedPolicies"),
+        .executableTarget(name: "EmbedPoliciesTool", path: "Plugins/EmbedPoliciesTool"),
         .target(
             name: "PolicyctlCommands",
             dependencies: ["StoragePolicy"],

@@ -23,11 +23,14 @@ case $target in
 esac
 mkdir -p "$out" Fuzz/crashes "$corpus"
 clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CPosix/include Sources/CPosix/CPosix.c -o "$out/CPosix.o"
+# The bundled policies, as the EmbedPolicies build plugin writes them for `swift build`.
+swiftc -O Plugins/EmbedPoliciesTool/main.swift -o "$out/embed-policies"
+"$out/embed-policies" "$out/BundledPolicyTexts.swift" Policies/*.yaml
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -module-name "$module" -swift-version 6 \
   -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap \
   -Xcc -fmodule-map-file=Fuzz/CPosix.modulemap \
-  $(find Sources/StoragePolicy -name '*.swift') "$entry" \
+  $(find Sources/StoragePolicy -name '*.swift') "$out/BundledPolicyTexts.swift" "$entry" \
   "$out/CPosix.o" -lyaml -o "$out/$target-fuzz"
 case $target in
   trash)

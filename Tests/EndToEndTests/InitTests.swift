@@ -6,7 +6,7 @@ import Testing
     static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
     static let templates = ["ci-layout-audit", "download-manager", "ios-app-sandbox", "ios-photo-app", "linux-user-cache"]
 
-    @Test("every embedded template is the file in Policies/ byte for byte but its modeline (run scripts/embed-policies.py)", arguments: templates)
+    @Test("every embedded template is the file in Policies/ byte for byte but its modeline (embedded at build time by Plugins/EmbedPolicies)", arguments: templates)
     func embeddedMatchesSource(name: String) throws {
         let r = try PolicyctlBinary.run(["init", "--template", name, "--output", "-"])
         #expect(r.status == 0)

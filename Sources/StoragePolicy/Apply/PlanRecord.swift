@@ -13,6 +13,15 @@ package struct PlanRecord: Codable, Sendable, Equatable {
     package var root: String
 
     package init(policyPath: String, root: String) { self.policyPath = policyPath; self.root = root }
+
+    /// The record as it is saved: compact, `/` escaped, as JSONEncoder's default output wrote it; the keys always
+    /// in sorted (declaration) order, where JSONEncoder put them in either order. Read back with JSONDecoder.
+    package var json: [UInt8] {
+        var w = JSONWriter()
+        w.string("policyPath", policyPath, escaping: .encoderEscapingSlashes)
+        w.string("root", root, escaping: .encoderEscapingSlashes)
+        return w.finished
+    }
 }
 
 /// The folder of plan records: `$XDG_STATE_HOME/policyctl/plans`, else `/var/lib/policyctl/plans` for root
@@ -35,11 +44,11 @@ package enum PlanRecords {
     package static func note(_ planBytes: [UInt8], _ record: PlanRecord) throws(TrustedFile.ReadError) {
         guard let folder, let name = name(planBytes) else { return }
         let directory = try TrustedFile.openDirectory(folder, create: true, what: "folder of plan records")
-        guard let data = try? JSONEncoder().encode(record) else { return }
+        let data = record.json
         let temporary = FileName(unchecked: Array(".\(name).\(system_getpid()).tmp".utf8))
         do {
             let file = try directory.openFile(temporary, options: [.writeOnly, .create, .truncate], permissions: 0o600)
-            try file.write(Array(data))
+            try file.write(data)
             try file.sync()
             try directory.rename(temporary, to: name, noReplace: false)
             try directory.sync()

@@ -130,7 +130,8 @@ package enum TrustedFile {
     /// last one too). The caller judges a file on its own descriptor.
     private static func resolve(_ path: String, what: String, rule: TrustRule, final: Final) throws(ReadError) -> Int32 {
         let display = RelativePath(unchecked: Array(path.utf8))
-        var pending = components(of: absolute(path))
+        // Lexically absolute (`.` and empty parts would be skipped below anyway); `..` is resolved on descriptors.
+        var pending = components(of: PathNormalization.absolute(path))
         var hops = 0
         // The folders from `/` down to the current one, each already checked: `..` pops one.
         var stack: [(fd: Int32, path: String)] = []
@@ -215,15 +216,6 @@ package enum TrustedFile {
             return last.fd
         }
         throw fail(.isDirectory)
-    }
-
-    /// `path` against the working directory (lexically; `..` is resolved on descriptors later).
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(_PATH_MAX) + 1)
-        guard system_getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
     }
 
     static func components(of path: String) -> [String] {

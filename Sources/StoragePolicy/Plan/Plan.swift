@@ -129,11 +129,11 @@ public struct Plan: Sendable, Hashable, Codable {
         }
     }
 
-    /// The plan as stable, pretty JSON (keys sorted).
+    /// The plan as stable, pretty JSON (keys sorted): the bytes JSONEncoder gives the Codable form
+    /// (`.prettyPrinted, .sortedKeys, .withoutEscapingSlashes`), written by PlanJSONWriter in that layout
+    /// (Tests/StoragePolicyTests/Base/JSONWriterTests.swift holds the two equal).
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        Data(PlanJSONWriter.data(self, layout: .encoder))
     }
 
     /// Reads a plan written by `jsonData()` or `PlanJSONWriter`.

@@ -59,12 +59,13 @@ public struct Baseline: Sendable, Hashable {
 
     /// The baseline file: pretty, sorted-key JSON with no timestamp, so writing it twice gives the same bytes.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(File(version: Baseline.formatVersion, tool: "policyctl", policy: policy, findings: entries))
-        data.append(0x0A)
-        return data
+        var bytes = try PrettyJSON.encode(file)
+        bytes.append(0x0A)
+        return Data(bytes)
     }
+
+    /// What `jsonData` writes, as a value (a test holds PrettyJSON's bytes to JSONEncoder's for it).
+    var file: some Encodable { File(version: Baseline.formatVersion, tool: "policyctl", policy: policy, findings: entries) }
 
     /// Reads a baseline file; throws with a message naming what is wrong.
     public init(json: Data) throws(BaselineError) {

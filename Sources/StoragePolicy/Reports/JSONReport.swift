@@ -1,6 +1,5 @@
 // The audit as stable JSON for other tools (the format is documented in Docs/ci.md): sorted keys, findings in
 // report order, a path that is not UTF-8 also given exactly as `pathBase64`. Fields are only ever added.
-import Foundation
 
 package struct JSONReport: Sendable {
     /// The `version` field: bumped only if a field changes meaning or goes away.
@@ -9,11 +8,11 @@ package struct JSONReport: Sendable {
     package init() {}
 
     package func render(_ report: AuditReport) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(Document(report))
-        return String(decoding: data, as: UTF8.self) + "\n"
+        String(decoding: try PrettyJSON.encode(document(report)), as: UTF8.self) + "\n"
     }
+
+    /// What `render` writes, as a value (a test holds PrettyJSON's bytes to JSONEncoder's for it).
+    func document(_ report: AuditReport) -> some Encodable { Document(report) }
 
     private struct Document: Encodable {
         var version = JSONReport.formatVersion

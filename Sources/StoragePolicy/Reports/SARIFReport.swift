@@ -1,6 +1,5 @@
 // The audit as SARIF 2.1.0 for GitHub code scanning and other SARIF viewers: one run, a rule entry per policy
 // rule, a result per finding located at its root-relative path. Never emits an absolute path as a plain uri.
-import Foundation
 
 package struct SARIFReport: Sendable {
     package static let schema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -16,11 +15,11 @@ package struct SARIFReport: Sendable {
     package init(workingDirectory: String? = nil) { self.workingDirectory = workingDirectory }
 
     package func render(_ report: AuditReport) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(Log(runs: [run(report)]))
-        return String(decoding: data, as: UTF8.self) + "\n"
+        String(decoding: try PrettyJSON.encode(document(report)), as: UTF8.self) + "\n"
     }
+
+    /// What `render` writes, as a value (a test holds PrettyJSON's bytes to JSONEncoder's for it).
+    func document(_ report: AuditReport) -> some Encodable { Log(runs: [run(report)]) }
 
     /// A root-relative path as a relative URI reference (RFC 3986): every byte other than an unreserved
     /// character or `/` is percent-encoded, so spaces, `#`, `%`, `:` and bytes that are not UTF-8 survive.

@@ -14,15 +14,8 @@ public struct TrashRetention: Sendable, Hashable {
         self.retain = retain; self.layout = layout; self.maxSize = maxSize
     }
 
-    /// The layout of a trash folder.
-    public enum Layout: String, Sendable, Hashable, CaseIterable {
-        /// FreeDesktop when the folder has `files/` and `info/`, else app.
-        case automatic = "auto"
-        /// `files/NAME` with `info/NAME.trashinfo` (the XDG trash specification).
-        case freedesktop
-        /// Items directly in the folder, stamped by `policyctl trash` with an xattr.
-        case app
-    }
+    /// The layout of a trash folder (declared with TrashFolder, in FileSystem/TrashFolder.swift).
+    public typealias Layout = TrashFolder.Layout
 }
 
 /// The trash kind's language side.

@@ -3,7 +3,6 @@
 // initial PID namespace's (the kernel lists there the locks of every namespace, to any reader) and was read whole;
 // the caller adds that the entry lies on a local filesystem (a network filesystem's other clients are not listed).
 // Anything not trusted, or an inode the table lists, is probed as before: the table only ever skips a probe.
-internal import CPosix
 
 /// The inodes some process holds a FLOCK on, as /proc/locks listed them when the table was read.
 package struct FlockTable: Sendable {
@@ -61,16 +60,5 @@ package struct FlockTable: Sendable {
         var s = CInterop.Stat()
         guard "\(proc)/self/ns/pid".withCString({ system_stat($0, &s) }) == 0 else { return false }
         return UInt64(s.st_ino) == 0xEFFF_FFFC
-    }
-}
-
-extension DirectoryHandle {
-    /// True when this directory is on a filesystem whose flocks all live in this kernel (so /proc/locks lists
-    /// them): ext2/3/4, XFS, btrfs, tmpfs, f2fs. Network and FUSE filesystems, overlayfs and anything unknown: false.
-    package var flocksAreLocal: Bool {
-        switch UInt64(bitPattern: cposix_fs_type(descriptor)) {
-        case 0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010: true
-        default: false
-        }
     }
 }

@@ -1,15 +1,15 @@
 // Wall-clock time for journal records and trash stamps: nanoseconds since the epoch, RFC 3339 in UTC,
 // and the local-time form FreeDesktop's DeletionDate uses. Never used to measure durations (monotonic is).
 
-enum WallClock {
-    static func nowNs() -> Int64 {
+package enum WallClock {
+    package static func nowNs() -> Int64 {
         var ts = CInterop.TimeSpec()
         _ = system_clock_gettime(_CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
     /// `2026-11-29T13:22:43Z`
-    static func rfc3339(ns: Int64) -> String {
+    package static func rfc3339(ns: Int64) -> String {
         var t = CInterop.Time(ns / 1_000_000_000)
         var parts = CInterop.BrokenDownTime()
         system_gmtime_r(&t, &parts)
@@ -17,7 +17,7 @@ enum WallClock {
     }
 
     /// `2026-11-29T14:22:43` in local time, as the XDG trash specification's DeletionDate.
-    static func localTimestamp(seconds: Int64) -> String {
+    package static func localTimestamp(seconds: Int64) -> String {
         var t = CInterop.Time(seconds)
         var parts = CInterop.BrokenDownTime()
         system_localtime_r(&t, &parts)
@@ -25,7 +25,7 @@ enum WallClock {
     }
 
     /// A compact UTC stamp for transaction ids: `20261129T132243Z`.
-    static func compactUTC(ns: Int64) -> String {
+    package static func compactUTC(ns: Int64) -> String {
         var t = CInterop.Time(ns / 1_000_000_000)
         var p = CInterop.BrokenDownTime()
         system_gmtime_r(&t, &p)
@@ -34,7 +34,7 @@ enum WallClock {
     }
 
     /// Parses `YYYY-MM-DDThh:mm:ss[.fff]Z` (UTC) into nanoseconds; nil for anything else.
-    static func parseRFC3339(_ text: String) -> Int64? {
+    package static func parseRFC3339(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         guard b.count >= 20, b.last == 0x5A else { return nil }
         func number(_ r: Range<Int>) -> Int? {

@@ -3,7 +3,7 @@
 // torn and overwritten lines; it is no defence against a forger, and need not be (the journal's owner and mode
 // are checked before a record is read: Docs/safety.md).
 
-enum CRC32 {
+package enum CRC32 {
     /// Eight tables of 256 entries, one after the other: entry `k * 256 + b` is the CRC of byte `b` followed by
     /// `k` zero bytes. One flat buffer, so the inner loop indexes a single array.
     private static let flat: [UInt32] = {
@@ -22,7 +22,7 @@ enum CRC32 {
         return t
     }()
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         flat.withUnsafeBufferPointer { t in
             var i = 0
@@ -44,13 +44,13 @@ enum CRC32 {
         return ~crc
     }
 
-    static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
         if let crc = bytes.withContiguousStorageIfAvailable({ checksum(UnsafeRawBufferPointer($0)) }) { return crc }
         return Array(bytes).withUnsafeBytes { checksum($0) }
     }
 
     /// The checksum as 8 lowercase hex digits, as `printf '%08x'` prints it.
-    static func appendHex(_ crc: UInt32, to out: inout [UInt8]) {
+    package static func appendHex(_ crc: UInt32, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(byteCount: 8, alignment: 1) { digits in
             writeHex(crc, to: digits)
             out.append(contentsOf: digits)
@@ -58,7 +58,7 @@ enum CRC32 {
     }
 
     /// The 8 hex digits written in place (`out` holds exactly 8 bytes).
-    static func writeHex(_ crc: UInt32, to out: UnsafeMutableRawBufferPointer) {
+    package static func writeHex(_ crc: UInt32, to out: UnsafeMutableRawBufferPointer) {
         let digits: StaticString = "0123456789abcdef"
         for i in 0..<8 { out[i] = digits.utf8Start[Int((crc >> UInt32(28 - 4 * i)) & 0xF)] }
     }

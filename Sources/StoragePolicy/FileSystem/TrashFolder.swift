@@ -6,11 +6,22 @@ public struct TrashFolder: Sendable, Hashable {
     /// The folder, relative to the root.
     public var path: RelativePath
     /// `.freedesktop` or `.app` (never `.automatic` once resolved).
-    public var layout: TrashRetention.Layout
+    public var layout: Layout
 
-    public init(path: RelativePath, layout: TrashRetention.Layout) {
+    public init(path: RelativePath, layout: Layout) {
         self.path = path
         self.layout = layout
+    }
+
+    /// The layout of a trash folder; a policy names it `TrashRetention.Layout`. Declared here, below the policy
+    /// model, because the folder's conventions depend on it and both Evaluation and Apply use those.
+    public enum Layout: String, Sendable, Hashable, CaseIterable {
+        /// FreeDesktop when the folder has `files/` and `info/`, else app.
+        case automatic = "auto"
+        /// `files/NAME` with `info/NAME.trashinfo` (the XDG trash specification).
+        case freedesktop
+        /// Items directly in the folder, stamped by `policyctl trash` with an xattr.
+        case app
     }
 
     static let filesName = FileName(unchecked: Array("files".utf8))
@@ -23,7 +34,7 @@ public struct TrashFolder: Sendable, Hashable {
 
     /// The layout of an existing folder given which of `files/` and `info/` are directories: FreeDesktop
     /// when either is (a half-made FreeDesktop trash is still one: its `files/` is never an item).
-    static func detectedLayout(filesIsDirectory: Bool, infoIsDirectory: Bool) -> TrashRetention.Layout {
+    static func detectedLayout(filesIsDirectory: Bool, infoIsDirectory: Bool) -> Layout {
         filesIsDirectory || infoIsDirectory ? .freedesktop : .app
     }
 

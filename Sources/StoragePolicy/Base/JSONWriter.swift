@@ -1,0 +1,320 @@
+// The engine's one JSON writer: a byte buffer written through a pointer (an Array append costs a uniqueness and
+// capacity check per call), noncopyable so it owns its bytes. Two ways to use it:
+// - a compact object, one line, keys in the order written: `JSONWriter()` and the keyed methods (journal records);
+// - pieces (`literal`, `indent`, `integer`, `string`) that a structured writer puts together, as PlanJSONWriter
+//   writes pretty JSON in the layout JSONEncoder's `.prettyPrinted` gives.
+// Strings are escaped the way each output has always been escaped (`Escaping`), so no output changes bytes.
+// Never emits invalid JSON. Standard library only: no Foundation on the paths that write plans and journals.
+
+package struct JSONWriter: ~Copyable {
+    /// How a string's bytes are escaped. Every style escapes `"`, `\` and control characters; they differ
+    /// only where the outputs that use them always have.
+    package enum Escaping {
+        /// As JSONEncoder writes (plans, reports): `\b \f \n \r \t`, other controls `\u00xx`, DEL as it is.
+        case encoder
+        /// As JSONEncoder writes without `.withoutEscapingSlashes` (plan records): `/` also as `\/`.
+        case encoderEscapingSlashes
+        /// As journal records have been written since their first version: `\n \r \t`, every other control
+        /// and DEL `\u00xx`.
+        case journal
+    }
+
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes written so far.
+    package private(set) var count: Int
+    /// No field written yet (compact objects only).
+    private var empty = true
+
+    /// A compact object (its `{` written), with room for a typical journal record up front: fields then never
+    /// regrow the buffer one by one.
+    package init() {
+        capacity = 384
+        base = .allocate(capacity: capacity)
+        base[0] = 0x7B
+        count = 1
+    }
+
+    /// An empty buffer for pieces, with room for `capacity` bytes before it grows.
+    package init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+        count = 0
+    }
+
+    deinit { base.deallocate() }
+
+    // MARK: A compact object
+
+    /// The bytes written so far (the object without its closing brace).
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The finished object, `{...}`.
+    package var finished: [UInt8] { bytes + [0x7D] }
+
+    /// Appends the finished object to `out` without building it first.
+    package func appendFinished(to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        out.append(0x7D)
+    }
+
+    // Keys are literals: written as they are, never scanned for escapes (none of them needs one).
+    package mutating func string(_ key: StaticString, _ value: String, escaping: Escaping = .journal) {
+        self.key(key)
+        string(value, escaping: escaping)
+    }
+
+    package mutating func string(_ key: StaticString, _ value: String?) {
+        if let value { string(key, value) } else { null(key) }
+    }
+
+    package mutating func int(_ key: StaticString, _ value: some BinaryInteger) {
+        self.key(key)
+        integer(value)
+    }
+
+    /// A key known only at run time (the commit record's count names): escaped like any string.
+    package mutating func int(named key: String, _ value: some BinaryInteger) {
+        if !empty { byte(0x2C) }
+        empty = false
+        string(key, escaping: .journal)
+        byte(0x3A)
+        integer(value)
+    }
+
+    package mutating func bool(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        literal(value ? "true" : "false")
+    }
+
+    package mutating func null(_ key: StaticString) {
+        self.key(key)
+        literal("null")
+    }
+
+    /// Bytes as `key` when they are UTF-8 text, else as `keyBase64`; nil writes `key: null`.
+    package mutating func blob(_ key: StaticString, _ value: [UInt8]?) {
+        guard let value else { null(key); return }
+        if let text = String(validating: value, as: UTF8.self) {
+            string(key, text)
+        } else {
+            self.key(key, suffix: "Base64")
+            string(Base64.encode(value), escaping: .journal)
+        }
+    }
+
+    package mutating func object(_ key: StaticString, _ value: borrowing JSONWriter) {
+        self.key(key)
+        reserve(value.count + 1)
+        (base + count).update(from: value.base, count: value.count)
+        count += value.count
+        byte(0x7D)
+    }
+
+    package mutating func integers(_ key: StaticString, _ values: [Int]) {
+        self.key(key)
+        byte(0x5B)
+        for (i, v) in values.enumerated() {
+            if i > 0 { byte(0x2C) }
+            integer(v)
+        }
+        byte(0x5D)
+    }
+
+    /// `,"key":` (`,"keySuffix":`), the comma unless it is the first field.
+    package mutating func key(_ key: StaticString, suffix: StaticString = "") {
+        let k = key.utf8CodeUnitCount, x = suffix.utf8CodeUnitCount
+        reserve(k + x + 4)
+        if !empty {
+            base[count] = 0x2C
+            count += 1
+        }
+        empty = false
+        base[count] = 0x22
+        (base + count + 1).update(from: key.utf8Start, count: k)
+        if x > 0 { (base + count + 1 + k).update(from: suffix.utf8Start, count: x) }
+        base[count + 1 + k + x] = 0x22
+        base[count + 2 + k + x] = 0x3A
+        count += k + x + 3
+    }
+
+    // MARK: Pieces
+
+    /// Makes room for `n` more bytes.
+    @inline(__always)
+    package mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(n) }
+    }
+
+    private mutating func grow(_ n: Int) {
+        let grown = max(capacity * 2, count + n)
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        new.update(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = grown
+    }
+
+    @inline(__always)
+    package mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always)
+    package mutating func bytes(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        (base + count).update(from: bytes, count: n)
+        count += n
+    }
+
+    /// Literal JSON text (punctuation, keys known to need no escape, `true`).
+    @inline(__always)
+    package mutating func literal(_ s: StaticString) {
+        // A one-character literal may be stored as a scalar, without a pointer to its bytes.
+        if s.hasPointerRepresentation {
+            bytes(s.utf8Start, s.utf8CodeUnitCount)
+        } else {
+            s.withUTF8Buffer { bytes($0.baseAddress!, $0.count) }
+        }
+    }
+
+    /// Two spaces per level.
+    package mutating func indent(_ level: Int) {
+        reserve(level * 2)
+        (base + count).update(repeating: 0x20, count: level * 2)
+        count += level * 2
+    }
+
+    /// Decimal digits straight into the buffer (no String per number), two at a time from the right.
+    package mutating func integer<N: BinaryInteger>(_ n: N) {
+        if n < 0 { byte(0x2D) }
+        var value = UInt64(n.magnitude)
+        // The digit count first, by comparisons (no division), so the digits go straight to their place.
+        var digits = 1
+        var power: UInt64 = 10
+        while value >= power {
+            digits += 1
+            if digits == 20 { break }
+            power &*= 10
+        }
+        reserve(digits)
+        var at = base + count + digits
+        let pairs = JSONWriter.pairs.utf8Start
+        while value >= 100 {
+            let pair = Int(value % 100) &* 2
+            value /= 100
+            at -= 2
+            at[0] = pairs[pair]
+            at[1] = pairs[pair + 1]
+        }
+        if value >= 10 {
+            at -= 2
+            at[0] = pairs[Int(value) &* 2]
+            at[1] = pairs[Int(value) &* 2 + 1]
+        } else {
+            at -= 1
+            at[0] = 0x30 + UInt8(value)
+        }
+        count += digits
+    }
+
+    /// "00" to "99", back to back.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// A JSON string of `s`.
+    package mutating func string(_ s: String, escaping: Escaping = .encoder) {
+        var s = s
+        s.withUTF8 { string(bytes: $0, escaping: escaping) }
+    }
+
+    /// A JSON string of UTF-8 bytes: quoted, escaped as `escaping` says, everything else as it is.
+    package mutating func string(bytes: UnsafeBufferPointer<UInt8>, escaping: Escaping = .encoder) {
+        byte(0x22)
+        guard let source = bytes.baseAddress else { byte(0x22); return }
+        let n = bytes.count
+        var start = 0
+        var i = 0
+        while i < n {
+            // Eight bytes at a time while none of them needs escaping: most strings are copied in one piece.
+            if i + 8 <= n, !JSONWriter.needsEscape(UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self), escaping) {
+                i += 8
+                continue
+            }
+            let b = source[i]
+            i += 1
+            guard JSONWriter.needsEscape(b, escaping) else { continue }
+            if start < i - 1 { self.bytes(source + start, i - 1 - start) }
+            start = i
+            escape(b, escaping)
+        }
+        if start < n { self.bytes(source + start, n - start) }
+        byte(0x22)
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ b: UInt8, _ escaping: Escaping) -> Bool {
+        if b == 0x22 || b == 0x5C || b < 0x20 { return true }
+        switch escaping {
+        case .encoder: return false
+        case .encoderEscapingSlashes: return b == 0x2F
+        case .journal: return b == 0x7F
+        }
+    }
+
+    private mutating func escape(_ b: UInt8, _ escaping: Escaping) {
+        let encoder = escaping != .journal
+        switch b {
+        case 0x22: byte(0x5C); byte(0x22)
+        case 0x5C: byte(0x5C); byte(0x5C)
+        case 0x2F: byte(0x5C); byte(0x2F)
+        case 0x0A: byte(0x5C); byte(0x6E)
+        case 0x0D: byte(0x5C); byte(0x72)
+        case 0x09: byte(0x5C); byte(0x74)
+        case 0x08 where encoder: byte(0x5C); byte(0x62)
+        case 0x0C where encoder: byte(0x5C); byte(0x66)
+        default:
+            let d: StaticString = "0123456789abcdef"
+            literal("\\u00")
+            byte(d.utf8Start[Int(b >> 4)])
+            byte(d.utf8Start[Int(b & 0xF)])
+        }
+    }
+
+    /// True when one of the eight bytes needs escaping in this style (the classic zero-byte and less-than
+    /// word tests, exact as a yes/no).
+    @inline(__always)
+    private static func needsEscape(_ w: UInt64, _ escaping: Escaping) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func has(_ c: UInt64) -> UInt64 { let x = w ^ (ones &* c); return (x &- ones) & ~x & highs }
+        let control = (w &- ones &* 0x20) & ~w & highs
+        var found = control | has(0x22) | has(0x5C)
+        switch escaping {
+        case .encoder: break
+        case .encoderEscapingSlashes: found |= has(0x2F)
+        case .journal: found |= has(0x7F)
+        }
+        return found != 0
+    }
+
+    // MARK: Handing bytes on
+
+    /// The bytes written so far, read in place.
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes written so far, handed over; the buffer starts empty again.
+    package mutating func takeBytes() -> [UInt8] {
+        defer { count = 0 }
+        return bytes
+    }
+
+    /// Forgets what was written (keeps the memory).
+    package mutating func removeAll() { count = 0 }
+}
