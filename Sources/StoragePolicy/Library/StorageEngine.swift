@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A value: copy it and use it from any thread. The synchronous methods block the calling thread for the
 /// walk (which itself runs on `options.threads` threads); the `async` ones run the work on a thread of
-/// their own, never on Swift's cooperative pool, so a UI stays responsive.
+/// the engine's own pool, never on Swift's cooperative pool, so a UI stays responsive.
 public struct StorageEngine: Sendable {
     /// The policy this engine applies.
     public let policy: Policy
