@@ -71,6 +71,10 @@ package final class WorkerPool: Sendable {
         return reclaimed ? nil : done
     }
 
+    /// A main thread's room for every pool thread: the engine's async calls run a whole plan or apply on one,
+    /// and the platform default for secondary threads can be 512 KiB (Darwin); on Linux it is usually this already.
+    private static let stackSize = 8 << 20
+
     /// One new thread serving the queue; false when the system refuses it.
     private func spawn() -> Bool {
         let box = Unmanaged.passRetained(Serve(self)).toOpaque()
@@ -78,7 +82,7 @@ package final class WorkerPool: Sendable {
             let serve = Unmanaged<Serve>.fromOpaque(raw!).takeRetainedValue()
             serve.pool.serve()
             return nil
-        }, box) != nil else {
+        }, box, stackSize: WorkerPool.stackSize) != nil else {
             Unmanaged<Serve>.fromOpaque(box).release()
             return false
         }

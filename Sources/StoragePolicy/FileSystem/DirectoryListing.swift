@@ -62,28 +62,30 @@ package final class DirectoryListing {
         entered.removeAll(keepingCapacity: true)
         count = 0
         let nameOffset = MemoryLayout<CInterop.DirectoryEntry>.offset(of: \CInterop.DirectoryEntry.d_name)!
-        while true {
-            if let injected = FaultInjection.check(.readdir) {
-                throw FileSystemError(.readdir, path: path, errno: injected)
+        try directory.withStream { (stream) throws(FileSystemError) in
+            while true {
+                if let injected = FaultInjection.check(.readdir) {
+                    throw FileSystemError(.readdir, path: path, errno: injected)
+                }
+                system_errno = 0
+                guard let entry = system_readdir(stream) else {
+                    let e = Errno.current
+                    if e.rawValue == 0 { break }
+                    if e == .interrupted { continue }
+                    throw FileSystemError(.readdir, path: path, errno: e)
+                }
+                let raw = UnsafeRawPointer(entry) + nameOffset
+                let length = system_strlen(raw.assumingMemoryBound(to: CChar.self))
+                let bytes = UnsafeRawBufferPointer(start: raw, count: length)
+                if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { continue }
+                if skipStateDirectory && Markers.isEngineState(bytes) { continue }
+                starts.append(names.count)
+                names.append(contentsOf: bytes)
+                names.append(0)
+                types.append(FileType(directoryEntryType: entry.pointee.d_type))
+                statusSlots.append(-1)
+                count += 1
             }
-            system_errno = 0
-            guard let entry = system_readdir(directory.stream) else {
-                let e = Errno.current
-                if e.rawValue == 0 { break }
-                if e == .interrupted { continue }
-                throw FileSystemError(.readdir, path: path, errno: e)
-            }
-            let raw = UnsafeRawPointer(entry) + nameOffset
-            let length = system_strlen(raw.assumingMemoryBound(to: CChar.self))
-            let bytes = UnsafeRawBufferPointer(start: raw, count: length)
-            if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { continue }
-            if skipStateDirectory && Markers.isEngineState(bytes) { continue }
-            starts.append(names.count)
-            names.append(contentsOf: bytes)
-            names.append(0)
-            types.append(FileType(directoryEntryType: entry.pointee.d_type))
-            statusSlots.append(-1)
-            count += 1
         }
         starts.append(names.count)
         for i in 0..<count where types[i] == nil {

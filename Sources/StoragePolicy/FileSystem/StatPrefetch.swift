@@ -7,9 +7,9 @@
 internal import CPosix
 import Synchronization
 
-final class StatPrefetch: @unchecked Sendable {
-    // @unchecked: entries at `low` and above are written by the helper before it publishes `low` (release)
-    // and read by the visiting thread only after it loads `low` (acquire); the rest is immutable.
+final class StatPrefetch: Sendable {
+    // Sendable without @unchecked: the fields below are constants, atomics, or primitives that own what they
+    // guard (the results in DescendingSlots, the phase in a ConditionLocked).
     let descriptor: Int32
     let path: RelativePath
     let directoryStatus: FileStatus
@@ -18,74 +18,81 @@ final class StatPrefetch: @unchecked Sendable {
     private let types: [FileType?]
     private let count: Int
     private let willStat: (@Sendable (RelativePath) -> Void)?
-    private let statuses: UnsafeMutablePointer<FileStatus>
-    /// Per entry: `fetchedOK`, `notFetched`, `mountPoint`, `timeOutOfRange`, or a positive errno.
-    private let codes: UnsafeMutablePointer<Int32>
+    /// Per entry, from the last down: the helper's result, published as soon as it has it.
+    private let results: DescendingSlots<Fetched>
 
     /// The highest entry the visiting thread has asked about: the helper stops at or below it.
     let cursor = Atomic<Int>(0)
-    /// The lowest entry the helper has finished: every entry from here up has its code written.
-    let low: Atomic<Int>
     /// `open` until a thread claims it; `withdrawn` when the visit ended first; `done` when the helper stopped.
-    private let state = Atomic<Int>(StatPrefetch.open)
+    /// A withdrawing visitor sleeps on it until `done`.
+    private let phase = ConditionLocked(Phase.open)
     private let stop = Atomic<Bool>(false)
 
-    private static let open = 0, running = 1, withdrawn = 2, done = 3
+    private enum Phase { case open, running, withdrawn, done }
+
+    /// One entry's result: its status, a failure code, or left to the visitor.
+    private enum Fetched: Sendable {
+        case status(FileStatus)
+        case failed(Int32)
+        case notFetched
+    }
+
     static let fetchedOK: Int32 = 0, notFetched: Int32 = -1, mountPoint: Int32 = -2, timeOutOfRange: Int32 = -3
 
     init(descriptor: Int32, path: RelativePath, directoryStatus: FileStatus, names: [UInt8], starts: [Int],
          types: [FileType?], count: Int, willStat: (@Sendable (RelativePath) -> Void)?) {
         self.descriptor = descriptor; self.path = path; self.directoryStatus = directoryStatus
         self.names = names; self.starts = starts; self.types = types; self.count = count; self.willStat = willStat
-        statuses = .allocate(capacity: max(count, 1))
-        codes = .allocate(capacity: max(count, 1))
-        low = Atomic(count)
-    }
-
-    deinit {
-        // Entries at `low` and above hold initialized statuses only where their code says fetchedOK;
-        // FileStatus is a plain value (no references), so the memory is simply released.
-        statuses.deallocate()
-        codes.deallocate()
+        results = DescendingSlots(count: count)
     }
 
     /// Run by the helper thread: stats entries from the last down until it meets the visiting thread.
     /// Directories (and entries of unknown type) are left to the visitor: it rarely stats them.
     func run() {
-        guard state.compareExchange(expected: StatPrefetch.open, desired: StatPrefetch.running,
-                                    ordering: .acquiringAndReleasing).exchanged else { return }
-        var j = count - 1
-        while j > cursor.load(ordering: .relaxed) && !stop.load(ordering: .relaxed) {
-            if let type = types[j], type != .directory {
-                fetch(j)
-            } else {
-                codes[j] = StatPrefetch.notFetched
-            }
-            low.store(j, ordering: .releasing)
-            j -= 1
+        let claimed = phase.withLock { phase -> Bool in
+            guard phase == .open else { return false }
+            phase = .running
+            return true
         }
-        state.store(StatPrefetch.done, ordering: .releasing)
+        guard claimed, let writer = results.claimWriter() else { return }
+        while writer.next > cursor.load(ordering: .relaxed) && !stop.load(ordering: .relaxed) {
+            let j = writer.next
+            if let type = types[j], type != .directory {
+                writer.publish(fetch(j))
+            } else {
+                writer.publish(.notFetched)
+            }
+        }
+        phase.withLock(wake: .all) { $0 = .done }
     }
 
     /// Called by the visiting thread when its visit ends (the listing's descriptor and arrays are about to
     /// be reused): afterwards the helper touches nothing of this directory.
     func withdraw() {
-        if state.compareExchange(expected: StatPrefetch.open, desired: StatPrefetch.withdrawn,
-                                 ordering: .acquiringAndReleasing).exchanged { return }
+        let wasOpen = phase.withLock { phase -> Bool in
+            guard phase == .open else { return false }
+            phase = .withdrawn
+            return true
+        }
+        if wasOpen { return }
         stop.store(true, ordering: .relaxed)
-        // The helper checks `stop` between two stats: the wait is one system call at most.
-        while state.load(ordering: .acquiring) != StatPrefetch.done { system_sched_yield() }
+        // The helper checks `stop` between two stats: this sleeps for one system call at most.
+        phase.withLock(when: { $0 == .done }) { _ in }
     }
+
+    /// True once a visitor has asked the helper to stop (for tests).
+    var isStopping: Bool { stop.load(ordering: .relaxed) }
 
     /// Entry `i`'s prefetched result, when the helper has done it: the status, or the failure code.
     func result(_ i: Int) -> (status: FileStatus?, code: Int32)? {
-        guard i >= low.load(ordering: .acquiring) else { return nil }
-        let code = codes[i]
-        if code == StatPrefetch.notFetched { return nil }
-        return (code == StatPrefetch.fetchedOK ? statuses[i] : nil, code)
+        switch results[i] {
+        case nil, .notFetched: nil
+        case .status(let status): (status, StatPrefetch.fetchedOK)
+        case .failed(let code): (nil, code)
+        }
     }
 
-    private func fetch(_ j: Int) {
+    private func fetch(_ j: Int) -> Fetched {
         if let willStat {
             let name = names[starts[j]..<(starts[j + 1] - 1)]
             willStat(path.isEmpty ? RelativePath(unchecked: Array(name)) : RelativePath(unchecked: path.bytes + [0x2F] + name))
@@ -100,16 +107,11 @@ final class StatPrefetch: @unchecked Sendable {
         switch r {
         case .success:
             let status = FileStatus(s)
-            if !status.isOnSameMount(as: directoryStatus) {
-                codes[j] = StatPrefetch.mountPoint
-            } else if status.hasTimeOutOfRange {
-                codes[j] = StatPrefetch.timeOutOfRange
-            } else {
-                (statuses + j).initialize(to: status)
-                codes[j] = StatPrefetch.fetchedOK
-            }
+            if !status.isOnSameMount(as: directoryStatus) { return .failed(StatPrefetch.mountPoint) }
+            if status.hasTimeOutOfRange { return .failed(StatPrefetch.timeOutOfRange) }
+            return .status(status)
         case .failure(let e):
-            codes[j] = e.rawValue
+            return .failed(e.rawValue)
         }
     }
 }

@@ -19,10 +19,11 @@ final class WalkChain: Sendable {
     init(_ link: WalkLink, parent: WalkChain?) { self.link = link; self.parent = parent }
 }
 
-final class WalkDirectory: @unchecked Sendable {
-    // @unchecked: the stream is read by one thread right after opening; afterwards only its descriptor is
-    // used, by *at calls, which the kernel makes safe to share.
-    let stream: OpaquePointer
+final class WalkDirectory: Sendable {
+    /// The directory stream, reached only under its mutex (a DIR* is not safe to share): the walker reads it
+    /// once, right after opening, on one thread, and the mutex makes that so for one uncontended lock per
+    /// directory. Afterwards only the descriptor is used, by *at calls, which the kernel makes safe to share.
+    private let stream: Mutex<OpaquePointer>
     let descriptor: Int32
     let path: RelativePath
     let status: FileStatus
@@ -37,15 +38,20 @@ final class WalkDirectory: @unchecked Sendable {
     static let flags = cposix_o_directory_flags() | cposix_o_noatime()
     static let flagsWithoutNoAtime = cposix_o_directory_flags()
 
-    private init(stream: OpaquePointer, descriptor: Int32, path: RelativePath, status: FileStatus, counter: Counter) {
-        self.stream = stream; self.descriptor = descriptor; self.path = path; self.status = status
+    private init(stream: sending OpaquePointer, descriptor: Int32, path: RelativePath, status: FileStatus, counter: Counter) {
+        self.stream = Mutex(stream); self.descriptor = descriptor; self.path = path; self.status = status
         self.counter = counter
         counter.live.add(1, ordering: .relaxed)
     }
 
     deinit {
-        _ = system_closedir(stream)
+        stream.withLock { _ = system_closedir($0) }
         counter.live.subtract(1, ordering: .relaxed)
+    }
+
+    /// Runs `body` with the directory stream, holding its mutex.
+    func withStream(_ body: (OpaquePointer) throws(FileSystemError) -> Void) throws(FileSystemError) {
+        try stream.withLock { (stream: inout OpaquePointer) throws(FileSystemError) in try body(stream) }
     }
 
     /// Opens `name` inside the directory `parent` (a descriptor) as a directory, without following a

@@ -66,7 +66,7 @@ package struct Walker: Sendable {
     }
 
     /// The number of threads a walk uses.
-    package var threadCount: Int { options.threads > 0 ? options.threads : WorkerThreads.availableCores }
+    package var threadCount: Int { options.threads > 0 ? options.threads : WorkerPool.availableCores }
 
     /// Walks the whole tree. Throws only when the root itself cannot be opened or read; everything below
     /// it that cannot be walked goes to `couldNotEnter`. Returns each thread's worker.
@@ -83,7 +83,8 @@ package struct Walker: Sendable {
         let first = visitor.makeWorker()
         workers.withLock { $0.append(first) }
         run.start(rootDirectory, listing: listing, worker: first)
-        WorkerThreads.run(count: run.threads) { index in
+        // The walking threads are the pool's: index 0 is this thread, the rest are borrowed for the walk.
+        WorkerPool.shared.run(width: run.threads) { index in
             let worker = index == 0 ? first : visitor.makeWorker()
             if index != 0 { workers.withLock { $0.append(worker) } }
             run.work(worker)

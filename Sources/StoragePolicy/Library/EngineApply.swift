@@ -3,7 +3,8 @@
 // apply. Each step is an ApplyEvent; nothing is printed. Nothing changes past a refused check.
 
 extension StorageEngine {
-    /// Carries out `request` as one journaled transaction, sending every step to `events` in order.
+    /// Carries out `request` as one journaled transaction, sending every step to `events` in order, each on
+    /// the calling thread (the walk's progress too: the walk's threads leave it for this one to send).
     ///
     /// A saved plan is checked first, before waiting for the lock: stale (another root, or its policy changed)
     /// or holding an action its policy never makes, it is refused and nothing is done. Then, under the root's
@@ -183,20 +184,43 @@ extension StorageEngine {
     /// Plans `policy` on the root (canonical, as the journal records it), sending the walk's progress.
     private static func makePlan(_ policy: Policy, root: String, request: ApplyRequest,
                                  events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Plan {
-        // The walk calls back from its own threads, one call at a time, while this call waits for it.
-        let send = ProgressEvents(events: events)
-        do {
-            return try Planner(policy: policy, root: root, options: request.planOptions).plan { seen, directory in
-                send.events(.planning(PlanProgress(entriesScanned: seen, directory: directory)))
+        // The caller's handler is not Sendable, so it is only ever called here, on the calling thread: the
+        // plan is made on a pool thread, its walk leaves its progress in `mailbox`, and this thread sends each
+        // one on while it waits for the plan. A progress that arrives while the last is still being sent
+        // replaces an unsent one (the walk dropped progress calls made while one ran before, too).
+        let mailbox = ConditionLocked(PlanMailbox())
+        let planner = Planner(policy: policy, root: root, options: request.planOptions)
+        let work: @Sendable () -> Void = {
+            let made = Result { () throws(EngineError) -> Plan in
+                do {
+                    return try planner.plan { seen, directory in
+                        let progress = PlanProgress(entriesScanned: seen, directory: directory)
+                        mailbox.withLock(wake: .all) { $0.progress = progress }
+                    }
+                } catch {
+                    throw EngineError.wrap(error)
+                }
             }
-        } catch {
-            throw EngineError.wrap(error)
+            mailbox.withLock(wake: .all) { $0.plan = made }
+        }
+        // No thread to be had: plan here, then send the progress left (the last one) before the plan.
+        if WorkerPool.shared.start(work) == nil { work() }
+        while true {
+            let (progress, plan) = mailbox.withLock(when: { $0.progress != nil || $0.plan != nil }) { box in
+                let progress = box.progress
+                box.progress = nil
+                // Every progress is sent before the plan is taken: the walk is over before the plan is set.
+                return (progress, progress == nil ? box.plan : nil)
+            }
+            if let progress { events(.planning(progress)); continue }
+            return try plan!.get()
         }
     }
 }
 
-/// The caller's handler, handed to the walking threads: they call it one at a time (the planner serialises
-/// progress calls), and only while ``StorageEngine/apply(_:events:)`` waits for the walk.
-private struct ProgressEvents: @unchecked Sendable {
-    let events: (ApplyEvent) -> Void
+/// What the planning thread hands to the thread waiting in ``StorageEngine/makePlan``: the walk's latest
+/// progress not yet sent, then the plan (or its error).
+private struct PlanMailbox {
+    var progress: PlanProgress?
+    var plan: Result<Plan, EngineError>?
 }

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A value: copy it and use it from any thread. The synchronous methods block the calling thread for the
 /// walk (which itself runs on `options.threads` threads); the `async` ones run the work on a thread of
-/// their own, never on Swift's cooperative pool, so a UI stays responsive.
+/// the engine's own pool, never on Swift's cooperative pool, so a UI stays responsive.
 public struct StorageEngine: Sendable {
     /// The policy this engine applies.
     public let policy: Policy
@@ -215,16 +215,15 @@ public struct StorageEngine: Sendable {
         do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
     }
 
-    /// Runs `work` on a new thread and suspends the caller until it is done.
+    /// Runs `work` on a thread of the engine's pool (never Swift's cooperative pool) and suspends the caller
+    /// until it is done: the continuation is resumed from that thread.
     private func offThread<R: Sendable>(_ work: @escaping @Sendable () throws(EngineError) -> R) async throws(EngineError) -> R {
         let result: Result<R, EngineError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            let job: @Sendable () -> Void = {
                 continuation.resume(returning: Result { () throws(EngineError) -> R in try work() })
             }
-            thread.name = "StorageEngine"
-            // The platform default for secondary threads can be 512 KiB; give the work a main thread's room.
-            thread.stackSize = 8 << 20
-            thread.start()
+            // No thread to be had (the system refused one): the work still gets done, on this thread.
+            if WorkerPool.shared.start(job) == nil { job() }
         }
         return try result.get()
     }

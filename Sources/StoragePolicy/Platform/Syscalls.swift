@@ -219,16 +219,21 @@ func system_pthread_cond_wait(_ c: UnsafeMutablePointer<CInterop.Condition>, _ m
 
 /// Starts a thread running `start(argument)`; nil when none could be made. Darwin's pthread_t is a
 /// non-null pointer and its start routine takes a non-optional argument; Linux's is an integer.
+/// `stackSize` (bytes), when given, replaces the platform default for secondary threads (512 KiB on Darwin).
 func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?,
-                           _ argument: UnsafeMutableRawPointer?) -> CInterop.Thread? {
+                           _ argument: UnsafeMutableRawPointer?, stackSize: Int? = nil) -> CInterop.Thread? {
+    var attributes = pthread_attr_t()
+    guard pthread_attr_init(&attributes) == 0 else { return nil }
+    defer { pthread_attr_destroy(&attributes) }
+    if let stackSize { _ = pthread_attr_setstacksize(&attributes, stackSize) }
     #if canImport(Darwin)
     var thread: pthread_t?
     let routine = unsafeBitCast(start, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
-    guard pthread_create(&thread, nil, routine, argument) == 0 else { return nil }
+    guard pthread_create(&thread, &attributes, routine, argument) == 0 else { return nil }
     return thread
     #else
     var thread = pthread_t()
-    guard pthread_create(&thread, nil, start, argument) == 0 else { return nil }
+    guard pthread_create(&thread, &attributes, start, argument) == 0 else { return nil }
     return thread
     #endif
 }
