@@ -51,38 +51,3 @@ final class WorkStack<Item: Sendable>: Sendable {
     /// Threads asleep in `pop` right now.
     var waiting: Int { state.withLock { $0.waiting } }
 }
-
-/// Runs `body(0..<count)` with index 0 on the calling thread and the others on new threads, and waits.
-enum WorkerThreads {
-    private final class Start {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        var threads: [CInterop.Thread] = []
-        for index in 1..<max(count, 1) {
-            // No thread: the work still gets done by the threads we have.
-            if let thread = start({ body(index) }) { threads.append(thread) }
-        }
-        body(0)
-        for thread in threads { system_pthread_join(thread) }
-    }
-
-    /// Runs `body` on a new thread, to be joined with `system_pthread_join`; nil when none can be made.
-    static func start(_ body: @escaping @Sendable () -> Void) -> CInterop.Thread? {
-        let start = Unmanaged.passRetained(Start(body)).toOpaque()
-        let thread = system_pthread_create({ raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            start.body()
-            return nil
-        }, start)
-        if thread == nil { Unmanaged<Start>.fromOpaque(start).release() }
-        return thread
-    }
-
-    /// Cores this process may use.
-    static var availableCores: Int {
-        system_processorCount()
-    }
-}

@@ -238,4 +238,3 @@ func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPointer?) ->
     #endif
 }
 
-func system_pthread_join(_ thread: CInterop.Thread) { _ = pthread_join(thread, nil) }
