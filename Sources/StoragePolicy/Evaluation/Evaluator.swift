@@ -103,12 +103,12 @@ final class Evaluator: WalkVisitor {
         let index: Int
         let rule: CompiledRule
         /// The rule's judge, loaded once per directory.
-        let judge: EntryJudge
+        let judge: any EntryJudge
         /// This directory's components below the rule's scope.
         let directory: ArraySlice<ArraySlice<UInt8>>
         let trashRole: TrashRole
 
-        init(index: Int, rule: CompiledRule, judge: EntryJudge, directory: ArraySlice<ArraySlice<UInt8>>, trashRole: TrashRole) {
+        init(index: Int, rule: CompiledRule, judge: any EntryJudge, directory: ArraySlice<ArraySlice<UInt8>>, trashRole: TrashRole) {
             self.index = index; self.rule = rule; self.judge = judge; self.directory = directory; self.trashRole = trashRole
         }
     }

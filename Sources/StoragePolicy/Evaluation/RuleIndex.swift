@@ -13,7 +13,7 @@ final class CompiledRule: Sendable {
     /// For trash rules: the layout found on disk (automatic resolved before the walk).
     let trashLayout: TrashRetention.Layout
     /// How the walk meets entries for this rule's kind (Kinds/).
-    let judge: EntryJudge
+    let judge: any EntryJudge
     /// The entry types the rule acts on (its kind's default narrowed by `type:`), decided once.
     private let admitsRegular: Bool, admitsDirectory: Bool, admitsSymlink: Bool
 

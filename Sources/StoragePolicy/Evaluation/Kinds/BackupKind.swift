@@ -8,7 +8,7 @@ struct BackupKind: RuleKindBehavior {
 
     init(_ backup: BackupExclusion) { self.backup = backup }
 
-    func makeJudge() -> EntryJudge { BackupJudge(backup) }
+    func makeJudge() -> any EntryJudge { BackupJudge(backup) }
 
     /// Backup markers go on regular files and directories.
     static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool {
@@ -53,10 +53,9 @@ struct BackupKind: RuleKindBehavior {
 }
 
 /// The walk's side of backup rules: markers on selected directories and files, and the CACHEDIR.TAG.
-final class BackupJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class BackupJudge: EntryJudge {
     /// Selected directories check their own marker when visited; without globs only the scope is marked.
-    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         if !rule.match.isEmpty && rule.selects(directory, name) { return true }
         return !rule.match.isEmpty && rule.matchCouldMatchBelow(directory, name)
     }
@@ -65,7 +64,7 @@ final class BackupJudge: EntryJudge, @unchecked Sendable {
 
     init(_ backup: BackupExclusion) { self.backup = backup }
 
-    override func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
+    func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
                                  _ d: inout DirectoryJudgement, worker: EvaluationResults) {
         // Structure is protected from deletes, renames and moves; a marker on it is fine.
         guard !rule.match.isEmpty, rule.admits(.directory), rule.selects(directory, d.name) else { return }
@@ -76,7 +75,7 @@ final class BackupJudge: EntryJudge, @unchecked Sendable {
         if backup.cacheDirectoryTag { e.checkCacheTag(rule, listing: listing, worker: worker) }
     }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         let rule = view.rule

@@ -8,7 +8,7 @@ struct CustomKind: RuleKindBehavior {
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
-    func makeJudge() -> EntryJudge { CustomJudge(custom) }
+    func makeJudge() -> any EntryJudge { CustomJudge(custom) }
 
     /// A custom rule deletes files, renames within a directory and sets user attributes, on what it selects.
     func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
@@ -49,13 +49,12 @@ struct CustomKind: RuleKindBehavior {
 }
 
 /// The walk's side of custom rules: the rule asked about every selected entry.
-final class CustomJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class CustomJudge: EntryJudge {
     let custom: AnyCustomRule
 
     init(_ custom: AnyCustomRule) { self.custom = custom }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         guard view.rule.admits(type), view.rule.selects(view.directory, name) else { return }

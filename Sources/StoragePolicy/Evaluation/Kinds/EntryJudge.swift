@@ -1,40 +1,57 @@
 // The walk's side of a rule kind: one judge per compiled rule, chosen once, so the evaluator meets every entry
-// without switching on the kind. A class, not a protocol: one indirect call per entry and rule, never an
-// existential box or an allocation; each kind's judge is a final subclass in its Kinds/ file.
+// without switching on the kind. A class-bound protocol: `any EntryJudge` is a reference and a witness table (one
+// indirect call per entry and rule, never a box or an allocation), and each kind's judge is a final class in its
+// Kinds/ file whose Sendable conformance the compiler checks: judges hold only `let` settings, shared by every
+// walking thread; what a thread gathers goes into its EvaluationResults (records(_:)).
 
-/// How one rule kind judges what the walk lists. The defaults judge nothing.
-class EntryJudge: @unchecked Sendable {
-    // @unchecked: a judge is shared by every walking thread, and a non-final class cannot be checked Sendable;
-    // it stays a class for one vtable call per entry (no existential). Subclasses hold only `let` settings;
-    // what a thread gathers goes into its EvaluationResults (records(_:)).
-
+/// How one rule kind judges what the walk lists. The defaults (below) judge nothing.
+protocol EntryJudge: AnyObject, Sendable {
     /// The expire judge, whose verdicts come first (an entry it deletes meets no other rule); nil for the others.
-    var expiry: ExpireJudge? { nil }
+    var expiry: ExpireJudge? { get }
 
     /// Once per directory, before its entries: where the directory sits for the rule (trash folders), and
     /// whether every entry's size must be measured. May record what the directory holds.
+    func prepare(_ evaluator: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
+                 worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool)
+
+    /// A directory judged as one of the entries of the rule's scope, when it is visited; `directory` holds
+    /// its parent's components below the scope.
+    func judgeDirectory(_ evaluator: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
+                        _ judgement: inout DirectoryJudgement, worker: EvaluationResults)
+
+    /// Whether the walk must go below subdirectory `directory/name` for the rule: by default, when its `match`
+    /// could select something there.
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool
+
+    /// The entries of one listing the rule gathered in `EntryScratch.gathered`, judged together once the
+    /// listing is done (naming compares siblings' names), in the order they were gathered.
+    func judgeGathered(_ evaluator: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing, _ entries: [Int],
+                       worker: EvaluationResults)
+
+    /// Entry `i` of a listing (a regular file, directory or symlink that is not structure).
+    func judgeEntry(_ evaluator: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+                    name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
+                    worker: EvaluationResults)
+}
+
+extension EntryJudge {
+    var expiry: ExpireJudge? { nil }
+
     func prepare(_ evaluator: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
                  worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
         (.ignored, false)
     }
 
-    /// A directory judged as one of the entries of the rule's scope, when it is visited; `directory` holds
-    /// its parent's components below the scope.
     func judgeDirectory(_ evaluator: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
                         _ judgement: inout DirectoryJudgement, worker: EvaluationResults) {}
 
-    /// Whether the walk must go below subdirectory `directory/name` for the rule: by default, when its `match`
-    /// could select something there.
     func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         rule.matchCouldMatchBelow(directory, name)
     }
 
-    /// The entries of one listing the rule gathered in `EntryScratch.gathered`, judged together once the
-    /// listing is done (naming compares siblings' names), in the order they were gathered.
     func judgeGathered(_ evaluator: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing, _ entries: [Int],
                        worker: EvaluationResults) {}
 
-    /// Entry `i` of a listing (a regular file, directory or symlink that is not structure).
     func judgeEntry(_ evaluator: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                     name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                     worker: EvaluationResults) {}

@@ -8,7 +8,7 @@ struct ExpireKind: RuleKindBehavior {
 
     init(_ expire: Expire) { self.expire = expire }
 
-    func makeJudge() -> EntryJudge { ExpireJudge(expire) }
+    func makeJudge() -> any EntryJudge { ExpireJudge(expire) }
 
     /// An expire rule deletes what it selects (with `unit: directory`, only the scope's direct children), and by
     /// mtime or newest only what is old enough by the mtime the action records.
@@ -57,10 +57,9 @@ struct ExpireKind: RuleKindBehavior {
 
 /// The walk's side of expire rules: verdicts on each entry (first, before any other kind's), and on each
 /// directory as it is visited.
-final class ExpireJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class ExpireJudge: EntryJudge {
     /// A selected directory may be deleted once empty: its contents must be seen.
-    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         if rule.selects(directory, name) && rule.admits(.directory) { return true }
         return rule.matchCouldMatchBelow(directory, name)
     }
@@ -69,9 +68,9 @@ final class ExpireJudge: EntryJudge, @unchecked Sendable {
 
     init(_ expire: Expire) { self.expire = expire }
 
-    override var expiry: ExpireJudge? { self }
+    var expiry: ExpireJudge? { self }
 
-    override func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
+    func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
                                  _ d: inout DirectoryJudgement, worker: EvaluationResults) {
         // Scopes, layout directories and the way to them are structure: never expired.
         guard !d.structural, !expire.judgesUnits, rule.admits(.directory), rule.selects(directory, d.name),

@@ -10,7 +10,7 @@ struct ForbidKind: RuleKindBehavior {
 
     init(_ globs: [Glob]) { self.globs = globs }
 
-    func makeJudge() -> EntryJudge { ForbidJudge(globs) }
+    func makeJudge() -> any EntryJudge { ForbidJudge(globs) }
 
     func explain(_ entry: ExplainedEntry) -> [String] {
         let rule = entry.rule
@@ -129,8 +129,7 @@ final class ForbiddenEntries: KindRecords {
 }
 
 /// The walk's side of forbid rules: forbidden entries recorded, to be moved once the walk is done.
-final class ForbidJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only its `let` matchers.
+final class ForbidJudge: EntryJudge {
     let forbid: [PathMatcher]
 
     init(_ globs: [Glob]) { forbid = globs.map(PathMatcher.init) }
@@ -143,11 +142,11 @@ final class ForbidJudge: EntryJudge, @unchecked Sendable {
         forbid.first { $0.matches(directory, name) }?.glob
     }
 
-    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         rule.matchCouldMatchBelow(directory, name) && forbid.contains { $0.couldMatchBelow(directory, name) }
     }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         let rule = view.rule

@@ -9,7 +9,7 @@ struct NamingKind: RuleKindBehavior {
 
     init(_ naming: Naming) { self.naming = naming }
 
-    func makeJudge() -> EntryJudge { NamingJudge(naming) }
+    func makeJudge() -> any EntryJudge { NamingJudge(naming) }
 
     /// A pattern that is not a regular expression checks nothing: said before the walk, as an error.
     func compileProblem(_ rule: CompiledRule) -> String? {
@@ -72,8 +72,7 @@ struct NamingKind: RuleKindBehavior {
 }
 
 /// The walk's side of naming rules: selected entries are gathered, then judged with their siblings' names.
-final class NamingJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class NamingJudge: EntryJudge {
     let naming: Naming
     /// The pattern, when it is a valid regular expression. Regex values are not Sendable, so each thread
     /// compiles its own copy (NamingPatterns).
@@ -87,7 +86,7 @@ final class NamingJudge: EntryJudge, @unchecked Sendable {
     /// The judge of a compiled naming rule (the judge its kind made for it).
     static func of(_ rule: CompiledRule) -> NamingJudge { rule.judge as! NamingJudge }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         if view.rule.admits(type), view.rule.selects(view.directory, name) { scratch.gathered.append((view.index, i)) }
@@ -95,7 +94,7 @@ final class NamingJudge: EntryJudge, @unchecked Sendable {
 
     /// One naming rule over one directory: lowercase renames with Finder-style free names, case collisions,
     /// and pattern findings. Deterministic: candidates are taken in byte order of their names.
-    override func judgeGathered(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing, _ entries: [Int],
+    func judgeGathered(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing, _ entries: [Int],
                                 worker: EvaluationResults) {
         // Most directories hold tens of names: a linear scan beats building a hash set for each of them. A
         // large one gets a set of its names, built once (on first use), so its cost stays linear in its size.

@@ -10,7 +10,7 @@ struct QuotaKind: RuleKindBehavior {
 
     init(_ quota: Quota) { self.quota = quota }
 
-    func makeJudge() -> EntryJudge { QuotaJudge(quota) }
+    func makeJudge() -> any EntryJudge { QuotaJudge(quota) }
 
     /// Quota counts regular files only, whatever `type:` says.
     static func admits(_ type: FileType, filter: EntryTypeFilter?) -> Bool { type == .regular }
@@ -177,14 +177,13 @@ struct QuotaKind: RuleKindBehavior {
 }
 
 /// The walk's side of quota rules: every selected regular file recorded in the thread's ledger.
-final class QuotaJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class QuotaJudge: EntryJudge {
     /// `evict: lru` orders by atime, `oldest` by mtime.
     let byAccessTime: Bool
 
     init(_ quota: Quota) { byAccessTime = quota.evict == .lru }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         guard type == .regular, view.rule.selects(view.directory, name), let s = status.read(e, worker: worker) else { return }

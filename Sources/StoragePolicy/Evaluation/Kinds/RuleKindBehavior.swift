@@ -22,7 +22,7 @@ protocol RuleKindBehavior: Sendable {
     static func resolve(_ context: inout ResolutionContext)
 
     /// The walk's judge for one rule of this kind, made once per compiled rule.
-    func makeJudge() -> EntryJudge
+    func makeJudge() -> any EntryJudge
 
     /// Why a compiled rule of the kind cannot judge anything (a finding before the walk); nil when it can.
     func compileProblem(_ rule: CompiledRule) -> String?

@@ -9,7 +9,7 @@ struct TrashKind: RuleKindBehavior {
 
     init(_ retention: TrashRetention) { self.retention = retention }
 
-    func makeJudge() -> EntryJudge { TrashJudge() }
+    func makeJudge() -> any EntryJudge { TrashJudge() }
 
     /// A trash rule deletes the items of its folder (and their .trashinfo files).
     func planProblem(_ action: Action, _ rule: CompiledRule, _ plan: PlanValidation, now: Int64) -> String? {
@@ -140,14 +140,13 @@ struct TrashKind: RuleKindBehavior {
 }
 
 /// The walk's side of trash rules: items recorded with their dates, `.trashinfo` files read.
-final class TrashJudge: EntryJudge, @unchecked Sendable {
-    // @unchecked: EntryJudge's reason (a non-final class); this judge holds only `let` settings.
+final class TrashJudge: EntryJudge {
     /// Every item in the folder is looked at, however deep.
-    override func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+    func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         true
     }
 
-    override func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
+    func prepare(_ e: Evaluator, _ rule: CompiledRule, _ listing: DirectoryListing,
                           worker: EvaluationResults) -> (role: Evaluator.TrashRole, measuresAll: Bool) {
         let role = e.trashRole(rule, parentComponents: listing.components[...])
         if role == .items {
@@ -158,7 +157,7 @@ final class TrashJudge: EntryJudge, @unchecked Sendable {
         return (role, role == .items || role == .inside || (role == .folder && rule.trashLayout == .app))
     }
 
-    override func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
+    func judgeDirectory(_ e: Evaluator, _ rule: CompiledRule, directory: ArraySlice<ArraySlice<UInt8>>,
                                  _ d: inout DirectoryJudgement, worker: EvaluationResults) {
         let listing = d.listing
         guard !d.structural, e.trashRole(rule, parentComponents: listing.components.dropLast()) == .items,
@@ -171,7 +170,7 @@ final class TrashJudge: EntryJudge, @unchecked Sendable {
         worker.trashItems.append(item)
     }
 
-    override func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
+    func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
                              worker: EvaluationResults) {
         e.judgeTrashEntry(view.rule, role: view.trashRole, listing, i, type: type, status: &status, worker: worker)
