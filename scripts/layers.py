@@ -21,9 +21,11 @@ for p, (top, text) in files.items():
         owner.setdefault(m.group(1), set()).add(top)
 strip = re.compile(r'//[^\n]*|"(?:\\.|[^"\\\n])*"')
 edges = collections.defaultdict(lambda: collections.defaultdict(set))
+nested = re.compile(r'^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated|open)\s+)*(?:struct|class|enum|protocol|typealias|actor)\s+([A-Z]\w*)', re.M)
 for p, (top, text) in files.items():
     body = strip.sub("", text)
-    for tok in set(re.findall(r'\b[A-Z]\w*\b', body)):
+    own = set(nested.findall(text))  # a nested type of this file shadows a top-level one of the same name
+    for tok in set(re.findall(r'\b[A-Z]\w*\b', body)) - own:
         for o in owner.get(tok, ()):
             if o != top and top not in owner.get(tok, ()):
                 edges[top][o].add((tok, os.path.relpath(p, root)))

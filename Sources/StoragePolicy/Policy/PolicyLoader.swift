@@ -129,15 +129,6 @@ public enum PolicyLoader {
         }
     }
 
-    /// The character at a 1-based line and column, for hints about what the parser tripped on.
-    static func character(in bytes: [UInt8], line: Int, column: Int) -> Character? {
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard line >= 1, line <= lines.count else { return nil }
-        let text = String(decoding: lines[line - 1], as: UTF8.self)
-        guard column >= 1, column <= text.count else { return nil }
-        return text[text.index(text.startIndex, offsetBy: column - 1)]
-    }
-
     /// One normalisation for every path: the fingerprint and the journal record the same string.
     static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 }

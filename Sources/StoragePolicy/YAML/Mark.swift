@@ -26,3 +26,14 @@ package struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `LINE:COL`, the form error messages use after the file name.
     package var description: String { "\(line):\(column)" }
 }
+
+extension Mark {
+    /// The character at this line and column (counted as marks count them) of `bytes`; nil past the text.
+    func character(in bytes: [UInt8]) -> Character? {
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let text = String(decoding: lines[line - 1], as: UTF8.self)
+        guard column >= 1, column <= text.count else { return nil }
+        return text[text.index(text.startIndex, offsetBy: column - 1)]
+    }
+}

@@ -16,7 +16,7 @@ package enum YAMLHint {
         var line = String(decoding: lines[error.mark.line - 1], as: UTF8.self)
         if line.hasSuffix("\r") { line.removeLast() }
         if let fix = quoteFix(line) { return "\(fix) (the parser said: \(parser))" }
-        if PolicyLoader.character(in: source, line: error.mark.line, column: error.mark.column) == "\t" {
+        if error.mark.character(in: source) == "\t" {
             return parser + "; YAML indents with spaces, never tabs"
         }
         return parser
