@@ -24,7 +24,7 @@ done
 
 # name @@ file @@ test filters for --fast (each a field) @@ python replacements: a list of (old, new), each old found exactly once
 MUTATIONS=$(cat <<'LIST'
-boundary-24h @@ Sources/StoragePolicy/Evaluation/Ages.swift @@ Expire @@ [("return !overflow && age > limit.nanoseconds", "return !overflow && age >= limit.nanoseconds")]
+boundary-24h @@ Sources/StoragePolicy/Policy/Ages.swift @@ Expire @@ [("return !overflow && age > limit.nanoseconds", "return !overflow && age >= limit.nanoseconds")]
 trash-by-mtime @@ Sources/StoragePolicy/Evaluation/Evaluator.swift @@ Trash @@ [("trashedAt = status.changeTimeNs", "trashedAt = status.modificationTimeNs")]
 quota-order @@ Sources/StoragePolicy/Evaluation/Resolution.swift @@ Quota @@ [("a.time != b.time ? a.time < b.time", "a.time != b.time ? a.time > b.time")]
 stat-follows-symlinks @@ Sources/CPosix/CPosix.c @@ CheckBeforeChange @@ Expire @@ Walker @@ [("int flags = AT_SYMLINK_NOFOLLOW | (name ? 0 : AT_EMPTY_PATH);", "int flags = (name ? 0 : AT_EMPTY_PATH);")]
