@@ -67,9 +67,8 @@ struct JournalCommand: Command {
         // On stderr in both formats: stdout stays clean JSON for tools.
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Terminal.out(bytes: Array(try encoder.encode(transactions)) + [0x0A])
+            // The one pretty writer (Base/PrettyJSON), in JSONEncoder's sorted layout: the bytes tools already parse.
+            Terminal.out(bytes: try PrettyJSON.encode(transactions) + [0x0A])
             return .success
         }
         if transactions.isEmpty {
