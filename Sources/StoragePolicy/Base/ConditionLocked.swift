@@ -34,15 +34,19 @@ package final class ConditionLocked<State>: @unchecked Sendable {
     /// Runs `body` on the state with the mutex held, then wakes `wake` of the waiters.
     package func withLock<R>(wake: Wake = .none, _ body: (inout State) throws -> R) rethrows -> R {
         system_pthread_mutex_lock(mutex)
-        defer {
-            switch wake {
-            case .none: break
-            case .one: system_pthread_cond_signal(condition)
-            case .all: system_pthread_cond_broadcast(condition)
-            }
-            system_pthread_mutex_unlock(mutex)
-        }
+        defer { unlock(waking: wake) }
         return try body(&state)
+    }
+
+    /// Wakes `wake` of the waiters, then releases the mutex (waking first: a woken waiter then finds the state
+    /// exactly as this holder left it).
+    private func unlock(waking wake: Wake) {
+        switch wake {
+        case .none: break
+        case .one: system_pthread_cond_signal(condition)
+        case .all: system_pthread_cond_broadcast(condition)
+        }
+        system_pthread_mutex_unlock(mutex)
     }
 
     /// Sleeps until `ready` holds for the state, then runs `body` on it (still holding the mutex) and wakes `wake`.
@@ -50,14 +54,7 @@ package final class ConditionLocked<State>: @unchecked Sendable {
     package func withLock<R>(when ready: (State) -> Bool, wake: Wake = .none,
                              _ body: (inout State) throws -> R) rethrows -> R {
         system_pthread_mutex_lock(mutex)
-        defer {
-            switch wake {
-            case .none: break
-            case .one: system_pthread_cond_signal(condition)
-            case .all: system_pthread_cond_broadcast(condition)
-            }
-            system_pthread_mutex_unlock(mutex)
-        }
+        defer { unlock(waking: wake) }
         while !ready(state) { system_pthread_cond_wait(condition, mutex) }
         return try body(&state)
     }
