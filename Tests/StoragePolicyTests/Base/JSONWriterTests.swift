@@ -1,6 +1,6 @@
 // The one JSON writer (Base/JSONWriter.swift) gives every output the bytes it had before: plans the bytes
 // JSONEncoder gave their Codable form, plan records JSONEncoder's default bytes, journal records their own
-// escaping; and the bottom layer names nothing from the layers above it.
+// escaping. (That the bottom layer names nothing above it is LayeringTests'.)
 import Foundation
 import Testing
 @testable import StoragePolicy
@@ -116,46 +116,6 @@ import Testing
         #expect(record.json == Array(try encoder.encode(record)))
         #expect(String(decoding: record.json, as: UTF8.self) == #"{"policyPath":"\/etc\/policyctl\/a \"b\".yaml","root":"\/srv\/data\/é"}"#)
         #expect(try JSONDecoder().decode(PlanRecord.self, from: Data(record.json)) == record)
-    }
-}
-
-@Suite("Bottom layer") struct BaseLayeringTests {
-    static let sources = PlatformLayeringTests.packageRoot + "/Sources/StoragePolicy"
-
-    /// The types declared in `folders` (top-level or nested: a line starting with `struct`, `enum`, ... after modifiers).
-    static func declaredTypes(in folders: [String]) -> Set<String> {
-        let regex = try! NSRegularExpression(pattern: #"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*(?:struct|enum|class|protocol|actor|typealias)\s+(\w+)"#, options: [.anchorsMatchLines])
-        var names = Set<String>()
-        for folder in folders {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: sources + "/" + folder)) ?? [] where name.hasSuffix(".swift") {
-                let text = (try? String(contentsOfFile: sources + "/" + folder + "/" + name, encoding: .utf8)) ?? ""
-                for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                    names.insert(String(text[Range(m.range(at: 1), in: text)!]))
-                }
-            }
-        }
-        return names
-    }
-
-    @Test("Base/ names no type declared above it, and imports no Foundation")
-    func baseNamesNothingAbove() throws {
-        let below = Self.declaredTypes(in: ["Base", "Platform"])
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.sources).filter { !$0.hasSuffix(".swift") }
-        let above = Self.declaredTypes(in: folders.filter { $0 != "Base" && $0 != "Platform" }).subtracting(below)
-        #expect(above.contains("RelativePath") && above.contains("Action"))
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.sources + "/Base").filter { $0.hasSuffix(".swift") }
-        #expect(files.contains("JSONWriter.swift") && files.contains("ByteOrder.swift"))
-        var found: [String] = []
-        for name in files {
-            let text = try String(contentsOfFile: Self.sources + "/Base/" + name, encoding: .utf8)
-            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                if code.contains("import Foundation") { found.append("Base/\(name):\(i + 1): imports Foundation") }
-                let words = Set(code.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init))
-                for word in words.intersection(above).sorted() { found.append("Base/\(name):\(i + 1): names \(word)") }
-            }
-        }
-        #expect(found == [])
     }
 }
 
