@@ -95,9 +95,7 @@ struct ApplyCommand: Command {
         forceRoot = options.forceRoot
         allOrNothing = options.allOrNothing
         stateDir = options.stateDir
-        let format = options.logFormat
-        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human,
-                       perAction: options.verbose || format != nil, quiet: options.quiet)
+        log = ApplyLog(logFormat: options.logFormat, perAction: options.verbose || options.logFormat != nil, quiet: options.quiet)
         if planFile == nil && (policyPath == nil || rootArgument == nil) {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
@@ -242,6 +240,17 @@ struct ApplyLog {
     let perAction: Bool
     /// `--quiet`: nothing printed when there is nothing to do (see QuietOutput).
     var quiet = false
+
+    init(format: Format, perAction: Bool, quiet: Bool = false) {
+        self.format = format
+        self.perAction = perAction
+        self.quiet = quiet
+    }
+
+    /// The log a `--log-format` value asks for: human lines when there is none.
+    init(logFormat: String?, perAction: Bool, quiet: Bool = false) {
+        self.init(format: logFormat.flatMap(Format.init(rawValue:)) ?? .human, perAction: perAction, quiet: quiet)
+    }
 
     private func emit(_ fields: [(String, Any)]) {
         var object: [String: Any] = [:]

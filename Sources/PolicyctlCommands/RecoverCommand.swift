@@ -44,8 +44,7 @@ struct RecoverCommand: Command {
         self.root = root
         noWait = options.noWait
         stateDir = options.stateDir
-        let format = options.logFormat
-        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
+        log = ApplyLog(logFormat: options.logFormat, perAction: true)
     }
 
     func run() throws -> ExitCode {

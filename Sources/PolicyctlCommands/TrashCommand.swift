@@ -84,8 +84,7 @@ struct TrashCommand: Command {
         noWait = options.noWait
         stateDir = options.stateDir
         items = options.items
-        let format = options.logFormat
-        log = ApplyLog(format: format.flatMap(ApplyLog.Format.init(rawValue:)) ?? .human, perAction: true)
+        log = ApplyLog(logFormat: options.logFormat, perAction: true)
         if policyPath != nil && trashDir != nil {
             throw UsageError(message: "Give either --policy or --trash-dir, not both", command: "policyctl trash")
         }
