@@ -127,20 +127,9 @@ struct DeepTreeApplyTests {
         let depth = 3000
         let (scratch, root, plan) = try planned(depth)
         _ = scratch
-        let before = try chainManifest(root)
-        #expect(before.count == 3000 + 30)
+        #expect(try chainManifest(root).count == 3000 + 30)
         // Every open sleeps 1 ms: the first look into the tree alone takes 3 s (each of its 3,000 levels opened).
-        let started = ContinuousClock.now
-        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "2s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
-        let took = ContinuousClock.now - started
-        #expect(took < .seconds(3), "ran \(took) with a 2 s budget")
-        #expect(run.status == 3, "\(run)")
-        #expect(run.stderr.contains("ran past --max-runtime 2s"), "\(run)")
-        #expect(try chainManifest(root) == before)
-        let recover = try policyctl(["recover", "--root", root])
-        #expect(recover.status == 0, "\(recover)")
-        #expect(recover.stdout.contains("Nothing to recover"), "\(recover)")
-        #expect(try chainManifest(root) == before)
+        try expectStopped(plan, root: root, budget: 2, within: .seconds(3))
         // With time enough, the same plan removes it.
         let again = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "60s"])
         #expect(again.status == 0, "\(again)")
@@ -153,16 +142,26 @@ struct DeepTreeApplyTests {
         let text = DeepTreeApplyTests.policyText.replacingOccurrences(of: "expire: { after: 24h }", with: "expire: { after: 24h }\n    inUse: ignore")
         let (scratch, root, plan) = try planned(2000, policyText: text)
         _ = scratch
-        let before = try chainManifest(root)
         // Every open sleeps 1 ms: the check before staging opens each of the 2,000 levels, 2 s.
+        try expectStopped(plan, root: root, budget: 1, within: .seconds(2))
+    }
+
+    /// Applies `plan` with every open slowed by 1 ms and `--max-runtime` of `budget` seconds: it must stop within
+    /// `limit` (exit 3, naming the budget) and leave the chain exactly as before, with nothing to recover.
+    private func expectStopped(_ plan: String, root: String, budget: Int, within limit: Duration,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let before = try chainManifest(root)
         let started = ContinuousClock.now
-        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "1s"], environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
+        let run = try policyctl(["apply", plan, "--yes", "--max-delete", "none", "--max-runtime", "\(budget)s"],
+                                environment: ["POLICYCTL_SLOW_CALLS": "open:1000"])
         let took = ContinuousClock.now - started
-        #expect(took < .seconds(2), "ran \(took) with a 1 s budget")
-        #expect(run.status == 3, "\(run)")
-        #expect(run.stderr.contains("ran past --max-runtime 1s"), "\(run)")
-        #expect(try chainManifest(root) == before)
+        #expect(took < limit, "ran \(took) with a \(budget) s budget", sourceLocation: sourceLocation)
+        #expect(run.status == 3, "\(run)", sourceLocation: sourceLocation)
+        #expect(run.stderr.contains("ran past --max-runtime \(budget)s"), "\(run)", sourceLocation: sourceLocation)
+        #expect(try chainManifest(root) == before, sourceLocation: sourceLocation)
         let recover = try policyctl(["recover", "--root", root])
-        #expect(recover.stdout.contains("Nothing to recover"), "\(recover)")
+        #expect(recover.status == 0, "\(recover)", sourceLocation: sourceLocation)
+        #expect(recover.stdout.contains("Nothing to recover"), "\(recover)", sourceLocation: sourceLocation)
+        #expect(try chainManifest(root) == before, sourceLocation: sourceLocation)
     }
 }
