@@ -3,6 +3,8 @@
 // no outside Swift packages, only the toolchain and Debian's libyaml.
 import PackageDescription
 
+let faultInjection: [SwiftSetting] = [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "policyctl",
     // macOS 15 / iOS 18: the engine uses the standard library's Synchronization (Mutex, Atomic); Docs/library.md.
@@ -25,13 +27,34 @@ let package = Package(
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
         .target(name: "CPosix", path: "Sources/CPosix"),
+        // The library in layers, one target each, bottom to top; a target sees only the ones below it, so an edge
+        // going up is a compile error (Docs/architecture.md). Across layers, names are `package`; apps see `public`.
+        // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.
+        .target(
+            name: "StoragePolicyFileSystem",    // Platform/ (system calls, /proc), Base/ (bytes, locks, pool), FileSystem/
+            dependencies: ["CPosix"],
+            swiftSettings: faultInjection
+        ),
+        .target(
+            name: "StoragePolicyModel",         // YAML/ (the libyaml reader) and Policy/ (the policy language)
+            dependencies: ["CYAML", "StoragePolicyFileSystem"],
+            swiftSettings: faultInjection,
+            plugins: ["EmbedPolicies"]
+        ),
+        .target(name: "StoragePolicyPlan", dependencies: ["StoragePolicyModel"], swiftSettings: faultInjection),
+        .target(name: "StoragePolicyEvaluation", dependencies: ["StoragePolicyPlan"], swiftSettings: faultInjection),
+        .target(name: "StoragePolicyApply", dependencies: ["StoragePolicyEvaluation"], swiftSettings: faultInjection),
+        .target(
+            name: "StoragePolicyReports",       // Reports/ (audit formats) and Scheduling/ (timer files)
+            dependencies: ["StoragePolicyApply"],
+            swiftSettings: faultInjection
+        ),
+        // The front door: the engine an app calls, re-exporting the public types of the layers below.
         .target(
             name: "StoragePolicy",
-            dependencies: ["CYAML", "CPosix"],
+            dependencies: ["StoragePolicyReports"],
             path: "Sources/StoragePolicy",
-            // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.
-            swiftSettings: [.define("POLICYCTL_FAULT_INJECTION", .when(configuration: .debug))],
-            plugins: ["EmbedPolicies"]
+            swiftSettings: faultInjection
         ),
         // The reference policies in Policies/*.yaml are compiled into StoragePolicy (BundledPolicies) at build
         // time, so the YAML there is the only copy: the plugin runs the tool, which writes them as Swift literals.

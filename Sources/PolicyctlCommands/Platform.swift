@@ -39,7 +39,7 @@ func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int
 func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 func system_open(_ path: String, _ flags: OpenFlags, _ mode: UInt32 = 0) -> Int32 { open(path, flags.rawValue, mode_t(mode)) }
 func system_openat(_ fd: Int32, _ name: String, _ flags: OpenFlags) -> Int32 { openat(fd, name, flags.rawValue) }
-func system_close(_ fd: Int32) { _ = close(fd) }
+
 /// close(2) whose result matters (a written file's last error can surface here): 0, or -1 with errno set.
 func system_closeChecked(_ fd: Int32) -> Int32 { close(fd) }
 func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }

@@ -1,6 +1,10 @@
 // Everything one apply needs, as `policyctl apply` and the engine's own `apply` calls pass it: what to
 // apply (a policy to plan now, or a saved plan to check), where, and the limits. A value; no I/O here.
 
+import StoragePolicyModel
+import StoragePolicyPlan
+import StoragePolicyEvaluation
+
 /// What ``StorageEngine/apply(_:events:)`` carries out, and how.
 public struct ApplyRequest: Sendable {
     /// What is applied.

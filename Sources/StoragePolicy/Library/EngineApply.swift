@@ -2,6 +2,12 @@
 // check a saved plan (staleness, then every action against its policy), lock, recover, plan, confirm,
 // apply. Each step is an ApplyEvent; nothing is printed. Nothing changes past a refused check.
 
+import StoragePolicyFileSystem
+import StoragePolicyModel
+import StoragePolicyPlan
+import StoragePolicyEvaluation
+import StoragePolicyApply
+
 extension StorageEngine {
     /// Carries out `request` as one journaled transaction, sending every step to `events` in order, each on
     /// the calling thread (the walk's progress too: the walk's threads leave it for this one to send).

@@ -1,6 +1,11 @@
 // The one error type of the StorageEngine facade: each case keeps the underlying typed error, and a
 // policy problem keeps its file:line:col. Never loses the cause to a string.
 
+import StoragePolicyFileSystem
+import StoragePolicyModel
+import StoragePolicyEvaluation
+import StoragePolicyApply
+
 /// Why a ``StorageEngine`` call failed. Every case says whether the tree may have changed.
 public enum EngineError: Error, Sendable, CustomStringConvertible {
     /// The policy is invalid (or its file cannot be read); each diagnostic carries its location when it

@@ -2,6 +2,9 @@
 // taken, recovery run first. The only place the library's callers (the engine, and through it the CLI) get
 // a lock or run recovery; every step is reported as an ApplyEvent, nothing is printed.
 
+import StoragePolicyFileSystem
+import StoragePolicyApply
+
 /// The root opened and its state folder set up, for one ``StorageEngine`` call.
 struct EngineSession {
     let state: StateDirectory

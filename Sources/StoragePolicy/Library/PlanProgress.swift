@@ -1,6 +1,8 @@
 // A progress report from a running plan: how many entries the walk has seen and where it is.
 // A plain value, safe to send anywhere; producing one never slows the walk by more than a callback.
 
+import StoragePolicyFileSystem
+
 /// How far a plan's walk has got.
 public struct PlanProgress: Sendable, Hashable {
     /// Entries listed so far, all threads together.

@@ -1,6 +1,8 @@
 // A plan being made on a thread of its own: its progress as an AsyncStream and the plan to await.
 // Starting one never blocks; the stream ends when the plan is ready or has failed.
 
+import StoragePolicyPlan
+
 /// A plan in progress, from ``StorageEngine/startPlan()``.
 public struct PlanningRun: Sendable {
     /// Progress reports while the walk runs; finishes when the plan is ready or planning failed.

@@ -8,6 +8,9 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
 
 @Suite("Applier")
 struct ApplierTests {

@@ -3,6 +3,9 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
 
 @Suite("Apply enums") struct ApplyEnumTests {
     @Test("a plan action's verb is the action's name, for every kind")

@@ -8,6 +8,9 @@ import Darwin
 import Foundation
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
 
 final class ApplyFixture {
     let path: String

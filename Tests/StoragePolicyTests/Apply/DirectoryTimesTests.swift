@@ -10,6 +10,10 @@ import Foundation
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyApply
 
 @Suite("apply restores folder times") struct DirectoryTimesTests {
     @Test("a folder partly cleaned keeps its old atime and mtime, and so expires on the next run once emptied")

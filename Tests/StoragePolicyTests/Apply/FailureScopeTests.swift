@@ -2,6 +2,8 @@
 // and the calls (write, read, fsync) that are about the disk whatever their errno.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 @Suite("Failure scope")
 struct FailureScopeTests {

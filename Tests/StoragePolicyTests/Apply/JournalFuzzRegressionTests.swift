@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyApply
 
 @Suite("Journal fuzz regressions", .timeLimit(.minutes(10)))
 struct JournalFuzzRegressionTests {

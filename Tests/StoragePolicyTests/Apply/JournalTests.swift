@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 @Suite("Journal format")
 struct JournalTests {

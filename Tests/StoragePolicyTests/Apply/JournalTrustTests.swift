@@ -8,6 +8,8 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 /// A journal record written by hand, framed with a valid checksum (as a forger, or a fuzzer, would).
 func forgedRecord(_ type: String, tx: String = "20260101T000000Z-0000abcd", seq: Int, _ fields: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {

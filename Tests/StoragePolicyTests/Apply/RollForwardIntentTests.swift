@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 @Suite("Roll-forward intents") struct RollForwardIntentTests {
     static let identity = EntryIdentity(device: 1, inode: 2, size: 3, modificationTimeNs: 4)

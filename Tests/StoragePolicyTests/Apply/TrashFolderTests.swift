@@ -2,6 +2,7 @@
 // percent-encoding, wall-clock formats. No disk involved.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
 
 @Suite("Trash conventions")
 struct TrashFolderTests {

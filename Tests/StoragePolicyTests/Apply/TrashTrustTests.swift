@@ -7,6 +7,8 @@ import Darwin
 #endif
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 @Suite("Trash folder trust rule")
 struct TrashTrustTests {

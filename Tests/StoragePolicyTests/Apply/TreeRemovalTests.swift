@@ -8,6 +8,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
 
 @Suite("Tree removal")
 struct TreeRemovalTests {

@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyApply
 
 @Suite("Undo plans") struct UndoPlanTests {
     @Test("a rename goes back and a marker returns to the value the journal recorded as previous")

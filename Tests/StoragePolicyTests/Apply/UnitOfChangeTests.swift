@@ -9,6 +9,9 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
 
 @Suite("Units of change")
 struct UnitOfChangeTests {

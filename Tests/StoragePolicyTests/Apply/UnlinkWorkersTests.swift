@@ -4,6 +4,9 @@
 
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
 
 @Suite("Unlink workers") struct UnlinkWorkersTests {
     private static func workers(_ f: ApplyFixture, deadline: ContinuousClock.Instant? = nil) -> UnlinkWorkers {

@@ -2,6 +2,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
 
 @Suite("Descending slots") struct DescendingSlotsTests {
     final class Counted: Sendable {

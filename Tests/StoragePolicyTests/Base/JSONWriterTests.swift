@@ -4,6 +4,10 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
+@testable import StoragePolicyApply
+@testable import StoragePolicyReports
 
 @Suite("One JSON writer") struct JSONWriterTests {
     /// Every ASCII byte (controls, quote, slash, backslash, DEL), then non-ASCII text.

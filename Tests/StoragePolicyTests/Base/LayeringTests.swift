@@ -1,22 +1,23 @@
-// The library's folders form layers (Docs/architecture.md), and a folder may name only types declared in its own
-// layer or below: these tests hold the order until the layers become targets with `package` access (then a back
-// edge is a compile error and they can go). Type names, not a compiler: they read declarations, and the words of
-// each line outside comments (and, for the layer order, outside the text of string literals: interpolations count).
+// The library's layers are targets (Package.swift; Docs/architecture.md): a target sees only the targets below
+// it, so a back edge is a compile error. These tests hold what the compiler does not: that the manifest keeps the
+// layers a chain in the documented order, each folder in the target of its layer; and, inside the bottom target,
+// that Base/ (bytes, locks, the pool) stays below the file system it shares a target with. Type names, not a
+// compiler: they read declarations, and the words of each line outside comments.
 import Foundation
 import Testing
 
 @Suite("Layers") struct LayeringTests {
-    static let sources = PlatformLayeringTests.packageRoot + "/Sources/StoragePolicy"
+    static let sources = PlatformLayeringTests.packageRoot + "/Sources"
 
-    /// Bottom first; the folders of one entry are one layer.
-    static let layers: [[String]] = [
-        ["Platform", "Base", "FileSystem"],
-        ["YAML", "Policy"],
-        ["Plan"],
-        ["Evaluation"],
-        ["Apply"],
-        ["Reports", "Scheduling"],
-        ["Library"],
+    /// Bottom first: each layer's target and the folders it holds (a target of one folder holds it flat).
+    static let layers: [(target: String, folders: [String])] = [
+        ("StoragePolicyFileSystem", ["Platform", "Base", "FileSystem"]),
+        ("StoragePolicyModel", ["YAML", "Policy"]),
+        ("StoragePolicyPlan", []),
+        ("StoragePolicyEvaluation", []),
+        ("StoragePolicyApply", []),
+        ("StoragePolicyReports", ["Reports", "Scheduling"]),
+        ("StoragePolicy", ["Library"]),
     ]
 
     static let modifiers = #"(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated|open)\s+)*(?:struct|enum|class|protocol|actor|typealias)\s+([A-Z]\w*)"#
@@ -29,7 +30,7 @@ import Testing
         })
     }
 
-    /// Every Swift file of a folder, recursively, as (path below Sources/StoragePolicy, text).
+    /// Every Swift file below `folder` (a path under Sources/), recursively, as (path under Sources/, text).
     static func files(in folder: String) -> [(path: String, text: String)] {
         let base = sources + "/" + folder
         let paths = (FileManager.default.enumerator(atPath: base)?.allObjects as? [String]) ?? []
@@ -46,66 +47,54 @@ import Testing
         }
     }
 
-    /// `code` with the text of its string literals blanked and their interpolations kept: `"see \(Planner.x) in
-    /// StorageEngine"` keeps `Planner` (a call a message makes) and drops `StorageEngine` (prose).
-    static func outsideLiteralText(_ code: Substring) -> String {
-        var out = "", inLiteral = false, depth = 0, escaped = false
-        var chars = code.makeIterator()
-        while let c = chars.next() {
-            if !inLiteral {
-                if c == "\"" { inLiteral = true }
-                if c == "(" && depth > 0 { depth += 1 }
-                if c == ")" && depth > 0 { depth -= 1; if depth == 0 { inLiteral = true; out.append(" "); continue } }
-                out.append(c)
-                continue
+    /// The target dependencies Package.swift declares, by target name: each `.target(` up to the next `.`-call
+    /// of a target kind, its `name:` and its `dependencies: [...]` (comments may stand between them).
+    static func manifestDependencies() throws -> [String: [String]] {
+        let text = try String(contentsOfFile: PlatformLayeringTests.packageRoot + "/Package.swift", encoding: .utf8)
+        let name = try NSRegularExpression(pattern: #"name: "(\w+)""#)
+        let dependencies = try NSRegularExpression(pattern: #"dependencies: \[([^\]]*)\]"#)
+        var out: [String: [String]] = [:]
+        for chunk in text.components(separatedBy: ".target(").dropFirst() {
+            let declaration = chunk.components(separatedBy: "Target(")[0]
+            let range = NSRange(declaration.startIndex..., in: declaration)
+            guard let n = name.firstMatch(in: declaration, range: range) else { continue }
+            let list = dependencies.firstMatch(in: declaration, range: range).map {
+                declaration[Range($0.range(at: 1), in: declaration)!].split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
             }
-            if escaped {
-                escaped = false
-                if c == "(" { inLiteral = false; depth = 1; out.append(" ") }
-                continue
-            }
-            if c == "\\" { escaped = true } else if c == "\"" { inLiteral = false; out.append(c) }
+            out[String(declaration[Range(n.range(at: 1), in: declaration)!])] = list ?? []
         }
         return out
     }
 
-    @Test("a literal's text is prose, its interpolations are code")
-    func literalText() {
-        #expect(Self.outsideLiteralText(#"let m = "see \(Planner.x(a)) in StorageEngine" + StepVerifier.y"#)
-                == #"let m = " Planner.x(a) " + StepVerifier.y"#)
-        #expect(Self.outsideLiteralText(#"f("a \"Plan\" b", Policy.z)"#) == #"f("", Policy.z)"#)
+    @Test("the layers are a chain of targets in the documented order: each depends on the one below, C aside")
+    func layersAreAChain() throws {
+        let dependencies = try Self.manifestDependencies()
+        for (level, layer) in Self.layers.enumerated() {
+            let swiftDependencies = (dependencies[layer.target] ?? ["missing"]).filter { !$0.hasPrefix("C") }
+            #expect(swiftDependencies == (level == 0 ? [] : [Self.layers[level - 1].target]), "\(layer.target)")
+        }
+        // The command layer stands on the front door alone.
+        #expect(dependencies["PolicyctlCommands"] == ["StoragePolicy"])
     }
 
-    @Test("every folder names only types of its own layer or below")
-    func noBackEdges() throws {
-        var owner: [String: Int] = [:]
-        for (level, folders) in Self.layers.enumerated() {
-            for folder in folders {
-                for file in Self.files(in: folder) {
-                    for name in Self.names(Self.topLevel, in: file.text) { owner[name] = min(owner[name] ?? level, level) }
-                }
+    @Test("each layer's folders are in its target, and no library source lies outside the layers")
+    func foldersInTheirTargets() throws {
+        let targets = try FileManager.default.contentsOfDirectory(atPath: Self.sources).filter { $0.hasPrefix("StoragePolicy") }
+        #expect(Set(targets) == Set(Self.layers.map(\.target)))
+        for layer in Self.layers {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: Self.sources + "/" + layer.target)
+            let folders = entries.filter { !$0.hasSuffix(".swift") }
+            if layer.folders.isEmpty {
+                // A flat target: Swift files and a Kinds/ folder at most.
+                #expect(folders.allSatisfy { $0 == "Kinds" }, "\(layer.target): \(folders)")
+                #expect(entries.contains { $0.hasSuffix(".swift") })
+            } else {
+                #expect(Set(folders) == Set(layer.folders), "\(layer.target)")
+                #expect(!entries.contains { $0.hasSuffix(".swift") }, "\(layer.target) keeps its files in its folders")
             }
         }
-        // The check can fail: these are declared high and named low in no file today.
-        #expect(owner["StorageEngine"] == 6 && owner["ApplyRun"] == 4 && owner["Planner"] == 3 && owner["FileName"] == 0)
-        var found: [String] = []
-        for (level, folders) in Self.layers.enumerated() {
-            for folder in folders {
-                for file in Self.files(in: folder) {
-                    // A type this file declares (a nested `Node`, say) is its own, whatever a higher layer declares.
-                    let own = Self.names(Self.nested, in: file.text).union(Self.names(Self.topLevel, in: file.text))
-                    for (line, code, _) in Self.codeLines(file.text) {
-                        let words = Set(Self.outsideLiteralText(code).split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init))
-                        for word in words.subtracting(own).sorted() {
-                            if let up = owner[word], up > level {
-                                found.append("\(file.path):\(line): names \(word), declared in layer \(Self.layers[up].joined(separator: "+"))")
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        #expect(found == [])
     }
 
     /// Base/ sits below the file system (which shares its layer): it may use only Platform/ and the standard library.
@@ -116,12 +105,12 @@ import Testing
                 Self.names(Self.topLevel, in: $0.text).union(Self.names(Self.nested, in: $0.text))
             })
         }
-        let below = declared(in: ["Base", "Platform"])
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.sources).filter { !$0.hasSuffix(".swift") }
-        let above = declared(in: folders.filter { $0 != "Base" && $0 != "Platform" }).subtracting(below)
+        let bottom = "StoragePolicyFileSystem/"
+        let below = declared(in: [bottom + "Base", bottom + "Platform"])
+        let above = declared(in: [bottom + "FileSystem"] + Self.layers.dropFirst().map(\.target)).subtracting(below)
         #expect(above.contains("RelativePath") && above.contains("Action"))
-        let files = Self.files(in: "Base")
-        #expect(files.contains { $0.path == "Base/JSONWriter.swift" } && files.contains { $0.path == "Base/ByteOrder.swift" })
+        let files = Self.files(in: bottom + "Base")
+        #expect(files.contains { $0.path == bottom + "Base/JSONWriter.swift" } && files.contains { $0.path == bottom + "Base/ByteOrder.swift" })
         var found: [String] = []
         for file in files {
             for (line, code, words) in Self.codeLines(file.text) {

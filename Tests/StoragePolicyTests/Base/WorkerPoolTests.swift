@@ -1,6 +1,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
 
 @Suite struct WorkerPoolTests {
     @Test func runGivesEveryIndexOnceAndWaitsForAll() {

@@ -2,6 +2,8 @@
 // directories that are missing or blocked. Expected actions are spelled out by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Backup and layout") struct BackupAndLayoutTests {

@@ -4,6 +4,10 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("backup: include") struct BackupInclusionTests {

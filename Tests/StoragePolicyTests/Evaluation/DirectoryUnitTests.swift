@@ -2,6 +2,9 @@
 // newest thing inside it is expired, and stays whole otherwise; files in the scope are units of their own.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("expire unit: directory") struct DirectoryUnitTests {

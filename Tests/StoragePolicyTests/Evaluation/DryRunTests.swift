@@ -2,6 +2,8 @@
 // sizes, modes, mtimes, atimes, xattrs) is the same before and after, atimes included.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Dry run") struct DryRunTests {

@@ -2,6 +2,9 @@
 // Every expected plan is written out by hand here, never computed by the engine.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,8 @@
 // lone thread would have fetched, vanished entries included.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

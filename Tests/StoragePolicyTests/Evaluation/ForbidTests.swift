@@ -2,6 +2,7 @@
 // when there is no trash folder; entries already in the trash are left alone. Expected moves by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Forbid") struct ForbidTests {

@@ -9,6 +9,8 @@ import Darwin
 #endif
 import Foundation
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyEvaluation
 import Testing
 import TreeFixture
 

@@ -2,6 +2,7 @@
 // as entries; only what the rule selects is counted. Every expected plan is written out by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("expire keep: N") struct KeepNewestTests {

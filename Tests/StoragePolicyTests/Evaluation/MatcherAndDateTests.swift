@@ -2,6 +2,9 @@
 // stamps parse in every form the specs and implementations write, and nothing else.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

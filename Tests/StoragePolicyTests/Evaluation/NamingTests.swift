@@ -2,6 +2,8 @@
 // and patterns that are reported, never fixed. Expected renames are spelled out by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Naming") struct NamingTests {

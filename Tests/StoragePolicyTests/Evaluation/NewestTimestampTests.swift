@@ -2,6 +2,8 @@
 // file system records one, and, for non-directories, ctime. Docs/policy-reference.md says so.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("by: newest") struct NewestTimestampTests {
     static func status(_ type: FileType, atime: Int64, mtime: Int64, ctime: Int64) -> FileStatus {

@@ -7,6 +7,9 @@ import Darwin
 #endif
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Odd scopes") struct OddScopeTests {

@@ -3,6 +3,8 @@
 import Synchronization
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Path-restricted plans") struct PathRestrictionTests {

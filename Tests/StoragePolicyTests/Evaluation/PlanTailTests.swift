@@ -4,6 +4,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyPlan
 import TreeFixture
 
 @Suite("Plan tail") struct PlanTailTests {

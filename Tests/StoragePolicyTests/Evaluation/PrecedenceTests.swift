@@ -2,6 +2,8 @@
 // entry is not renamed, markers are independent. Expected plans written out by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Precedence") struct PrecedenceTests {

@@ -2,6 +2,8 @@
 // stops the total short of the target, the plan evicts what it may and reports the bytes still over.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("quota minAge and keep") struct QuotaProtectionTests {

@@ -2,6 +2,8 @@
 // path, down to the target; files other rules delete do not count. Expected evictions worked out here.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Quota") struct QuotaTests {

@@ -3,6 +3,10 @@
 // minAge and keep protect units, and a shortfall is a violation naming the bytes still over.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("quota unit: directory") struct QuotaUnitTests {

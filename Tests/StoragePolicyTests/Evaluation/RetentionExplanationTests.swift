@@ -1,6 +1,9 @@
 // `explain` for keep, minAge and unit: the words that say why an entry a rule would otherwise take was kept.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("explain: keep, minAge and unit") struct RetentionExplanationTests {

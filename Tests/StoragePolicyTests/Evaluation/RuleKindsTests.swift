@@ -2,6 +2,10 @@
 // it: Rule.Kind, RuleKinds.all, the report and explain texts, and Docs/policy.schema.json. Reads only the schema.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyReports
 
 @Suite("Rule kinds") struct RuleKindsTests {
     /// One of each kind. `position` has no default case: a new Rule.Kind case does not compile until it is here.

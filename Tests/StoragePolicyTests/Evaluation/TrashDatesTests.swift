@@ -2,6 +2,7 @@
 // (the documented ones), impossible calendar dates and times outside 64-bit nanoseconds refused, never a trap.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Trash dates")

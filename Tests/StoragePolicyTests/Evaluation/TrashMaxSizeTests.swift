@@ -2,6 +2,9 @@
 // A trash at exactly maxSize is left alone; items retention deletes do not count. Expected plans by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("trash maxSize") struct TrashMaxSizeTests {

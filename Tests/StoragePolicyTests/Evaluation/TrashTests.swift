@@ -2,6 +2,8 @@
 // app layout's stamp or ctime. Never mtime; undated items are kept and reported. Expected plans by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

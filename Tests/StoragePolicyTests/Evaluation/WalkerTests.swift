@@ -2,6 +2,9 @@
 // vanishing entries, the state folder, and the promise that planning changes nothing on disk.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
 
 @Suite("Descriptor stack")
 struct DescriptorStackTests {

@@ -7,6 +7,8 @@ import Darwin
 #endif
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("Overflow-safe times, durations and sizes") struct OverflowTests {
     @Test("a file's seconds outside nanosecond range are clamped and flagged; in range they are exact",

@@ -1,4 +1,4 @@
-// Holds the platform layering of issue 13: only Sources/StoragePolicy/Platform/ (and the command layer's one
+// Holds the platform layering of issue 13: only Sources/StoragePolicyFileSystem/Platform/ (and the command layer's one
 // Platform.swift) names Glibc or Darwin; C modules stay behind `internal import`; nothing re-exports libc
 // (issue 26), so a command file or a client of PolicyctlCommands cannot reach it unseen. Reads the source tree,
 // never writes.
@@ -10,7 +10,7 @@ import Testing
 
     /// The files allowed to know the platform.
     static func isPlatformLayer(_ path: String) -> Bool {
-        path.hasPrefix("Sources/StoragePolicy/Platform/") || path == "Sources/PolicyctlCommands/Platform.swift"
+        path.hasPrefix("Sources/StoragePolicyFileSystem/Platform/") || path == "Sources/PolicyctlCommands/Platform.swift"
     }
 
     /// Every Swift file under Sources/, as (path relative to the package, lines).
@@ -40,7 +40,7 @@ import Testing
         let files = PlatformLayeringTests.sources()
         #expect(files.count > 100)
         let layer = files.filter { PlatformLayeringTests.isPlatformLayer($0.path) }
-        #expect(layer.map(\.path).contains("Sources/StoragePolicy/Platform/Syscalls.swift"))
+        #expect(layer.map(\.path).contains("Sources/StoragePolicyFileSystem/Platform/Syscalls.swift"))
         #expect(layer.contains { $0.lines.contains("#if canImport(Glibc)") })
     }
 
@@ -87,7 +87,7 @@ import Testing
 
     @Test("the library imports its C modules internal only, so a client needs no C module map")
     func cModulesInternal() {
-        let imports = PlatformLayeringTests.sources().filter { $0.path.hasPrefix("Sources/StoragePolicy/") }.flatMap { file in
+        let imports = PlatformLayeringTests.sources().filter { $0.path.hasPrefix("Sources/StoragePolicy") }.flatMap { file in
             file.lines.filter { $0.contains("import CPosix") || $0.contains("import CYAML") }.map { "\(file.path): \($0)" }
         }
         #expect(!imports.isEmpty)

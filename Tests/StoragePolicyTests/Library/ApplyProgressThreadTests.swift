@@ -8,6 +8,7 @@ import Darwin
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("Library: apply progress") struct ApplyProgressThreadTests {
     @Test("planning progress reaches a non-Sendable handler on the calling thread, before the plan, on a four-thread walk")

@@ -3,6 +3,8 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 import TreeFixture
 
 @Suite("Library: custom rules") struct CustomRuleTests {

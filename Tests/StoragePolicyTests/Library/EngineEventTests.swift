@@ -11,6 +11,10 @@ import Synchronization
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyApply
 
 @Suite("Library: engine events") struct EngineEventTests {
     /// One 24 h expiry of tmp, as StorageEngineTests use.

@@ -5,6 +5,9 @@ import Synchronization
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyReports
 
 @Suite("Library: plan events") struct PlanEventTests {
     /// One 24 h expiry of tmp, as StorageEngineTests use.

@@ -1,4 +1,4 @@
-// Holds the narrow public API of issue 13: the top-level `public` declarations of Sources/StoragePolicy and
+// Holds the narrow public API of issue 13: the top-level `public` declarations of the library's layers and
 // Sources/PolicyctlCommands are exactly the names Docs/library.md lists under "The public API", and none is a
 // name SwiftUI, CryptoKit, System or Foundation also declares. Reads the source tree, never writes.
 import Foundation
@@ -8,7 +8,9 @@ import Testing
     static let packageRoot = String(#filePath).components(separatedBy: "/Tests/")[0]
 
     /// The targets whose public declarations a client sees.
-    static let publicTargets = ["Sources/StoragePolicy", "Sources/PolicyctlCommands"]
+    static let publicTargets = ["Sources/StoragePolicyFileSystem", "Sources/StoragePolicyModel", "Sources/StoragePolicyPlan",
+        "Sources/StoragePolicyEvaluation", "Sources/StoragePolicyApply", "Sources/StoragePolicyReports", "Sources/StoragePolicy",
+        "Sources/PolicyctlCommands"]
 
     /// Names a client of these frameworks already has in scope: a public type of ours with one of them would
     /// have to be qualified in every file importing both. Not exhaustive; the ones a storage library could pick.

@@ -2,6 +2,7 @@
 // budget (Docs/performance.md, "Memory"). A marker's attribute payload is boxed so it does not widen them all.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyPlan
 import TreeFixture
 
 @Suite("Action layout") struct ActionLayoutTests {

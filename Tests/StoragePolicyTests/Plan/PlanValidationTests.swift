@@ -2,6 +2,10 @@
 // its reason. The forged actions are spelled out by hand.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Plan validation") struct PlanValidationTests {

@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("Policy loader fuzz regressions", .timeLimit(.minutes(10)))
 struct FuzzRegressionTests {

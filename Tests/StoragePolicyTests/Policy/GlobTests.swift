@@ -1,5 +1,7 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("Glob") struct GlobTests {
     static func path(_ s: String) -> RelativePath { RelativePath(s)! }

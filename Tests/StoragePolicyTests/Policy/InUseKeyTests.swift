@@ -1,6 +1,8 @@
 // The per-rule `inUse` key: skip by default, ignore on request, only on expire, quota and trash rules.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
+@testable import StoragePolicyEvaluation
 
 @Suite("Policy inUse key") struct InUseKeyTests {
     static func rules(_ body: String) throws -> [Rule] {

@@ -1,6 +1,7 @@
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("Policy DSL") struct PolicyBuilderTests {
     /// Rules and layout without source locations, for comparing a DSL policy with a loaded one.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("extends: policies that build on each other") struct PolicyInheritanceTests {
     /// A fresh folder with `files` written into it; removed by the caller's defer.

@@ -1,5 +1,7 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("Policy loading") struct PolicyLoaderTests {
     static let header = "version: 1\nname: t\n"

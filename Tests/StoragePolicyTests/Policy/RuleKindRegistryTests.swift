@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("Rule kind registry") struct RuleKindRegistryTests {
     @Test("every Rule.Kind case has one language side and one behaviour, agreeing on the keyword")

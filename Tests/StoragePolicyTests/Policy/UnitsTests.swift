@@ -1,5 +1,7 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
 
 @Suite("Durations and sizes") struct UnitsTests {
     @Test("durations sum their units", arguments: [("90s", 90), ("24h", 86400), ("7d", 604800), ("1d12h", 129600), ("2w", 1209600), ("1m30s", 90)])

@@ -1,5 +1,9 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 @Suite("Audit findings from a plan") struct AuditReportTests {
     @Test("every action and every violation is a finding, sorted by path then rule")

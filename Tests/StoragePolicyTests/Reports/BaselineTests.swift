@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("Baselines") struct BaselineTests {
     @Test("a written baseline reads back the same, and writing twice gives the same bytes")

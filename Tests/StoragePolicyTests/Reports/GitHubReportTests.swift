@@ -1,5 +1,9 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 @Suite("GitHub workflow commands") struct GitHubReportTests {
     @Test("data is escaped as the Actions toolkit's escapeData", arguments: [

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 @Suite("JSON report") struct JSONReportTests {
     @Test("the documented fields, with exact bytes for names that are not UTF-8")

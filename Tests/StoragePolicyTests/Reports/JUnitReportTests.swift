@@ -4,6 +4,10 @@ import FoundationXML
 #endif
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 /// A small element tree built by Foundation's XMLParser: if the document is not well-formed, parsing fails.
 private final class XMLTree: NSObject, XMLParserDelegate {

@@ -1,6 +1,10 @@
 // A policy and a plan shaped like the reference app-sandbox policy, with hostile names (a newline, markup
 // characters, bytes that are not UTF-8, control characters), for every report format's tests.
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 enum ReportFixture {
     static let file = "policies/app-sandbox.yaml"

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyReports
 
 /// The SARIF 2.1.0 object model's required properties (and those code scanning needs) as non-optional
 /// fields, so decoding fails when one is missing.

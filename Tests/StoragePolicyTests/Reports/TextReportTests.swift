@@ -1,5 +1,9 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyReports
 
 @Suite("Text report") struct TextReportTests {
     @Test("golden: the fixture with a baseline")

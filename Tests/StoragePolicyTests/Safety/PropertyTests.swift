@@ -8,6 +8,10 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
 import TreeFixture
 
 @Suite("Properties over random trees and policies")

@@ -9,6 +9,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyPlan
 import TreeFixture
 
 @Suite("Races with concurrent writers", .serialized)

@@ -8,6 +8,11 @@ import Darwin
 import Foundation
 import Synchronization
 @testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyApply
 import TreeFixture
 
 final class SafetyRoot {

@@ -1,5 +1,6 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("Calendar specifications") struct CalendarSpecTests {
     struct Parsed: Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("crontab entries") struct CronLineTests {
     private static let minute = CronLine(try! SchedulingFixture.job(.every(.days(1)))).offsetMinute

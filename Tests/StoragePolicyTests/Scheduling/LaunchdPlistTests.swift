@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("launchd property lists") struct LaunchdPlistTests {
     private func parse(_ plist: LaunchdPlist) throws -> [String: Any] {

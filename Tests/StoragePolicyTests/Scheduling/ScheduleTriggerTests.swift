@@ -1,5 +1,6 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("--every and --on") struct ScheduleTriggerTests {
     @Test("intervals are policy durations of at least a minute", arguments: [("1m", 60), ("15m", 900), ("6h", 21600), ("1d", 86400), ("1d12h", 129600), ("2w", 1209600)])

@@ -1,5 +1,6 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("Scheduled jobs") struct ScheduledJobTests {
     @Test("policy names become unit-safe names", arguments: [

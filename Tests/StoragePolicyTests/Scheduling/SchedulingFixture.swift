@@ -3,6 +3,7 @@
 import Foundation
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 enum SchedulingFixture {
     /// The policyctl binary built next to the test bundle.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyReports
 
 @Suite("systemd units") struct SystemdUnitsTests {
     private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }

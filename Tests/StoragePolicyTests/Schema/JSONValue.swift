@@ -2,6 +2,7 @@
 // Never guesses a scalar's type beyond YAML 1.2's core schema: quoted scalars stay strings, as editors see them.
 import Foundation
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 /// A JSON value. Numbers are doubles (JSON Schema compares numbers by value: `1 == 1.0`).
 enum JSONValue: Hashable, Sendable {

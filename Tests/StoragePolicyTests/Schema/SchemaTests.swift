@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
 
 /// The schema, the reference policies and a policy's JSON view, located from this file's path.
 enum SchemaFixture {

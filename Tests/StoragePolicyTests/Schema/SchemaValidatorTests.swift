@@ -2,6 +2,7 @@
 // Never reads Docs/: small inline schemas pin each keyword, so a schema test failure means the schema.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("Schema validator") struct SchemaValidatorTests {
     static func validator(_ json: String) throws -> SchemaValidator {

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("the GitHub Actions workflow")
 struct WorkflowTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("YAML first-mistake hints") struct YAMLHintTests {
     @Test("an unquoted value starting with an indicator gets its line back quoted", arguments: [

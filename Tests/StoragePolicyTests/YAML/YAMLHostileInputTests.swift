@@ -3,6 +3,7 @@
 import Testing
 import TreeFixture
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("YAML reader: hostile input", .timeLimit(.minutes(10)))
 struct YAMLHostileInputTests {

@@ -2,6 +2,7 @@
 // Never touches the file system: every input is written out here, so a failure shows its YAML.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("YAML reader: nodes and marks")
 struct YAMLReaderTests {

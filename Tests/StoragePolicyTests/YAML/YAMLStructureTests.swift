@@ -2,6 +2,7 @@
 // Never relies on libyaml for these: each input here is valid YAML syntax that the reader itself must judge.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 @Suite("YAML reader: keys, aliases and limits")
 struct YAMLStructureTests {

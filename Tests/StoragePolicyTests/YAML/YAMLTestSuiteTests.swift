@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 /// The suite's cases: each folder (or sub-folder, for numbered variants) with an `in.yaml`; a file named
 /// `error` beside it marks input that must be rejected.

@@ -2,6 +2,7 @@
 // Never used by the library; renders only what a test compares, so assertions read like the YAML itself.
 import Testing
 @testable import StoragePolicy
+@testable import StoragePolicyModel
 
 extension Node {
     /// Flow-style text of the tree: `{a: [1, 'two']}`. Quoted scalars keep single quotes, tags a `!` prefix.

@@ -1,0 +1,57 @@
+// How one apply (or trash, or restore) runs: the blast-radius cap, the time budget, and what the journal's
+// begin record says about where the work came from. A value; holds no handles.
+
+import StoragePolicyFileSystem
+import StoragePolicyModel
+
+/// How one apply runs: the blast-radius cap, the time budget, and what the journal records about its origin.
+package struct ApplyOptions: Sendable {
+    /// The root as an absolute path: recorded in the journal and written into FreeDesktop `.trashinfo` files.
+    package var rootPath: String
+    /// Refuse, before changing anything, a plan deleting more entries than this.
+    package var maxDelete: DeleteLimit?
+    /// How the cap is named in the refusal, e.g. `--max-delete 1000` or `the policy's max-delete 10%`.
+    package var maxDeleteLabel: String?
+    /// Past this instant the run stops and rolls back what it did.
+    package var deadline: ContinuousClock.Instant?
+    /// How the budget is named in the rollback reason, e.g. `--max-runtime 30s`.
+    package var deadlineLabel: String?
+    /// The layout of trash folders that must be created; existing ones are detected.
+    package var trashLayout: TrashRetention.Layout
+    /// The policy file, recorded in the journal.
+    package var policyPath: String?
+    /// The policy's digest, recorded in the journal.
+    package var policySHA256: String?
+    /// The plan file applied, recorded in the journal.
+    package var planFile: String?
+    /// Intents per journal fsync in the first group; each next group is twice as large, up to 16 times this,
+    /// so a small apply journals in small steps and a large one needs few fsyncs.
+    package var groupSize: Int
+    /// Strict mode (`--all-or-nothing`): an error on one entry (EACCES, EPERM, ENAMETOOLONG...) rolls the whole
+    /// transaction back instead of skipping that entry. Entries that changed or vanished are skipped either way.
+    package var allOrNothing: Bool
+    /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
+    /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
+    package var inUseRules: Set<String> = []
+    /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
+    /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
+    package var stagesEveryDelete = false
+    /// Checked file deletes are unlinked on worker threads (UnlinkWorkers).
+    package var unlinksInBackground = true
+    /// Tests only: called with a step's path after its target was checked and before it is changed, so race
+    /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
+    /// that worker's thread, between the worker's check and its unlink.
+    var willChange: (@Sendable (RelativePath) -> Void)?
+
+    /// Options; only the root path is required.
+    package init(rootPath: String, maxDelete: DeleteLimit? = nil, maxDeleteLabel: String? = nil,
+                deadline: ContinuousClock.Instant? = nil, deadlineLabel: String? = nil,
+                trashLayout: TrashRetention.Layout = .automatic, policyPath: String? = nil,
+                policySHA256: String? = nil, planFile: String? = nil, groupSize: Int = 256, allOrNothing: Bool = false) {
+        self.rootPath = rootPath; self.maxDelete = maxDelete; self.maxDeleteLabel = maxDeleteLabel
+        self.deadline = deadline; self.deadlineLabel = deadlineLabel; self.trashLayout = trashLayout
+        self.policyPath = policyPath; self.policySHA256 = policySHA256; self.planFile = planFile
+        self.groupSize = max(1, groupSize)
+        self.allOrNothing = allOrNothing
+    }
+}

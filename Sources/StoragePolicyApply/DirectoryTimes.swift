@@ -1,0 +1,149 @@
+// Agreement with systemd-tmpfiles: removing an entry moves its folder's mtime to now, so cleaning part of an old
+// folder would make it look fresh and keep it a whole `after` longer. Apply records a folder's atime and mtime
+// before this run first changes its entries and, once the run's changes are made (before the commit), puts them
+// back on every folder it removed entries from and added none to, as one journaled change (`times`, undone on
+// rollback and recovery). A folder someone else changed meanwhile is left alone: after this run's last removal
+// in a folder its mtime and ctime are noted, and any difference at the end (a create, rename, chmod or utime by
+// anyone moves ctime) means another writer was there, and the times are theirs. See Docs/journal.md.
+// Noted once per run of consecutive removals in a folder (steps are sorted by path) and at the end of every
+// group, not after each removal: the value between two of this run's removals was never looked at.
+
+import StoragePolicyFileSystem
+import StoragePolicyPlan
+
+/// The folders one apply run removed entries from, and their times from before the run changed them.
+package final class DirectoryTimes {
+    private struct Tracked {
+        var accessNs: Int64
+        var modificationNs: Int64
+        var identity: EntryIdentity
+        /// mtime and ctime as this run's last removal left them; nil until one is made.
+        var afterOurs: (modificationNs: Int64, changeNs: Int64)?
+        /// This run also added an entry (mkdir, rename or move in, a tag): its new times are honest.
+        var added = false
+        /// The step of the last removal: the `times` intent belongs to it.
+        var action = 0
+    }
+
+    /// `.`: a directory's times are set on its own descriptor.
+    package static let itself = FileName(unchecked: [0x2E])
+
+    private var tracked: [RelativePath: Tracked] = [:]
+    private var order: [RelativePath] = []
+
+    /// The folders whose entries `action` removes and adds.
+    private static func folders(_ action: Action) -> (removes: [RelativePath], adds: [RelativePath]) {
+        switch action.kind {
+        case .delete, .untag: ([action.path.parent], [])
+        // `to` is the trash folder, or the item's path in it: either way that folder gains an entry.
+        case .trash(let to): ([action.path.parent], [to, to.parent])
+        case .rename(let to): ([], [action.path.parent, to.parent])
+        case .mkdir, .writeTag: ([], [action.kind == .mkdir ? action.path.parent : action.path])
+        case .setxattr, .unmark: ([], [])
+        }
+    }
+
+    /// The folder of the last removal whose times are not noted yet, and its step.
+    private var pending: (folder: RelativePath, step: Int)?
+    /// The folder the previous step removed from, already tracked: most steps of a flat folder need no lookup.
+    private var lastRemovedFrom: RelativePath?
+
+    /// Before a step's changes: notes how the previous removals left their folder, unless this step removes from
+    /// the same one; then notes the times of the folders it changes, the first time each is seen.
+    func willChange(_ action: Action, in directories: DirectoryCache) {
+        if continuesRun(action) != nil { return }
+        if let pending { note(pending, in: directories) }
+        pending = nil
+        lastRemovedFrom = nil
+        let (removes, adds) = Self.folders(action)
+        for folder in removes + adds where tracked[folder] == nil {
+            guard let handle = try? directories.directoryIfPresent(folder), let s = try? handle.status() else { continue }
+            tracked[folder] = Tracked(accessNs: s.accessTimeNs, modificationNs: s.modificationTimeNs, identity: s.identity)
+            order.append(folder)
+        }
+    }
+
+    /// After a step's changes were made: marks the folder it removed an entry from, to be noted once the run
+    /// moves on to another folder (`willChange`) or ends a group (`settle`).
+    func didChange(_ action: Action, step: Int, in directories: DirectoryCache) {
+        if let last = continuesRun(action) {
+            pending = (last, step)
+            return
+        }
+        let (removes, adds) = Self.folders(action)
+        for folder in adds { tracked[folder]?.added = true }
+        for folder in removes where tracked[folder] != nil {
+            if let pending, pending.folder != folder { note(pending, in: directories) }
+            pending = (folder, step)
+        }
+        let pendingHere = pending.map { action.path.isChild(of: $0.folder) } ?? false
+        lastRemovedFrom = Self.onlyRemovesFrom(action) && pendingHere ? pending?.folder : nil
+    }
+
+    /// The tracked folder of the previous removal when `action` only removes another entry from it: such a step
+    /// needs no lookup and no note of its own.
+    private func continuesRun(_ action: Action) -> RelativePath? {
+        guard let last = lastRemovedFrom, Self.onlyRemovesFrom(action), action.path.isChild(of: last) else { return nil }
+        return last
+    }
+
+    /// Notes how the last removals left their folder; called at the end of every group (before the next one's
+    /// journal writes), so the times noted are this run's, not those of someone writing later.
+    func settle(in directories: DirectoryCache) {
+        if let pending { note(pending, in: directories) }
+        pending = nil
+        lastRemovedFrom = nil
+    }
+
+    private func note(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
+        guard tracked[pending.folder] != nil, let handle = try? directories.directoryIfPresent(pending.folder),
+              let s = try? handle.status() else { return }
+        tracked[pending.folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
+        tracked[pending.folder]!.action = pending.step
+    }
+
+    /// The step of the last removal not noted yet.
+    var pendingStep: Int? { pending?.step }
+
+    /// The last removals `didChange` counted in the pending folder failed (they were made on worker threads and
+    /// reported later): the folder's `times` intent belongs to the last removal made there (`lastMade`), or to none.
+    func lastRemovalsFailed(lastMade: Int?) {
+        guard let folder = pending?.folder else { return }
+        pending = lastMade.map { (folder, $0) }
+        if lastMade == nil { lastRemovedFrom = nil }
+    }
+
+    /// A delete or untag: removes one entry from its parent and adds nothing anywhere.
+    private static func onlyRemovesFrom(_ action: Action) -> Bool {
+        switch action.kind {
+        case .delete, .untag: true
+        default: false
+        }
+    }
+
+    /// Puts back the recorded times, each as a journaled change, on every folder still as this run left it.
+    package func restore(in transaction: Transaction) throws(FileSystemError) {
+        settle(in: transaction.directories)
+        var changes: [(Change, Int, EntryIdentity)] = []
+        for folder in order {
+            guard let t = tracked[folder], !t.added, let after = t.afterOurs,
+                  let handle = try? transaction.directories.directoryIfPresent(folder), let now = try? handle.status(),
+                  now.device == t.identity.device, now.inode == t.identity.inode,
+                  now.modificationTimeNs == after.modificationNs, now.changeTimeNs == after.changeNs,
+                  now.accessTimeNs != t.accessNs || now.modificationTimeNs != t.modificationNs else { continue }
+            changes.append((.times(path: folder, accessNs: t.accessNs, modificationNs: t.modificationNs,
+                                   previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
+                            t.action, now.identity))
+        }
+        guard !changes.isEmpty else { return }
+        let intents = changes.map { transaction.intend($0.0, action: $0.1, identity: $0.2) }
+        try transaction.makeDurable()
+        for intent in intents {
+            do {
+                try transaction.perform(intent)
+            } catch where FailureScope(error).isItemLevel {
+                continue  // The folder keeps the times the removals gave it: what apply did before this existed.
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+// One change a transaction is about to make, as written to the journal before it is made, and read back
+// by recovery. Holds everything its undo needs; never anything that would require following a path string.
+
+import StoragePolicyFileSystem
+
+/// The primitive changes every action is built from. Each one can be undone by looking at the tree.
+package enum Change: Sendable, Equatable {
+    /// Rename `path` into the transaction's staging folder as `name` (how deletes start).
+    case stage(path: RelativePath, name: FileName)
+    /// Rename `from` to `to`, never replacing anything.
+    case rename(from: RelativePath, to: RelativePath)
+    /// Create the directory.
+    case mkdir(path: RelativePath)
+    /// Set (`value`) or remove (nil) an extended attribute; `previous` is what was there (nil: absent).
+    case setxattr(path: RelativePath, attribute: String, value: [UInt8]?, previous: [UInt8]?)
+    /// Create a small file: write `temp` in the same directory, fsync, rename it to `path` (no-replace).
+    case create(path: RelativePath, temp: FileName, contents: [UInt8])
+    /// Delete a non-directory entry of `type` by `unlinkat`, rolled forward: never undone. Recovery finishes it
+    /// when the entry at `path` still has the recorded identity and type (see Docs/journal.md, "Roll-forward").
+    case unlink(path: RelativePath, type: FileType)
+    /// Set a directory's atime and mtime back to what they were before this run removed entries from it
+    /// (DirectoryTimes); `previous…` are the times the removals left, which rollback puts back.
+    case times(path: RelativePath, accessNs: Int64, modificationNs: Int64, previousAccessNs: Int64, previousModificationNs: Int64)
+
+    package var name: String {
+        switch self {
+        case .stage: "stage"
+        case .rename: "rename"
+        case .mkdir: "mkdir"
+        case .setxattr: "setxattr"
+        case .create: "create"
+        case .unlink: "unlink"
+        case .times: "times"
+        }
+    }
+
+    /// The path this change acts on (for a rename, its source).
+    package var path: RelativePath {
+        switch self {
+        case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
+             .times(let p, _, _, _, _): p
+        }
+    }
+
+    /// A roll-forward file delete: the one change an unlink worker can make.
+    var isUnlink: Bool {
+        if case .unlink = self { true } else { false }
+    }
+}
+
+package struct Intent: Sendable, Equatable {
+    /// 1-based, in the order the changes are made; undo goes in reverse.
+    var op: Int
+    /// Index of the step (plan action) this change belongs to.
+    package var action: Int
+    package var change: Change
+    /// The target as it was when the intent was written: undo only touches an entry with this dev and ino.
+    var identity: EntryIdentity?
+
+    package func encode(into w: inout JSONWriter) {
+        w.int("op", op)
+        w.int("action", action)
+        w.string("change", change.name)
+        switch change {
+        case .stage(let path, let name):
+            w.path("path", path)
+            w.path("stage", RelativePath([name]))
+        case .rename(let from, let to):
+            w.path("path", from)
+            w.path("to", to)
+        case .mkdir(let path):
+            w.path("path", path)
+        case .setxattr(let path, let attribute, let value, let previous):
+            w.path("path", path)
+            w.string("attr", attribute)
+            w.blob("value", value)
+            w.blob("previous", previous)
+        case .create(let path, let temp, let contents):
+            w.path("path", path)
+            w.path("temp", RelativePath([temp]))
+            w.blob("contents", contents)
+        case .unlink(let path, let type):
+            w.path("path", path)
+            w.string("entryType", type.rawValue)
+        case .times(let path, let atime, let mtime, let previousAtime, let previousMtime):
+            w.path("path", path)
+            w.int("atimeNs", atime)
+            w.int("setMtimeNs", mtime)
+            w.int("previousAtimeNs", previousAtime)
+            w.int("previousMtimeNs", previousMtime)
+        }
+        if let identity {
+            w.int("dev", identity.device)
+            w.int("ino", identity.inode)
+            w.int("size", identity.size)
+            w.int("mtimeNs", identity.modificationTimeNs)
+        }
+    }
+
+    /// Why recovery must not replay this intent read from the journal; nil when its undo only restores what
+    /// the engine itself writes. A journal is trusted only once its owner and mode are checked: this is the
+    /// second line, so that even a record that got past that can never set a privileged attribute, move an
+    /// entry into or out of engine state, or unlink a file the engine did not create.
+    package var refusal: String? {
+        let path = change.path
+        if let first = path.components.first, Markers.isEngineState(first.bytes) {
+            return "\(change.name) of \(path.escaped), inside the engine's own state"
+        }
+        switch change {
+        case .stage(let path, let name):
+            if path.isRoot { return "stage of the root" }
+            // Staged names are the transaction's sequence numbers, nothing else.
+            if name.bytes.isEmpty || !name.bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return "stage name \(name.escaped) is not one the engine makes" }
+        case .rename(let from, let to):
+            if from.isRoot || to.isRoot || from == to { return "rename between \(from.escaped) and \(to.escaped)" }
+            if let first = to.components.first, Markers.isEngineState(first.bytes) { return "rename to \(to.escaped), inside the engine's own state" }
+            // Only an entry whose identity the intent recorded is ever moved back.
+            if identity == nil { return "rename of \(from.escaped) without the identity of what was moved" }
+        case .mkdir(let path):
+            if path.isRoot { return "mkdir of the root" }
+        case .setxattr(_, let attribute, _, _):
+            if !Intent.isEngineAttribute(attribute) { return "attribute \(attribute) is not one the engine sets" }
+        case .create(let path, let temp, _):
+            guard let last = path.lastComponent else { return "create of the root" }
+            if last != Markers.cacheTagName && !last.bytes.reversed().starts(with: Array(".trashinfo".utf8).reversed()) {
+                return "create of \(path.escaped), not a file the engine writes"
+            }
+            if !Intent.isTemporaryName(temp) { return "temporary name \(temp.escaped) is not one the engine makes" }
+        case .unlink(let path, let type):
+            // Only a non-directory entry whose full identity was recorded is ever finished: recovery unlinks
+            // nothing else, so a forged record cannot name a directory, the root, or an entry it does not know.
+            if path.isRoot { return "unlink of the root" }
+            if type == .directory || type == .unknown { return "unlink of \(path.escaped), a \(type.rawValue)" }
+            if identity == nil { return "unlink of \(path.escaped) without the identity of what it deletes" }
+        case .times(let path, _, _, _, _):
+            // Only a directory whose identity was recorded has its times set back.
+            if identity == nil { return "times of \(path.escaped) without the identity of the directory" }
+        }
+        return nil
+    }
+
+    /// The attributes the engine sets: the backup markers, the trash stamps, and `user.*` names (custom rules);
+    /// never `security.*`, `trusted.*`, `system.*` or anything else a kernel gives meaning to.
+    static func isEngineAttribute(_ name: String) -> Bool {
+        if name == Markers.linuxBackupAttribute || name == Markers.appleBackupAttribute
+            || name == Markers.trashStampAttribute || name == TrashFolder.originAttribute { return true }
+        return name.hasPrefix("user.") && name.utf8.count > 5
+    }
+
+    /// `.policyctl-<transaction>-<n>.tmp`, as `Transaction.temporaryName` makes it.
+    static func isTemporaryName(_ name: FileName) -> Bool {
+        let text = String(decoding: name.bytes, as: UTF8.self)
+        guard text.hasPrefix(".policyctl-"), text.hasSuffix(".tmp") else { return false }
+        let middle = text.dropFirst(".policyctl-".count).dropLast(".tmp".count)
+        guard let dash = middle.lastIndex(of: "-") else { return false }
+        let number = middle[middle.index(after: dash)...]
+        return JournalRecord.isValidTransaction(String(middle[..<dash])) && !number.isEmpty && number.allSatisfy(\.isASCII) && Int(number) != nil
+    }
+
+    package init(op: Int, action: Int, change: Change, identity: EntryIdentity?) {
+        self.op = op; self.action = action; self.change = change; self.identity = identity
+    }
+
+    /// Reads an intent record back; nil when a field it needs is missing (a damaged record).
+    package init?(_ b: RecordBody) {
+        guard let op = b.op, let name = b.change, let path = RecordBody.path(b.path, b.pathBase64) else { return nil }
+        self.op = op
+        self.action = b.action ?? -1
+        switch name {
+        case "stage":
+            guard let stage = b.stage.flatMap({ FileName($0) }) else { return nil }
+            change = .stage(path: path, name: stage)
+        case "rename":
+            guard let to = RecordBody.path(b.to, b.toBase64) else { return nil }
+            change = .rename(from: path, to: to)
+        case "mkdir":
+            change = .mkdir(path: path)
+        case "setxattr":
+            guard let attr = b.attr else { return nil }
+            change = .setxattr(path: path, attribute: attr, value: RecordBody.blob(b.value, b.valueBase64),
+                               previous: RecordBody.blob(b.previous, b.previousBase64))
+        case "create":
+            guard let temp = b.temp.flatMap({ FileName($0) }),
+                  let contents = RecordBody.blob(b.contents, b.contentsBase64) else { return nil }
+            change = .create(path: path, temp: temp, contents: contents)
+        case "unlink":
+            guard let type = b.entryType.flatMap({ FileType(rawValue: $0) }) else { return nil }
+            change = .unlink(path: path, type: type)
+        case "times":
+            guard let atime = b.atimeNs, let mtime = b.setMtimeNs, let previousAtime = b.previousAtimeNs,
+                  let previousMtime = b.previousMtimeNs else { return nil }
+            change = .times(path: path, accessNs: atime, modificationNs: mtime, previousAccessNs: previousAtime,
+                            previousModificationNs: previousMtime)
+        default:
+            return nil
+        }
+        if let dev = b.dev, let ino = b.ino {
+            identity = EntryIdentity(device: dev, inode: ino, size: b.size ?? 0, modificationTimeNs: b.mtimeNs ?? 0)
+        } else {
+            identity = nil
+        }
+    }
+}

@@ -1,0 +1,186 @@
+// The append-only journal file ROOT/.policyctl/journal.jsonl: buffered appends made durable by one fsync per
+// group, and reading back with torn or corrupt lines detected. Never rewrites a record in place. On ENOSPC the
+// space reserve beside it is given back and the write tried once more, so a full disk can still be cleaned.
+import Foundation
+import StoragePolicyFileSystem
+
+package final class Journal {
+    package static let fileName = FileName(unchecked: Array("journal.jsonl".utf8))
+    static let compactedName = FileName(unchecked: Array("journal.jsonl.compact".utf8))
+
+    package let file: FileDescriptor
+    private let directory: DirectoryHandle
+    /// `journal.reserve`: released on the first ENOSPC, so the records that free space can still be written.
+    let reserve: JournalReserve
+    private var buffer: [UInt8] = []
+    private var buffered = 0
+    /// Records this process has made durable; what POLICYCTL_CRASH_AFTER_RECORDS counts.
+    private(set) var durableRecords = 0
+
+    package init(in directory: DirectoryHandle) throws(FileSystemError) {
+        self.directory = directory
+        file = try directory.openFile(Journal.fileName, options: [.readWrite, .create, .append], permissions: 0o600)
+        reserve = JournalReserve(in: directory)
+        // Made (or topped up after a full disk released it) whenever there is room: every apply, trash and
+        // recover opens the journal first, so the reserve exists before the disk fills up.
+        reserve.replenish()
+    }
+
+    // MARK: Appending
+
+    /// Adds a record to the pending group; nothing reaches the disk until `flush`.
+    package func append(_ body: borrowing JSONWriter) {
+        JournalRecord.appendFrame(of: body, to: &buffer)
+        buffered += 1
+    }
+
+    /// Writes the pending group and fsyncs: afterwards every appended record is durable. On failure the
+    /// partial group is cut off again so the file never keeps half a line in the middle.
+    func flush() throws(FileSystemError) {
+        guard buffered > 0 else { return }
+        let before = try file.status().size
+        do {
+            try writeBuffer(cutBackTo: before)
+        } catch {
+            try? file.truncate(to: before)
+            buffer.removeAll(keepingCapacity: true)
+            buffered = 0
+            throw error
+        }
+        let previous = durableRecords
+        durableRecords += buffered
+        buffer.removeAll(keepingCapacity: true)
+        buffered = 0
+        CrashPoint.recordsDurable(before: previous, total: durableRecords)
+    }
+
+    private func writeBuffer(cutBackTo before: Int64) throws(FileSystemError) {
+        do {
+            try file.write(buffer)
+            try file.sync()
+        } catch where error.errno == .noSpace {
+            // The disk is full: give the reserve back and try once more. A second ENOSPC is a failure.
+            try? file.truncate(to: before)
+            guard reserve.release() else { throw error }
+            try file.write(buffer)
+            try file.sync()
+        }
+    }
+
+    // MARK: Reading
+
+    /// What reading the whole file found besides the records themselves.
+    package struct Scan {
+        /// 1-based line numbers of complete lines whose checksum or JSON is wrong (before the last valid line),
+        /// or whose numbers are out of range.
+        var corruptLines: [Int] = []
+        /// The same lines, each with why it is damaged.
+        package var damaged: [(line: Int, reason: String)] = []
+        /// True when the file ends in a torn or corrupt line (an append cut short by a crash): ignored.
+        var tornTail = false
+        /// The line number where the torn tail starts (0 when there is none).
+        var tornTailLine = 0
+        /// The byte length up to the end of the last valid record.
+        var validLength: Int64 = 0
+    }
+
+    /// Reads and verifies every line, handing each valid record (and its framed line) to `visit` in order.
+    func scan(_ visit: (JournalRecord, ArraySlice<UInt8>) throws -> Void) throws -> Scan {
+        let bytes = try readRange(from: 0, count: Int(try file.status().size))
+        return try Journal.scan(bytes, visit)
+    }
+
+    static func scan(_ bytes: [UInt8], _ visit: (JournalRecord, ArraySlice<UInt8>) throws -> Void) rethrows -> Scan {
+        var result = Scan()
+        let decoder = JSONDecoder()
+        var lineStart = 0
+        var lineNumber = 0
+        var pendingCorrupt: [(line: Int, reason: String)] = []
+        while lineStart < bytes.count {
+            lineNumber += 1
+            guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
+                result.tornTail = true
+                result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
+                break
+            }
+            switch JournalRecord.read(line: bytes[lineStart..<newline], using: decoder) {
+            case .record(var record):
+                record.line = lineNumber
+                try visit(record, bytes[lineStart...newline])
+                result.validLength = Int64(newline + 1)
+                result.corruptLines += pendingCorrupt.map(\.line)
+                result.damaged += pendingCorrupt
+                pendingCorrupt = []
+            case .damaged(let reason):
+                // A good checksum: a complete write whose content cannot be trusted, never a torn tail.
+                result.validLength = Int64(newline + 1)
+                result.corruptLines += pendingCorrupt.map(\.line) + [lineNumber]
+                result.damaged += pendingCorrupt + [(lineNumber, reason)]
+                pendingCorrupt = []
+            case .unreadable(let reason):
+                pendingCorrupt.append((lineNumber, reason))
+            }
+            lineStart = newline + 1
+        }
+        // Bad lines after the last good one are the tail a crash tore, not damage in the middle.
+        if !pendingCorrupt.isEmpty {
+            result.tornTail = true
+            result.tornTailLine = pendingCorrupt[0].line
+        }
+        return result
+    }
+
+    /// What the last line says, read from at most the last 64 KiB.
+    package enum Tail {
+        case empty
+        case record(JournalRecord)
+        /// Torn, corrupt or longer than the window: only a full read can tell.
+        case unclear
+    }
+
+    func tail() throws(FileSystemError) -> Tail {
+        let size = Int(try file.status().size)
+        if size == 0 { return .empty }
+        let window = min(size, 64 * 1024)
+        let bytes = try readRange(from: size - window, count: window)
+        guard bytes.last == 0x0A else { return .unclear }
+        let end = bytes.count - 1
+        let start = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        if start == 0 && window < size { return .unclear }
+        guard let record = JournalRecord.decode(line: bytes[start..<end], using: JSONDecoder()) else { return .unclear }
+        return .record(record)
+    }
+
+    /// Cuts the file back to `length` bytes: drops a torn last line before anything is appended after it.
+    func truncate(to length: Int64) throws(FileSystemError) {
+        try file.truncate(to: length)
+        try file.sync()
+    }
+
+    /// Replaces the journal with `lines` (already framed), atomically: a temporary file, fsync, rename over
+    /// the journal, fsync the directory. The caller must reopen the journal afterwards.
+    static func replace(in directory: DirectoryHandle, with lines: [UInt8]) throws(FileSystemError) {
+        try? directory.removeFile(compactedName)
+        let temporary = try directory.openFile(compactedName, options: [.writeOnly, .create, .exclusive], permissions: 0o600)
+        try temporary.write(lines)
+        try temporary.sync()
+        try directory.rename(compactedName, to: fileName, noReplace: false)
+        try directory.sync()
+    }
+
+    private func readRange(from offset: Int, count: Int) throws(FileSystemError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let r = systemCall(.read) {
+                out.withUnsafeMutableBytes { system_pread(file.rawValue, $0.baseAddress! + done, count - done, CInterop.Offset(offset + done)) }
+            }
+            switch r {
+            case .success(0): return Array(out[..<done])
+            case .success(let n): done += n
+            case .failure(let e): throw FileSystemError(.pread, path: file.path, errno: e)
+            }
+        }
+        return out
+    }
+}

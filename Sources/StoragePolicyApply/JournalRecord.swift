@@ -1,0 +1,213 @@
+// One journal line: the framing `{"crc":"<8 hex>","rec":{...}}` with a CRC-32 of the record body (or, in a
+// journal an older version wrote, `{"sum":"<16 hex>","rec":{...}}` with a SHA-256 prefix), and the body's
+// fields. Never trusts a line whose checksum does not match its bytes.
+import Foundation
+import StoragePolicyFileSystem
+
+package struct JournalRecord: Sendable {
+    package enum Kind: String, Sendable {
+        case begin, intent, skip, commit, rollback, undone, kept, end
+    }
+
+    package var kind: Kind
+    package var body: RecordBody
+    /// The 1-based line of the journal it was read from (0 when not read from a file).
+    package var line = 0
+
+    package var transaction: String { body.tx }
+
+    /// Appends the framed line of `body` (newline included) to `out`, with no copy of the body on the way:
+    /// the checksum is taken over the body where it lands in `out` and written into its place in the frame.
+    static func appendFrame(of body: borrowing JSONWriter, to out: inout [UInt8]) {
+        out.append(contentsOf: prefix)
+        let sumStart = out.count
+        out.append(contentsOf: repeatElement(0x30, count: 8))
+        out.append(contentsOf: middle)
+        let bodyStart = out.count
+        body.appendFinished(to: &out)
+        out.withUnsafeMutableBytes { line in
+            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: line[bodyStart...]))
+            CRC32.writeHex(crc, to: UnsafeMutableRawBufferPointer(rebasing: line[sumStart..<(sumStart + 8)]))
+        }
+        out.append(0x7D)
+        out.append(0x0A)
+    }
+
+    /// The framed line, newline included.
+    static func frame(_ body: [UInt8]) -> [UInt8] {
+        var line = prefix
+        line.append(contentsOf: JournalChecksum.crc(body).utf8)
+        line.append(contentsOf: middle)
+        line.append(contentsOf: body)
+        line.append(contentsOf: [0x7D, 0x0A])
+        return line
+    }
+
+    private static let prefix = Array(#"{"crc":""#.utf8)
+    private static let middle = Array(#"","rec":"#.utf8)
+    /// The older frame: the first 16 hex digits of the body's SHA-256.
+    private static let legacyPrefix = Array(#"{"sum":""#.utf8)
+
+    /// The body of a framed line (without its newline) when the checksum matches; nil otherwise.
+    static func verifiedBody(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        if line.starts(with: prefix) {
+            return body(of: line, prefix: prefix, digits: 8) { body, out in CRC32.appendHex(CRC32.checksum(body), to: &out) }
+        }
+        return body(of: line, prefix: legacyPrefix, digits: 16) { body, out in SHA256.appendHexPrefix(of: body, digits: 16, to: &out) }
+    }
+
+    /// The body of `prefix` + `digits` hex digits + `","rec":` + body + `}`, when `checksum` of the body gives
+    /// exactly those digits.
+    private static func body(of line: ArraySlice<UInt8>, prefix: [UInt8], digits: Int,
+                             checksum: (ArraySlice<UInt8>, inout [UInt8]) -> Void) -> ArraySlice<UInt8>? {
+        let header = prefix.count + digits + middle.count
+        guard line.count > header + 2, line.last == 0x7D, line.starts(with: prefix) else { return nil }
+        let sumStart = line.startIndex + prefix.count
+        guard line[(sumStart + digits)..<(line.startIndex + header)].elementsEqual(middle) else { return nil }
+        let body = line[(line.startIndex + header)..<(line.endIndex - 1)]
+        var expected: [UInt8] = []
+        expected.reserveCapacity(digits)
+        checksum(body, &expected)
+        return expected.elementsEqual(line[sumStart..<(sumStart + digits)]) ? body : nil
+    }
+
+    /// Decodes a framed line; nil when it is torn, corrupt, out of range or not a record this version knows.
+    package static func decode(line: ArraySlice<UInt8>, using decoder: JSONDecoder) -> JournalRecord? {
+        if case .record(let record) = read(line: line, using: decoder) { return record }
+        return nil
+    }
+
+    /// What one line holds.
+    package enum Reading {
+        case record(JournalRecord)
+        /// The framing or checksum is wrong: a torn or overwritten write.
+        case unreadable(String)
+        /// The checksum matches but the record is not one this version can trust: its reason.
+        case damaged(String)
+    }
+
+    /// Reads a framed line, telling a bad checksum from a well-framed record that is still unusable.
+    package static func read(line: ArraySlice<UInt8>, using decoder: JSONDecoder) -> Reading {
+        guard let body = verifiedBody(of: line) else { return .unreadable("checksum or framing mismatch") }
+        let decoded: RecordBody
+        do {
+            decoded = try decoder.decode(RecordBody.self, from: Data(body))
+        } catch {
+            return .damaged("not a journal record (bad JSON, a missing field or a number out of range)")
+        }
+        guard let kind = Kind(rawValue: decoded.type) else { return .damaged("unknown record type '\(decoded.type.prefix(40))'") }
+        if let problem = decoded.rangeProblem { return .damaged(problem) }
+        return .record(JournalRecord(kind: kind, body: decoded))
+    }
+
+    /// Bounds for every count and sequence number a record may carry: far above anything a real journal holds,
+    /// far below where adding one could overflow.
+    static let numberLimit = 1 << 40
+
+    /// A transaction id becomes a file name (its staging folder): letters, digits, '-' and '_' only.
+    static func isValidTransaction(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
+    }
+}
+
+/// Every field any record may carry; which ones are present depends on `type` (see Docs/journal.md).
+package struct RecordBody: Decodable, Sendable {
+    var tx: String
+    var seq: Int
+    package var type: String
+    // begin
+    package var time: String?
+    var timeNs: Int64?
+    package var kind: String?
+    package var policy: String?
+    package var policySHA256: String?
+    package var policyPath: String?
+    package var plan: String?
+    package var root: String?
+    var rootDev: UInt64?
+    var rootIno: UInt64?
+    package var actions: Int?
+    package var tool: String?
+    package var pid: Int?
+    var reverses: String?
+    // intent, skip, kept
+    var op: Int?
+    package var action: Int?
+    package var change: String?
+    package var path: String?
+    package var pathBase64: String?
+    package var to: String?
+    package var toBase64: String?
+    var stage: String?
+    /// `unlink`: the type of the entry it deletes (`file`, `symlink`...).
+    var entryType: String?
+    var dev: UInt64?
+    var ino: UInt64?
+    var size: Int64?
+    var mtimeNs: Int64?
+    /// `times`: the atime and mtime set on a directory, and the ones it had (DirectoryTimes).
+    var atimeNs: Int64?
+    var setMtimeNs: Int64?
+    var previousAtimeNs: Int64?
+    var previousMtimeNs: Int64?
+    package var attr: String?
+    package var value: String?
+    var valueBase64: String?
+    package var previous: String?
+    var previousBase64: String?
+    var temp: String?
+    package var contents: String?
+    var contentsBase64: String?
+    package var verb: String?
+    package var bytes: Int64?
+    package var rule: String?
+    package var reason: String?
+    // skip, for an error on the entry: its errno name and the call
+    package var errno: String?
+    package var call: String?
+    // commit
+    package var counts: [String: Int]?
+    var bytesFreed: Int64?
+    package var skipped: Int?
+    // undone
+    var ops: [Int]?
+    // end
+    package var outcome: String?
+    package var kept: Int?
+
+    /// Why a number or id in this record is out of range (so the record is damaged); nil when all are fine.
+    var rangeProblem: String? {
+        let limit = JournalRecord.numberLimit
+        guard JournalRecord.isValidTransaction(tx) else { return "transaction id is not a plain name" }
+        if !(1...limit).contains(seq) { return "seq \(seq) out of range" }
+        if let op, !(1...limit).contains(op) { return "op \(op) out of range" }
+        if let action, !(-1...limit).contains(action) { return "action \(action) out of range" }
+        if let actions, !(0...limit).contains(actions) { return "actions \(actions) out of range" }
+        if let pid, !(0...Int(Int32.max)).contains(pid) { return "pid \(pid) out of range" }
+        // Byte counts are summed and shown: at most 2^60 (an exbibyte) each.
+        if let size, !(0...(1 << 60)).contains(size) { return "size \(size) out of range" }
+        if let bytes, !(0...(1 << 60)).contains(bytes) { return "bytes \(bytes) out of range" }
+        if let bytesFreed, !(0...(1 << 60)).contains(bytesFreed) { return "bytesFreed \(bytesFreed) out of range" }
+        if let skipped, !(0...limit).contains(skipped) { return "skipped \(skipped) out of range" }
+        if let kept, !(0...limit).contains(kept) { return "kept \(kept) out of range" }
+        if let counts, let bad = counts.first(where: { !(0...limit).contains($0.value) }) { return "count \(bad.key) \(bad.value) out of range" }
+        if let ops, let bad = ops.first(where: { !(1...limit).contains($0) }) { return "op \(bad) out of range" }
+        return nil
+    }
+
+    /// A path written with `JSONWriter.path`: base64 wins when present, so the bytes are exact.
+    package static func path(_ text: String?, _ base64: String?) -> RelativePath? {
+        if let base64, let bytes = Base64.decode(base64) { return RelativePath(bytes) }
+        if let text { return RelativePath(text) }
+        return nil
+    }
+
+    /// Bytes written with `JSONWriter.blob`.
+    static func blob(_ text: String?, _ base64: String?) -> [UInt8]? {
+        if let base64 { return Base64.decode(base64) }
+        if let text { return Array(text.utf8) }
+        return nil
+    }
+}

@@ -1,0 +1,65 @@
+// Reading a saved plan and deciding whether it may still be applied: a plan whose policy file or root
+// changed since it was made is stale (as Terraform refuses a stale saved plan). Reads only; never applies.
+
+import StoragePolicyFileSystem
+import StoragePolicyModel
+import StoragePolicyPlan
+import StoragePolicyEvaluation
+
+package enum PlanFile {
+    /// The largest plan file read: 1 GiB. A plan action takes about 300 to 500 bytes of pretty JSON, so a
+    /// million-entry plan fits with room to spare; anything larger is refused before a byte is read.
+    package static let sizeLimit = 1 << 30
+
+    /// Reads a whole file given as a path string (a plan, policy or script, not a tree entry), up to `limit`
+    /// bytes, under the trust rule (``TrustedFile``); every refusal as a FileSystemError naming the path.
+    package static func read(path: String, limit: Int = sizeLimit) throws(FileSystemError) -> [UInt8] {
+        let display = RelativePath(unchecked: Array(path.utf8))
+        do { return try TrustedFile.read(path, limit: limit, what: "file") } catch {
+            switch error {
+            case .io(let e): throw e
+            case .notRegular(_, let type):
+                throw FileSystemError(.open, path: display, errno: type == .directory ? .isDirectory : .invalidArgument)
+            case .tooLarge: throw FileSystemError(.read, path: display, errno: Errno(rawValue: _EFBIG))
+            case .untrusted(let u): throw FileSystemError(.refused(u.problem), path: display, errno: .notPermitted)
+            }
+        }
+    }
+
+    /// Why `plan` must not be applied to the root with `rootStatus`, or nil when it is fresh. `policyBytes` is
+    /// the current content of the plan's policy file (nil when it cannot be read).
+    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> String? {
+        let current = policyBytes.map {
+            SHA256.hex(PolicyLoader.fingerprintBytes($0, file: plan.fingerprint?.policyPath ?? "<policy>"))
+        }
+        return staleness(of: plan, rootStatus: rootStatus, policyName: nil, policySHA256: current)
+    }
+
+    /// The one staleness check (a saved plan file, or a plan handed to ``StorageEngine/apply(_:maxDelete:)``):
+    /// the plan is stale when it has no fingerprint, was made for another directory (device and inode), or
+    /// by another policy than the one now at hand, whose fingerprint is `policySHA256` (nil: it cannot be
+    /// read) and, when known, whose name is `policyName`.
+    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyName: String?, policySHA256: String?) -> String? {
+        guard let fingerprint = plan.fingerprint else {
+            return "plan has no fingerprint; make it with 'policyctl plan --out FILE' (or StorageEngine.plan())"
+        }
+        if rootStatus.device != fingerprint.rootDevice || rootStatus.inode != fingerprint.rootInode {
+            return "plan is stale: root changed (it was made for another directory at \(plan.root))"
+        }
+        guard let policySHA256 else {
+            return "plan is stale: policy file \(fingerprint.policyPath ?? "(unknown)") cannot be read"
+        }
+        if policySHA256 != fingerprint.policySHA256 || (policyName.map { $0 != plan.policy } ?? false) {
+            return "plan is stale: policy changed since the plan was made; plan again"
+        }
+        return nil
+    }
+
+    /// The first action of `plan` that the policy in `policyBytes` (the bytes the fingerprint was checked
+    /// against, not a second read) could not have produced; nil when the plan is the policy's.
+    /// Throws the policy's load error when those bytes are no valid policy.
+    package static func validate(_ plan: Plan, policyBytes: [UInt8], policyPath: String) throws(PolicyLoadError) -> InvalidPlanAction? {
+        let policy = try PolicyLoader.load(bytes: policyBytes, file: policyPath).policy
+        return PlanValidation(policy: policy).firstInvalid(in: plan)
+    }
+}

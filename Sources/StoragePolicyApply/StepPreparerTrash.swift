@@ -1,0 +1,105 @@
+// The preparer's trash side: a trash move picks a free name in its (resolved, trusted) folder and plans the
+// record that dates it; a restore plans the item's way back and the removal of its records. The folders are
+// checked as opened now; the verifier checks them again just before the rename. A restore never lands in
+// someone else's folder, and never comes out of a folder another user can write (TrashTrust).
+
+import StoragePolicyFileSystem
+import StoragePolicyPlan
+
+extension StepPreparer {
+    func prepareTrash(_ action: Action) throws(FileSystemError) -> Preparation {
+        let path = action.path
+        guard let folder = trash.folder(of: action) else { return .skip("no trash folder") }
+        if path.hasPrefix(folder.path) { return .skip("is already in the trash folder") }
+        if folder.path.hasPrefix(path) { return .skip("holds the trash folder itself") }
+        let source = try directories.directory(containing: path)
+        guard let status = try source.statusIfPresent(of: path.lastComponent!) else { return .skip("vanished since the plan") }
+        // No xattr is ever written to an inode with other names (it may live outside the root) or to a symlink
+        // (Linux refuses): an app trash records those in its index instead.
+        let indexed = folder.layout == .app && (status.type == .symlink || (status.type != .directory && status.linkCount > 1))
+        let itemsFolder = folder.itemsFolder
+        let items = try directories.directoryIfPresent(itemsFolder)
+        let records = folder.infoFolder ?? folder.indexFolder
+        let recordsDirectory = try records.flatMap { p throws(FileSystemError) in try directories.directoryIfPresent(p) }
+        // The folders as opened now (the cache reopens them by name each group): what the rename uses is checked.
+        if let items, let problem = TrashTrust.problem(try items.status(), at: itemsFolder, role: trash.itemsRole(folder)) {
+            return .skip(problem)
+        }
+        if let records, let recordsDirectory,
+           let problem = TrashTrust.problem(try recordsDirectory.status(), at: records, role: trash.partRole(folder)) {
+            return .skip(problem)
+        }
+        let isDirectory = action.type == .directory
+        let taken = reserved[itemsFolder, default: []]
+        // A name that cannot even be checked counts as taken: the next candidate is tried instead.
+        let maxLength = folder.layout == .freedesktop || indexed ? 255 - TrashFolder.infoSuffix.count : 255
+        func present(_ name: FileName, in directory: DirectoryHandle?) -> Bool {
+            guard let directory else { return false }
+            do { return try directory.statusIfPresent(of: name) != nil } catch { return true }
+        }
+        let name = TrashFolder.uniqueName(for: path.lastComponent!, isDirectory: isDirectory, maxLength: maxLength) { n in
+            taken.contains(n) || (folder.layout == .app && TrashFolder.isReservedInAppTrash(n))
+                || present(n, in: items) || present(TrashFolder.infoName(for: n), in: recordsDirectory)
+        }
+        reserved[itemsFolder, default: []].insert(name)
+        let destination = itemsFolder.appending(name)
+        if let infoFolder = folder.infoFolder {
+            let absolute = Array(options.rootPath.utf8) + [0x2F] + path.bytes
+            let contents = TrashFolder.trashInfo(absolutePath: absolute, deletedAt: nowSeconds)
+            return .changes([
+                (.create(path: infoFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil),
+                (.rename(from: path, to: destination), action.identity),
+            ], destination: destination)
+        }
+        if indexed, let indexFolder = folder.indexFolder {
+            var changes: [(Change, EntryIdentity?)] = []
+            if recordsDirectory == nil && !planned.contains(indexFolder) {
+                planned.insert(indexFolder)
+                changes.append((.mkdir(path: indexFolder), nil))
+            }
+            let contents = TrashFolder.indexEntry(origin: path, deletedAt: nowSeconds)
+            changes.append((.create(path: indexFolder.appending(TrashFolder.infoName(for: name)), temp: temporaryName(), contents: contents), nil))
+            changes.append((.rename(from: path, to: destination), action.identity))
+            return .changes(changes, destination: destination)
+        }
+        var changes: [(Change, EntryIdentity?)] = [(.rename(from: path, to: destination), action.identity)]
+        // The parent must open: a stamp left out silently would date the item by ctime instead.
+        let stamp = try source.extendedAttribute(Markers.trashStampAttribute, of: path.lastComponent)
+        let origin = try source.extendedAttribute(TrashFolder.originAttribute, of: path.lastComponent)
+        changes.append((.setxattr(path: destination, attribute: Markers.trashStampAttribute,
+                                  value: Array(String(nowSeconds).utf8), previous: stamp), action.identity))
+        changes.append((.setxattr(path: destination, attribute: TrashFolder.originAttribute,
+                                  value: path.bytes, previous: origin), action.identity))
+        return .changes(changes, destination: destination)
+    }
+
+    func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
+        if let reason = Self.forbiddenDestination(original, source: action.path) { return .skip(reason) }
+        // Out of a folder root or the euid owns and no one else can write (the trash's, as opened now) only.
+        let source = try directories.directory(containing: action.path)
+        if let problem = TrashTrust.problem(try source.status(), at: action.path.parent, role: .part) { return .skip(problem) }
+        guard let item = try source.statusIfPresent(of: action.path.lastComponent!) else { return .skip("vanished since the plan") }
+        guard let destination = try directories.directoryIfPresent(containing: original) else {
+            return .skip("its original folder \(original.parent.isRoot ? "." : original.parent.escaped) is gone; not restored")
+        }
+        if let problem = TrashTrust.destinationProblem(try destination.status(), at: original.parent, itemOwner: item.userID) {
+            return .skip(problem)
+        }
+        if try directories.exists(original) { return .skip("\(original.escaped) exists; nothing replaced") }
+        var changes: [(Change, EntryIdentity?)] = [(.rename(from: action.path, to: original), action.identity)]
+        switch cleanup {
+        case .trashInfo(let info):
+            if try directories.statusIfPresent(info) != nil {
+                changes.append((.stage(path: info, name: ledger.transaction.stagingName()), nil))
+            }
+        case .attributes(let stamp, let origin):
+            if stamp != nil {
+                changes.append((.setxattr(path: original, attribute: Markers.trashStampAttribute, value: nil, previous: stamp), action.identity))
+            }
+            if origin != nil {
+                changes.append((.setxattr(path: original, attribute: TrashFolder.originAttribute, value: nil, previous: origin), action.identity))
+            }
+        }
+        return .changes(changes, destination: original)
+    }
+}

@@ -1,0 +1,236 @@
+// The checks made just before a step changes anything, and again on what it staged: the target is still the
+// entry the plan saw (identity: device, inode, type, size, mtime), on the root's filesystem (mount), not in use
+// by a process (in-use rules), its trash or restore folder still trusted. Each answers nil (go) or why the step
+// is kept; none changes the tree or the run's record (its only state is the in-use tables it caches). The run
+// records the answer (StepLedger).
+
+import StoragePolicyFileSystem
+import StoragePolicyPlan
+import StoragePolicyEvaluation
+
+package final class StepVerifier {
+    /// Why a checked step is not carried out.
+    package enum Refusal {
+        case reason(String)
+        case failed(FileSystemError)
+    }
+
+    private let ledger: StepLedger
+    private let trash: RunTrashFolders
+    package let options: ApplyOptions
+    package let root: DirectoryHandle
+    package let rootStatus: FileStatus
+    /// Entries modified after this instant (ns) were changed since the plan: a directory holding one is kept.
+    let planTimeNs: Int64?
+    private var directories: DirectoryCache { ledger.transaction.directories }
+    private var transaction: Transaction { ledger.transaction }
+    /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck);
+    /// its /proc/locks is read again for each group.
+    private var inUseCheck: InUseCheck?
+    /// The last rule asked about and its answer: consecutive steps mostly share a rule.
+    private var lastInUseRule: (rule: String, checked: Bool)?
+
+    package init(ledger: StepLedger, trash: RunTrashFolders, options: ApplyOptions, lock: ApplyLock, planTimeNs: Int64?) {
+        self.ledger = ledger
+        self.trash = trash
+        self.options = options
+        root = lock.state.root
+        rootStatus = lock.state.rootStatus
+        self.planTimeNs = planTimeNs
+    }
+
+    /// A new group: the flocks held now are read again (the open-file table is kept for the run).
+    func startGroup() {
+        inUseCheck = inUseCheck?.rereadingFlocks()
+    }
+
+    /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure;
+    /// one a call fails on (EACCES, EPERM...) is skipped with the error.
+    /// `identityLater`: a file delete whose identity a worker checks just before its unlink; only the rest here.
+    package func check(_ step: Step, identityLater: Bool = false) throws(FileSystemError) -> Refusal? {
+        do {
+            return try verify(step, identityLater: identityLater).map { .reason($0) }
+        } catch {
+            return try Self.refusal(checking: error)
+        }
+    }
+
+    /// A call of a check failed: the entry vanished or changed while being checked, or the call fails on this
+    /// entry (skipped with the error); anything else stops the run.
+    package static func refusal(checking error: FileSystemError) throws(FileSystemError) -> Refusal {
+        if DirectoryCache.meansAbsent(error.errno) {
+            return .reason(error.errno == .noSuchFile ? "vanished while being checked"
+                : "changed while being checked (no longer a directory); not followed")
+        }
+        guard FailureScope(error).isItemLevel else { throw error }
+        return .failed(error)
+    }
+
+    /// Just before a trash move: why the folder it goes into, as the rename will use it, is refused; nil when
+    /// trusted (or not a trash move).
+    func trashDestinationRefusal(_ i: Int) throws(FileSystemError) -> Refusal? {
+        guard case .trash = ledger.steps[i].action.kind else { return nil }
+        do {
+            return try trashDestinationProblem(i).map { .reason($0) }
+        } catch {
+            return try Self.refusal(checking: error)
+        }
+    }
+
+    private func trashDestinationProblem(_ i: Int) throws(FileSystemError) -> String? {
+        guard let destination = ledger.report.items[i].destination, let folder = trash.folder(of: ledger.steps[i].action),
+              let items = try directories.directoryIfPresent(containing: destination) else { return nil }
+        return TrashTrust.problem(try items.status(), at: destination.parent, role: trash.itemsRole(folder))
+    }
+
+    /// nil when the step's target is still what the plan saw; otherwise why it is skipped.
+    private func verify(_ step: Step, identityLater: Bool) throws(FileSystemError) -> String? {
+        let action = step.action
+        let path = action.path
+        switch action.kind {
+        case .mkdir:
+            guard try directories.directoryIfPresent(containing: path) != nil else { return "its folder is missing or no longer a directory" }
+            if let status = try directories.statusIfPresent(path) {
+                return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
+            }
+            return nil
+        case .untag:
+            return try verifyDelete(action)
+        case .setxattr, .unmark:
+            guard let status = try directories.statusIfPresent(path) else { return "vanished since the plan" }
+            if status.type == .symlink { return "replaced by a symlink since the plan (not followed)" }
+            if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
+            if let identity = action.identity, ledger.touched.contains(path), status.type == .directory {
+                // This run created or moved entries inside it, which moved its mtime: the same directory still gets it.
+                if status.device != identity.device || status.inode != identity.inode { return "replaced since the plan; kept" }
+            } else if let identity = action.identity, let reason = Self.mismatch(status, identity, type: action.type) {
+                return reason
+            }
+            if status.type != .directory && status.linkCount > 1 {
+                return "has \(status.linkCount) hard links; an attribute would change every one of them"
+            }
+            return nil
+        case .writeTag:
+            guard let status = try directories.statusIfPresent(path) else { return "vanished since the plan" }
+            return status.type == .directory ? nil : "no longer a directory"
+        case .delete:
+            if !identityLater, let reason = try verifyDelete(action) { return reason }
+            if let r = step.record, let reason = try verifyRecord(ledger.steps[r].action) { return reason }
+            return try inUseReason(action)
+        case .rename, .trash:
+            guard let parent = try directories.directoryIfPresent(containing: path) else {
+                return "vanished: its folder is gone or is no longer a directory"
+            }
+            guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
+            if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
+            if ledger.touched.contains(path), status.type == .directory, action.type == .directory {
+                // This transaction renamed entries inside it, which moved its mtime: the same directory still goes.
+                let identity = action.identity!
+                return status.device == identity.device && status.inode == identity.inode ? nil : "replaced since the plan; kept"
+            }
+            if let reason = Self.mismatch(status, action.identity!, type: action.type) { return reason }
+            return try restoreDestinationProblem(step, item: status)
+        }
+    }
+
+    /// The staged check; a call on the entry that fails (EACCES on a folder inside it...) refuses the step too.
+    func recheckStaged(_ action: Action, _ name: FileName) throws(FileSystemError) -> Refusal? {
+        do {
+            return try stagedProblem(action, name).map { .reason($0) }
+        } catch where FailureScope(error).isItemLevel {
+            return .failed(error)
+        }
+    }
+
+    /// The check again, on the entry now in staging (nothing can swap it there): nil when it is what the plan saw.
+    private func stagedProblem(_ action: Action, _ name: FileName) throws(FileSystemError) -> String? {
+        guard let identity = action.identity, let status = try transaction.staging.statusIfPresent(of: name) else { return nil }
+        if ledger.touched.contains(action.path) {
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
+                return "replaced while being removed; kept"
+            }
+            return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
+        }
+        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
+        if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(transaction.staging, name) }
+        if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
+        return nil
+    }
+
+    /// A trash item's record, checked with the item: nil when it is still what the plan saw, or already gone (the
+    /// item then goes alone, which is the unit's after); otherwise why the item is kept with it.
+    private func verifyRecord(_ record: Action) throws(FileSystemError) -> String? {
+        guard let parent = try directories.directoryIfPresent(containing: record.path),
+              let found = try parent.statusIfPresent(of: record.path.lastComponent!) else { return nil }
+        guard let reason = Self.refusal(of: found, record.identity!, type: record.type, root: rootStatus) else { return nil }
+        return "its record \(record.path.escaped) \(reason.hasSuffix("; kept") ? String(reason.dropLast(6)) : reason); kept with it"
+    }
+
+    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {
+        let path = action.path
+        let identity = action.identity!
+        guard let parent = try directories.directoryIfPresent(containing: path) else {
+            return "vanished: its folder is gone or is no longer a directory"
+        }
+        let found = try parent.statusIfPresent(of: path.lastComponent!)
+        if let status = found, ledger.touched.contains(path), status.isOnSameMount(as: rootStatus) {
+            // Its planned contents went first and changed its mtime: only an empty directory goes now.
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
+                return Self.mismatch(status, identity, type: action.type) ?? "replaced since the plan"
+            }
+            let directory = try parent.openDirectory(path.lastComponent!)
+            return try directory.entries().isEmpty ? nil : "not empty once its planned contents were removed; kept"
+        }
+        if let reason = Self.refusal(of: found, identity, type: action.type, root: rootStatus) { return reason }
+        if let status = found, status.type == .directory {
+            return try newerEntry(inDirectory: try parent.openDirectory(path.lastComponent!), at: path)
+        }
+        return nil
+    }
+
+    /// Checked again just before a restore's rename, on the entry as found then (`status`): the folder it goes
+    /// into is still root's, the euid's or the item owner's.
+    private func restoreDestinationProblem(_ step: Step, item status: FileStatus) throws(FileSystemError) -> String? {
+        guard step.restore != nil, case .rename(let to) = step.action.kind,
+              let folder = try directories.directoryIfPresent(containing: to) else { return nil }
+        return TrashTrust.destinationProblem(try folder.status(), at: to.parent, itemOwner: status.userID)
+    }
+
+    private func checksInUse(_ rule: String) -> Bool {
+        if let last = lastInUseRule, last.rule == rule { return last.checked }
+        let checked = options.inUseRules.contains(rule)
+        lastInUseRule = (rule, checked)
+        return checked
+    }
+
+    /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
+    private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
+        guard checksInUse(action.rule), let identity = action.identity, let name = action.path.lastComponent,
+              let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
+        if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root) }
+        // Called on the stored check in place: a copy of it would retain and release every table it holds.
+        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
+                                  deadline: options.deadline)
+    }
+
+    /// Why a delete's target, found as `status` (nil: gone), is not what the plan saw; nil when it is. Made
+    /// here for a directory, by a worker just before the unlink for a file (UnlinkWorkers).
+    package static func refusal(of status: FileStatus?, _ identity: EntryIdentity, type: FileType?, root: FileStatus) -> String? {
+        guard let status else { return "vanished since the plan" }
+        if !status.isOnSameMount(as: root) { return "on another filesystem; never crossed" }
+        return mismatch(status, identity, type: type)
+    }
+
+    /// Why `status` is not the entry `identity` (of `type`, when the plan says) describes, or nil when it is.
+    /// The type is compared too: a freed inode number is often reused at once, by a symlink as easily as a file.
+    package static func mismatch(_ status: FileStatus, _ identity: EntryIdentity, type: FileType?) -> String? {
+        let replaced = status.device != identity.device || status.inode != identity.inode
+        if replaced || (type != nil && status.type != type) {
+            return status.type == .symlink ? "replaced by a symlink since the plan (not followed)"
+                : "replaced since the plan (another \(status.type.rawValue) has this name now)"
+        }
+        if status.size != identity.size { return "modified since the plan (size \(identity.size) -> \(status.size)); kept" }
+        if status.modificationTimeNs != identity.modificationTimeNs { return "modified since the plan (mtime changed); kept" }
+        return nil
+    }
+}

@@ -1,0 +1,391 @@
+// One transaction under ROOT/.policyctl: begin record, intents made durable before their changes, the
+// changes themselves, commit, purge of staging, end record. Never makes a change whose intent is not durable.
+import Synchronization
+import StoragePolicyFileSystem
+
+package final class Transaction {
+    /// What the begin record says about a transaction.
+    package struct Metadata {
+        /// `apply`, `trash` or `restore`.
+        package var kind: TransactionKind
+        package var policy: String
+        package var policySHA256: String?
+        package var policyPath: String?
+        package var planFile: String?
+        package var rootPath: String
+        package var actions: Int
+        /// For an undo: the transaction it reverses.
+        var reverses: String? = nil
+    }
+
+    package let id: String
+    package let lock: ApplyLock
+    package let journal: Journal
+    package let directories: DirectoryCache
+    private(set) var staging: DirectoryHandle
+    private let stagingParent: DirectoryHandle
+    /// Every intent journaled so far, in order: what an in-process rollback undoes.
+    private(set) var intents: [Intent] = []
+    /// How many of `intents` are durable in the journal: only those may have been made, and only those are
+    /// finished or undone by a rollback (a roll-forward unlink is never finished without its durable intent).
+    private var durableIntents = 0
+    /// Ops of the changes made so far: a roll-forward unlink not among them when the run fails was never made.
+    private var made: Set<Int> = []
+    /// Steps recorded as skipped (none of their changes were made): undo leaves them alone.
+    private(set) var skippedActions: Set<Int> = []
+    private var sequence = 0
+    private var nextOp = 1
+    private var nextStagingNumber = 1
+    /// Directories whose entries changed: fsynced before the commit record is written.
+    private var dirty: Set<RelativePath> = []
+    /// The folder marked dirty last: a flat folder's removals then need no parent path and no hashing.
+    private var lastDirty: RelativePath?
+
+    private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
+        self.id = id
+        self.lock = lock
+        self.journal = journal
+        self.staging = staging
+        self.stagingParent = stagingParent
+        self.directories = DirectoryCache(root: lock.state.root, rootStatus: lock.state.rootStatus)
+    }
+
+    /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.
+    static func begin(_ metadata: Metadata, lock: ApplyLock, journal: Journal) throws(FileSystemError) -> Transaction {
+        let now = WallClock.nowNs()
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let id = WallClock.compactUTC(ns: now) + "-" + String(repeating: "0", count: 8 - random.count) + random
+        var w = Transaction.header(id: id, sequence: 1, type: .begin)
+        w.string("time", WallClock.rfc3339(ns: now))
+        w.int("timeNs", now)
+        w.string("kind", metadata.kind.rawValue)
+        w.string("policy", metadata.policy)
+        if let sha = metadata.policySHA256 { w.string("policySHA256", sha) }
+        if let path = metadata.policyPath { w.string("policyPath", path) }
+        if let plan = metadata.planFile { w.string("plan", plan) }
+        w.string("root", metadata.rootPath)
+        w.int("rootDev", lock.state.rootStatus.device)
+        w.int("rootIno", lock.state.rootStatus.inode)
+        w.string("staging", lock.state.stagingPath(for: id))
+        w.int("actions", metadata.actions)
+        if let reverses = metadata.reverses { w.string("reverses", reverses) }
+        w.string("tool", StoragePolicyVersion.tool)
+        w.int("pid", Int(system_getpid()))
+        journal.append(w)
+        try journal.flush()
+        // The begin record is durable first, so a staging folder never exists without a journal entry.
+        let name = lock.state.stagingName(for: id)
+        do {
+            // A fresh folder for each transaction: created exclusively (0700), checked through its descriptor.
+            let (parent, staging) = try makeStaging(for: id, state: lock.state, journal: journal)
+            let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
+            t.sequence = 1
+            return t
+        } catch {
+            // Nothing was changed: close the transaction at once rather than leave it for recovery.
+            if let parent = try? lock.state.stagingParent(create: false) { try? parent.removeDirectory(name) }
+            var w = Transaction.header(id: id, sequence: 2, type: .end)
+            w.string("outcome", TransactionSummary.Outcome.rolledBack.rawValue)
+            w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+            w.string("reason", "could not set up staging: \(error)")
+            journal.append(w)
+            try? journal.flush()
+            throw error
+        }
+    }
+
+    /// Creates `.policyctl/staging/<name>` (and `staging` itself the first time), returning `staging`. A
+    /// directory needs a block on most filesystems: on a full disk the journal's reserve is for this too.
+    /// The transaction's staging folder; on ENOSPC the journal's reserve is given back and it is tried once more.
+    private static func makeStaging(for id: String, state: StateDirectory,
+                                    journal: Journal) throws(FileSystemError) -> (parent: DirectoryHandle, staging: DirectoryHandle) {
+        do {
+            return try state.createStaging(for: id)
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            return try state.createStaging(for: id)
+        }
+    }
+
+    static func header(id: String, sequence: Int, type: JournalRecord.Kind) -> JSONWriter {
+        var w = JSONWriter()
+        w.string("tx", id)
+        w.int("seq", sequence)
+        w.string("type", type.rawValue)
+        return w
+    }
+
+    private func record(_ type: JournalRecord.Kind) -> JSONWriter {
+        sequence += 1
+        return Transaction.header(id: id, sequence: sequence, type: type)
+    }
+
+    // MARK: Intents and changes
+
+    /// A fresh name inside the staging folder: sequence numbers, so staged names never collide.
+    func stagingName() -> FileName {
+        defer { nextStagingNumber += 1 }
+        return FileName(unchecked: Array(String(nextStagingNumber).utf8))
+    }
+
+    /// A temporary file name for `create`, unique to this transaction.
+    func temporaryName() -> FileName {
+        FileName(unchecked: Array(".policyctl-\(id)-\(nextOp).tmp".utf8))
+    }
+
+    /// Journals the intent to make `change` (buffered: durable after `makeDurable`).
+    @discardableResult
+    func intend(_ change: Change, action: Int, identity: EntryIdentity?) -> Intent {
+        let intent = Intent(op: nextOp, action: action, change: change, identity: identity)
+        nextOp += 1
+        var w = record(.intent)
+        intent.encode(into: &w)
+        journal.append(w)
+        intents.append(intent)
+        return intent
+    }
+
+    /// Makes every journaled record durable (one fsync for the whole group).
+    func makeDurable() throws(FileSystemError) {
+        try journal.flush()
+        durableIntents = intents.count
+    }
+
+    /// Records that a step was not carried out, and why (not flushed on its own: nothing depends on it). For a
+    /// step skipped because a call failed, `error` adds its errno and call, so the journal names them.
+    func skip(action: Int, path: RelativePath, verb: StepVerb, reason: String, error: FileSystemError? = nil) {
+        skippedActions.insert(action)
+        var w = record(.skip)
+        w.int("action", action)
+        w.string("verb", verb.rawValue)
+        w.path("path", path)
+        w.string("reason", reason)
+        if let error {
+            w.string("errno", error.errno.name)
+            w.string("call", error.operation.name)
+        }
+        journal.append(w)
+    }
+
+    /// Undoes the changes a step made before a later change of the same step failed, newest first, and makes
+    /// the undo durable, so the step can be recorded as skipped (recovery then leaves all its intents alone).
+    /// Returns nil when everything went back, otherwise why not: the caller must then roll back the run.
+    func revert(_ made: [Intent]) -> String? {
+        var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence, intents: made, undone: [])
+        let failure = rollback.revert()
+        // Entries moved back: handles cached under their old and new paths no longer name them.
+        for intent in made {
+            directories.forget(under: intent.change.path)
+            if case .rename(_, let to) = intent.change { directories.forget(under: to) }
+            dirty.insert(intent.change.path.parent)
+        }
+        return failure
+    }
+
+    /// Makes one change. The caller has checked the target's identity just before. On a full disk (a
+    /// `.trashinfo`, a cache tag or a directory meeting ENOSPC) the journal's reserve is given back and the
+    /// change tried once more: every change can be retried, a failed one left nothing behind.
+    func perform(_ intent: Intent) throws(FileSystemError) {
+        do {
+            try make(intent.change)
+        } catch where error.errno == .noSpace {
+            guard journal.reserve.release() else { throw error }
+            try make(intent.change)
+        }
+        made.insert(intent.op)
+        CrashPoint.changeMade()
+    }
+
+    /// The caller hands `intent`'s unlink (checked just before) to worker threads: its folder is synced at commit.
+    func unlinkingElsewhere(_ intent: Intent) {
+        markDirty(containing: intent.change.path)
+    }
+
+    /// A worker made `intent`'s unlink.
+    func madeElsewhere(_ intent: Intent) {
+        made.insert(intent.op)
+    }
+
+    private func make(_ change: Change) throws(FileSystemError) {
+        switch change {
+        case .stage(let path, let name):
+            let parent = try directories.directory(containing: path)
+            try parent.rename(path.lastComponent!, to: name, in: staging, noReplace: true)
+            directories.forget(under: path)
+            dirty.insert(path.parent)
+        case .rename(let from, let to):
+            let source = try directories.directory(containing: from)
+            let destination = try directories.directory(containing: to)
+            try source.rename(from.lastComponent!, to: to.lastComponent!, in: destination, noReplace: true)
+            directories.forget(under: from)
+            dirty.insert(from.parent)
+            dirty.insert(to.parent)
+        case .mkdir(let path):
+            try directories.directory(containing: path).makeDirectory(path.lastComponent!)
+            dirty.insert(path.parent)
+        case .setxattr(let path, let attribute, let value, _):
+            let parent = try directories.directory(containing: path)
+            if let value {
+                try parent.setExtendedAttribute(attribute, to: value, of: path.lastComponent)
+            } else {
+                try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
+            }
+        case .create(let path, let temp, let contents):
+            let parent = try directories.directory(containing: path)
+            try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
+            dirty.insert(path.parent)
+        case .unlink(let path, _):
+            // The caller checked identity, type and mount just before; unlinkat never follows a symlink.
+            try directories.directory(containing: path).removeFile(path.lastComponent!)
+            markDirty(containing: path)
+        case .times(let path, let atime, let mtime, _, _):
+            // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
+            try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
+        }
+    }
+
+    private func markDirty(containing path: RelativePath) {
+        if let lastDirty, path.isChild(of: lastDirty) { return }
+        let parent = path.parent
+        dirty.insert(parent)
+        lastDirty = parent
+    }
+
+    /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
+    /// rollback or recovery finds nothing in staging under that name to undo.
+    func unstage(path: RelativePath, name: FileName) throws(FileSystemError) {
+        let parent = try directories.directory(containing: path)
+        try staging.rename(name, to: path.lastComponent!, in: parent, noReplace: true)
+        dirty.insert(path.parent)
+    }
+
+    /// Writes `contents` to `temp`, fsyncs it, then renames it to `name` without replacing anything: readers
+    /// see no file or the whole file, never half of one.
+    static func writeFile(_ contents: [UInt8], named name: FileName, via temp: FileName,
+                          in directory: DirectoryHandle) throws(FileSystemError) {
+        do {
+            let file = try directory.openFile(temp, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
+            try file.write(contents)
+            try file.sync()
+            try directory.rename(temp, to: name, noReplace: true)
+        } catch {
+            try? directory.removeFileIfPresent(temp)
+            throw error
+        }
+    }
+
+    // MARK: Commit and purge
+
+    /// Fsyncs every directory whose entries changed, then writes and fsyncs the commit record: from here on
+    /// the transaction is applied, and recovery only finishes the purge.
+    func commit(counts: ActionCounts, bytesFreed: Int64, skipped: Int) throws(FileSystemError) {
+        try syncDirectories()
+        var w = record(.commit)
+        var c = JSONWriter()
+        for (key, n) in counts.byName.sorted(by: { $0.key < $1.key }) { c.int(named: key, n) }
+        w.object("counts", c)
+        w.int("bytesFreed", bytesFreed)
+        w.int("skipped", skipped)
+        journal.append(w)
+        try journal.flush()
+    }
+
+    func syncDirectories() throws(FileSystemError) {
+        for path in dirty.sorted(by: >) {
+            // A directory staged or renamed later in the same transaction is synced through its parent.
+            guard let handle = try directories.directoryIfPresent(path) else { continue }
+            try handle.sync()
+        }
+        try staging.sync()
+        dirty.removeAll()
+        lastDirty = nil
+    }
+
+    /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
+    /// Past `deadline` it stops with `.pastDeadline`: the transaction is committed, and recovery finishes it.
+    func purge(deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
+        try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent, deadline: deadline)
+    }
+
+    static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle,
+                      deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
+        let work = Purge(staging: staging, entries: try staging.entries(), deadline: deadline)
+        // Unlinking waits on the disk far more than on the CPU: a few threads overlap those waits. Nothing is
+        // ordered here: every staged entry is its own tree, and all of them go.
+        WorkerPool.shared.run(width: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
+        if let error = work.failure.withLock({ $0 }) { throw error }
+        do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
+        try parent.sync()
+    }
+
+    /// The end record: the transaction is closed and recovery will leave it alone.
+    func end(outcome: TransactionSummary.Outcome, kept: Int = 0) throws(FileSystemError) {
+        var w = record(.end)
+        w.string("outcome", outcome.rawValue)
+        w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+        if kept > 0 { w.int("kept", kept) }
+        journal.append(w)
+        try journal.flush()
+    }
+
+    // MARK: Rollback
+
+    /// Undoes every change made so far, in reverse order, recording progress so a crash midway resumes.
+    func rollback(reason: String) -> Rollback.Result {
+        // A roll-forward delete the run had not reached (or whose unlink failed) is not made now: the run
+        // stopped (an I/O error, --max-runtime), so it is recorded as skipped, durable with the rollback record.
+        // Only a crash leaves such intents to recovery, which finishes them.
+        for intent in intents.prefix(durableIntents) where !made.contains(intent.op) && !skippedActions.contains(intent.action) {
+            if case .unlink(let path, _) = intent.change {
+                skip(action: intent.action, path: path, verb: .delete, reason: "not reached before the run stopped")
+            }
+        }
+        var rollback = Rollback(transaction: id, lock: lock, journal: journal, sequence: sequence,
+                                intents: intents.prefix(durableIntents).filter { !skippedActions.contains($0.action) }, undone: [])
+        let result = rollback.run(reason: reason)
+        sequence = rollback.sequence
+        return result
+    }
+}
+
+/// The entries of one staging folder, removed by whichever thread takes each next.
+private final class Purge: Sendable {
+    let staging: DirectoryHandle
+    let entries: [DirectoryEntry]
+    private let next = Atomic<Int>(0)
+    let failure = Mutex<FileSystemError?>(nil)
+    let deadline: ContinuousClock.Instant?
+
+    init(staging: DirectoryHandle, entries: [DirectoryEntry], deadline: ContinuousClock.Instant?) {
+        self.staging = staging
+        self.entries = entries
+        self.deadline = deadline
+    }
+
+    func run() {
+        while true {
+            let i = next.add(1, ordering: .relaxed).oldValue
+            guard i < entries.count, failure.withLock({ $0 == nil }) else { return }
+            do throws(FileSystemError) {
+                if let deadline, ContinuousClock.now >= deadline {
+                    throw FileSystemError(.pastDeadline, path: staging.path, errno: .timedOut)
+                }
+                try remove(entries[i])
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+                return
+            }
+        }
+    }
+
+    private func remove(_ entry: DirectoryEntry) throws(FileSystemError) {
+        // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
+        if let type = entry.type, type != .directory {
+            do {
+                try staging.removeFileIfPresent(entry.name)
+                return
+            } catch where error.errno == .isDirectory {}
+        }
+        try staging.removeTree(entry.name, deadline: deadline)
+    }
+}

@@ -1,0 +1,210 @@
+// Roll-forward file deletes, checked and unlinked on worker threads while the run journals and hands over the
+// next ones. A worker checks the file's identity in its folder's descriptor just before its unlinkat, as the run
+// itself would; the run collects the outcomes (`finish`) before anything that must see the folder as the unlinks
+// left it: a step in another folder, a step that is not such a delete, the end of the run. An empty file's
+// unlink is the kernel's work under the folder's lock, so two workers overlap it with their checks and the run's
+// own work; a file holding data waits on its blocks being freed, so four overlap those waits (Docs/performance.md).
+
+import StoragePolicyFileSystem
+
+package final class UnlinkWorkers {
+    // Not Sendable, and need not be: only the thread that owns the run calls it. What the workers share with it
+    // is `Shared`, whose mutable state lives in a ConditionLocked.
+
+    package struct Job: Sendable {
+        /// The step it carries out; failures are reported by it.
+        package var step: Int
+        package var path: RelativePath
+        var parent: DirectoryHandle
+        package var name: FileName
+        var identity: EntryIdentity
+        package var type: FileType?
+    }
+
+    /// Why a job's file was not unlinked.
+    package enum Unmade: Sendable {
+        /// The check found it changed since the plan (the reason).
+        case refused(String)
+        /// The check's own call failed.
+        case checkFailed(FileSystemError)
+        case unlinkFailed(FileSystemError)
+        /// Past the run's deadline: left for the rollback to record as not reached.
+        case pastDeadline
+    }
+
+    package struct Failure: Sendable {
+        package var step: Int
+        package var why: Unmade
+    }
+
+    /// Why the file is not what the plan saw (nil: it is), looked at just before its unlink.
+    package typealias Check = @Sendable (Job) throws(FileSystemError) -> String?
+
+    /// Most threads that unlink files holding data.
+    static let maximumThreads = 4
+    /// Empty files: the unlinks of one folder take turns on its lock, but one worker's check (a lookup, which
+    /// takes no lock) overlaps the other's unlink.
+    static let threadsForEmptyFiles = 2
+    /// Handed over in small batches: one lock and at most one wake-up per batch, not per file.
+    private static let batch = 16
+    /// At most this many files wait for a worker: enough to keep them busy while the run journals its next
+    /// group (4,096 deletes), few enough to keep the queue small.
+    static let maximumWaiting = 4096
+
+    private let shared: Shared
+    /// Jobs not yet handed to the workers (the run's thread only).
+    private var staged: [Job] = []
+    /// One per worker borrowed from the pool: each ends once `stop` closes the queue.
+    private var workers: [WorkerPool.Completion] = []
+
+    package init(check: @escaping Check, willChange: (@Sendable (RelativePath) -> Void)?, deadline: ContinuousClock.Instant?) {
+        shared = Shared(check: check, willChange: willChange, deadline: deadline)
+    }
+
+    /// Checks and unlinks `job.name` in `job.parent` on a worker, with at least `workers` of them running.
+    func submit(_ job: Job, workers wanted: Int) {
+        while workers.count < min(wanted, Self.maximumThreads) {
+            let shared = self.shared
+            guard let worker = WorkerPool.shared.start({ shared.work() }) else { break }
+            workers.append(worker)
+            let count = workers.count
+            shared.state.withLock { $0.workers = count }
+        }
+        staged.append(job)
+        if workers.isEmpty {
+            // No thread could be had: the caller's thread does the work.
+            let failures = staged.compactMap(shared.carryOut)
+            staged.removeAll(keepingCapacity: true)
+            shared.state.withLock { $0.failures += failures }
+        } else if staged.count >= Self.batch {
+            publish()
+        }
+    }
+
+    /// Waits until every submitted unlink is made or failed; the failures, in step order.
+    package func finish() -> [Failure] {
+        if workers.isEmpty { return takeFailures() }
+        if !staged.isEmpty { publish() }
+        shared.state.withLock(when: { $0.taken == $0.queue.count && $0.running == 0 }) { state in
+            state.queue.removeAll(keepingCapacity: true)
+            state.taken = 0
+        }
+        return takeFailures()
+    }
+
+    /// Ends the workers, once every unlink is finished; their threads go back to the pool.
+    func stop() {
+        _ = finish()
+        shared.state.withLock(wake: .all) { $0.closed = true }
+        for worker in workers { worker.wait() }
+        workers.removeAll()
+    }
+
+    private func takeFailures() -> [Failure] {
+        let all = shared.state.withLock { state in
+            defer { state.failures.removeAll() }
+            return state.failures
+        }
+        return all.sorted { $0.step < $1.step }
+    }
+
+    private func publish() {
+        // Told first, so a worker that takes jobs meanwhile wakes the run to look again.
+        shared.state.withLock { state in
+            if state.queue.count - state.taken >= Self.maximumWaiting { state.waitingToPublish = true }
+        }
+        let staged = self.staged
+        shared.state.withLock(when: { $0.queue.count - $0.taken < Self.maximumWaiting }, wake: .all) { state in
+            state.waitingToPublish = false
+            if state.taken >= 4096 {
+                // Drop what the workers have taken: the queue holds only the jobs still waiting.
+                state.queue.removeFirst(state.taken)
+                state.taken = 0
+            }
+            state.queue += staged
+        }
+        self.staged.removeAll(keepingCapacity: true)
+    }
+
+    /// What the run and its workers share: the queue and its counters, behind one lock and condition.
+    private final class Shared: Sendable {
+        struct State {
+            var queue: [Job] = []
+            /// Jobs in `queue` a worker has taken.
+            var taken = 0
+            /// Taken jobs not finished yet.
+            var running = 0
+            var failures: [Failure] = []
+            var closed = false
+            /// Workers running `work`.
+            var workers = 0
+            /// The run waits in `publish` for the workers to catch up.
+            var waitingToPublish = false
+        }
+
+        let state = ConditionLocked(State())
+        private let check: Check
+        /// Runs between a job's check and its unlink (a test seam: ApplyOptions.willChange).
+        private let willChange: (@Sendable (RelativePath) -> Void)?
+        /// No unlink starts after it (--max-runtime).
+        private let deadline: ContinuousClock.Instant?
+
+        init(check: @escaping Check, willChange: (@Sendable (RelativePath) -> Void)?, deadline: ContinuousClock.Instant?) {
+            self.check = check
+            self.willChange = willChange
+            self.deadline = deadline
+        }
+
+        func carryOut(_ job: Job) -> Failure? {
+            if let deadline, ContinuousClock.now >= deadline { return Failure(step: job.step, why: .pastDeadline) }
+            do {
+                if let reason = try check(job) { return Failure(step: job.step, why: .refused(reason)) }
+            } catch {
+                return Failure(step: job.step, why: .checkFailed(error))
+            }
+            willChange?(job.path)
+            do {
+                try job.parent.removeFile(job.name)
+            } catch {
+                return Failure(step: job.step, why: .unlinkFailed(error))
+            }
+            CrashPoint.changeMade()
+            return nil
+        }
+
+        /// A worker's life: take a share of the queue, check and unlink it, report, until the queue is closed.
+        func work() {
+            var jobs: [Job] = []
+            var failed: [Failure] = []
+            while true {
+                if !jobs.isEmpty {
+                    let caughtUp = state.withLock { state -> Bool in
+                        state.running -= jobs.count
+                        state.failures += failed
+                        return state.running == 0 && state.taken == state.queue.count
+                    }
+                    // The run may be waiting in `finish` for the last of these.
+                    if caughtUp { state.withLock(wake: .all) { _ in } }
+                    jobs.removeAll(keepingCapacity: true)
+                    failed.removeAll(keepingCapacity: true)
+                }
+                let (more, roomMade) = state.withLock(when: { $0.taken < $0.queue.count || $0.closed }) { state -> (Bool, Bool) in
+                    let available = state.queue.count - state.taken
+                    guard available > 0 else { return (false, false) }
+                    // Alone, take all there is; with others, a fair share, so files holding data spread out.
+                    let n = state.workers == 1 ? available : max(1, min(UnlinkWorkers.batch, available / state.workers))
+                    jobs += state.queue[state.taken..<state.taken + n]
+                    state.taken += n
+                    state.running += n
+                    return (true, state.waitingToPublish)
+                }
+                // There is room again for the run, which may be waiting in `publish`.
+                if roomMade { state.withLock(wake: .all) { _ in } }
+                guard more else { return }
+                for job in jobs {
+                    if let failure = carryOut(job) { failed.append(failure) }
+                }
+            }
+        }
+    }
+}

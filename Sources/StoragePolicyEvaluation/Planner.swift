@@ -1,0 +1,149 @@
+// Plans a policy against a root: a few checks on known directories, one parallel walk evaluating every
+// rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
+
+import StoragePolicyFileSystem
+import StoragePolicyModel
+import StoragePolicyPlan
+
+/// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
+public struct PlanOptions: Sendable {
+    /// The time ages are measured against, nanoseconds since the epoch; nil means now.
+    public var now: Int64?
+    /// Threads walking the tree; 0 means one per available core.
+    public var threads: Int
+    /// Directory descriptors the walk may keep open; nil derives it from the process's limit.
+    public var openDirectoryBudget: Int?
+    /// Tests only: see WalkOptions.willStat.
+    var willStat: (@Sendable (RelativePath) -> Void)?
+
+    /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
+    public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+        self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
+    }
+}
+
+/// Plans a policy against a root in one walk, changing nothing. `StorageEngine` is the simpler front door.
+package struct Planner: Sendable {
+    /// The policy evaluated.
+    package let policy: Policy
+    /// The root directory, as given.
+    package let root: String
+    /// How the plan is made.
+    package let options: PlanOptions
+
+    /// A planner for `policy` over `root`.
+    package init(policy: Policy, root: String, options: PlanOptions = PlanOptions()) {
+        self.policy = policy; self.root = root; self.options = options
+    }
+
+    /// Walks the root and returns the plan, sorted. `progress` is called now and then, from the walking
+    /// threads (one call at a time), with the entries seen so far and the directory being read.
+    /// Throws FileSystemError when the root itself cannot be opened or read.
+    package func plan(progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
+        try plan(only: nil, progress: progress)
+    }
+
+    /// The plan for `restriction`'s paths only (nil: the whole tree): see PathRestriction.
+    package func plan(only restriction: PathRestriction?, progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
+        let now = options.now ?? Planner.currentTimeNs()
+        let rootHandle = try DirectoryHandle.open(root: root)
+        let rootStatus = try rootHandle.status()
+
+        var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+        let rules = policy.rules.enumerated().map {
+            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
+        }
+        for rule in rules {
+            // A rule its kind cannot judge (Kinds/: compileProblem) is an error before the walk.
+            if let problem = rule.rule.kind.behavior.compileProblem(rule) {
+                preflight.violations.append(Violation(rule: rule.name, path: rule.rule.path, message: problem, severity: .error))
+            }
+        }
+        preflight.checkLayout()
+        preflight.checkBackupScopes(rules)
+        preflight.checkScopes(rules)
+
+        // Entries moved into the trash go to the first trash rule's folder (its files/ for the FreeDesktop layout).
+        let trashRule = rules.first { if case .trash = $0.rule.kind { true } else { false } }
+        var trashTarget: RelativePath? = nil
+        var structural = policy.layout.map(\.path)
+        var missingTrashTarget: [RelativePath] = []
+        if let trashRule {
+            let folder = trashRule.rule.path
+            let target = trashRule.trashLayout == .freedesktop ? folder.appending(FileName("files")!) : folder
+            trashTarget = target
+            structural.append(target)
+            if trashRule.trashLayout == .freedesktop { structural.append(folder.appending(FileName("info")!)) }
+            if case .missing(let existing) = preflight.presence(of: target) {
+                var current = existing
+                for c in target.components.dropFirst(existing.isEmpty ? 0 : existing.components.count) {
+                    current = current.appending(c)
+                    missingTrashTarget.append(current)
+                }
+            }
+        }
+        let atimeNotes = AccessTimeNotes.notes(rules) { path in
+            if case .directory(let handle, _) = preflight.presence(of: path) { return handle.atimeMode }
+            return 0  // a missing scope: nothing is judged there
+        } + AccessTimeNotes.birthNotes(rules) { path in
+            if case .directory(_, let status) = preflight.presence(of: path) { return status }
+            return nil
+        }
+        var relaxed = Set<Int>()
+        for rule in rules {
+            if case .quota(let quota) = rule.rule.kind, quota.evict == .lru, preflight.atimeIsRelaxed(at: rule.rule.path) {
+                relaxed.insert(rule.index)
+            }
+        }
+
+        let trie = ScopeTrie.build(scopes: rules.map { ($0.index, $0.rule.path) }, structural: structural)
+        let evaluator = Evaluator(rules: rules, trie: trie, now: now, trashTarget: trashTarget,
+                                  backupMarker: Markers.backupAttribute, progress: progress.map(ProgressReporter.init))
+        var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
+        walkOptions.willStat = options.willStat
+        let walker = Walker(root: root, options: walkOptions)
+        let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
+            ?? walker.walk(evaluator)
+        guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
+            throw FileSystemError(.open, path: .root, errno: .busy)
+        }
+
+        let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
+                                    missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
+        var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
+        var skipped = workers.flatMap(\.skipped)
+        var notes = preflight.notes + outcome.notes + atimeNotes
+        restriction?.restrict(&outcome.actions, &outcome.violations, &skipped, &notes, rules: policy.rules)
+        // Handed over, not shared: sorting the plan's actions must not copy a million of them.
+        var actions = outcome.actions
+        outcome.actions = []
+        ByteOrder.sortActions(&actions)
+        InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle)
+        var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
+                        evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
+                        skipped: skipped, notes: notes,
+                        entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
+                        fingerprint: fingerprint(rootStatus))
+        // The actions are in plan order already (sortActions above; the in-use check only removes): sorting
+        // them again copied every action twice.
+        plan.sortFindings()
+        return plan
+    }
+
+    /// The policy's bytes (or, for a policy built in code, its description) and the root's identity.
+    package func fingerprint(_ rootStatus: FileStatus) -> Plan.Fingerprint {
+        let digest = policy.fingerprintBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
+        return Plan.Fingerprint(policySHA256: digest, policyPath: policy.source.map { Planner.absolute($0.file) },
+                                rootDevice: rootStatus.device, rootInode: rootStatus.inode)
+    }
+
+    // MARK: Clock and paths (no Foundation on this path)
+
+    static func currentTimeNs() -> Int64 { WallClock.nowNs() }
+
+    /// RFC 3339 in UTC to the second: `2026-11-29T13:22:43Z`.
+    package static func rfc3339(nanoseconds: Int64) -> String { WallClock.rfc3339(ns: nanoseconds) }
+
+    /// `path` made absolute against the working directory (see ``PathNormalization/absolute(_:)``).
+    package static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
+}

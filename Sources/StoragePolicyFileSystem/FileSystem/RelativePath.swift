@@ -1,0 +1,127 @@
+// A path relative to a root, as bytes: components joined by '/', no leading '/', no "." or ".." parts.
+// It can never name anything outside its root; the empty path is the root itself.
+
+public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public private(set) var bytes: [UInt8]
+
+    public static let root = RelativePath(unchecked: [])
+
+    package init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses a root-relative path. Repeated and trailing slashes and "." parts are dropped;
+    /// nil for an absolute path, a ".." component or a NUL byte: those could escape the root.
+    public init?(_ bytes: some Collection<UInt8>) {
+        var out: [UInt8] = []
+        let raw = Array(bytes)
+        if raw.first == 0x2F || raw.contains(0) { return nil }
+        for part in raw.split(separator: 0x2F, omittingEmptySubsequences: true) {
+            if part.elementsEqual([0x2E]) { continue }
+            if part.elementsEqual([0x2E, 0x2E]) { return nil }
+            if !out.isEmpty { out.append(0x2F) }
+            out.append(contentsOf: part)
+        }
+        self.bytes = out
+    }
+
+    public init?(_ string: String) { self.init(Array(string.utf8)) }
+
+    public init(_ components: [FileName]) {
+        var out: [UInt8] = []
+        for c in components {
+            if !out.isEmpty { out.append(0x2F) }
+            out.append(contentsOf: c.bytes)
+        }
+        self.bytes = out
+    }
+
+    public var isEmpty: Bool { bytes.isEmpty }
+    public var isRoot: Bool { bytes.isEmpty }
+
+    public var components: [FileName] {
+        bytes.split(separator: 0x2F).map { FileName(unchecked: Array($0)) }
+    }
+
+    /// The last component, nil for the root.
+    public var lastComponent: FileName? {
+        guard !bytes.isEmpty else { return nil }
+        if let slash = bytes.lastIndex(of: 0x2F) { return FileName(unchecked: Array(bytes[(slash + 1)...])) }
+        return FileName(unchecked: bytes)
+    }
+
+    /// The parent path; the root's parent is the root.
+    public var parent: RelativePath {
+        guard let slash = bytes.lastIndex(of: 0x2F) else { return .root }
+        return RelativePath(unchecked: Array(bytes[..<slash]))
+    }
+
+    public func appending(_ name: FileName) -> RelativePath {
+        var copy = self
+        if !copy.bytes.isEmpty { copy.bytes.append(0x2F) }
+        copy.bytes.append(contentsOf: name.bytes)
+        return copy
+    }
+
+    public func appending(_ path: RelativePath) -> RelativePath {
+        if path.isEmpty { return self }
+        if isEmpty { return path }
+        return RelativePath(unchecked: bytes + [0x2F] + path.bytes)
+    }
+
+    /// True when `self` is `other` or lies beneath it.
+    public func hasPrefix(_ other: RelativePath) -> Bool {
+        if other.isEmpty { return true }
+        guard bytes.count >= other.bytes.count, bytes.starts(with: other.bytes) else { return false }
+        return bytes.count == other.bytes.count || bytes[other.bytes.count] == 0x2F
+    }
+
+    /// True when `self` is an entry directly inside `folder` (its parent is `folder`), without building the parent.
+    package func isChild(of folder: RelativePath) -> Bool {
+        let n = folder.bytes.count
+        return bytes.withUnsafeBufferPointer { path in
+            folder.bytes.withUnsafeBufferPointer { prefix in
+                if n > 0 {
+                    guard path.count > n + 1, path[n] == 0x2F else { return false }
+                    for i in 0..<n where path[i] != prefix[i] { return false }
+                } else if path.isEmpty {
+                    return false
+                }
+                for i in (n == 0 ? 0 : n + 1)..<path.count where path[i] == 0x2F { return false }
+                return true
+            }
+        }
+    }
+
+    /// The remainder of `self` below `prefix`, nil when `self` is not under it.
+    public func relative(to prefix: RelativePath) -> RelativePath? {
+        guard hasPrefix(prefix) else { return nil }
+        if prefix.isEmpty { return self }
+        if bytes.count == prefix.bytes.count { return .root }
+        return RelativePath(unchecked: Array(bytes[(prefix.bytes.count + 1)...]))
+    }
+
+    public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+
+    /// The path as UTF-8 text when it is valid UTF-8 (exact), else with U+FFFD replacements (lossy:
+    /// callers that need the bytes back must also carry `base64`).
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The exact bytes in base64, for machine formats that must round-trip non-UTF-8 names.
+    public var base64: String { Base64.encode(bytes) }
+
+    /// The path as text for people: invalid bytes and control characters are escaped (`\xff`, `\n`).
+    public var escaped: String { PathEscaping.escape(bytes) }
+
+    public var description: String { escaped }
+
+    public static func < (a: RelativePath, b: RelativePath) -> Bool {
+        a.bytes.lexicographicallyPrecedes(b.bytes)
+    }
+
+    // The synthesized hash feeds the hasher one byte at a time; apply looks paths up several times per step.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+    }
+
+    public static func == (a: RelativePath, b: RelativePath) -> Bool { a.bytes == b.bytes }
+}

@@ -1,0 +1,69 @@
+// `validate --effective`: a policy, after `extends` is merged, written back as YAML that loads to the same
+// rules, each preceded by a comment naming the file it came from. Every string is double-quoted, so a
+// name or glob can never change the document's structure.
+
+/// Writes a (merged) policy as YAML.
+package enum EffectivePolicyWriter {
+    /// The policy as YAML with a `# from FILE:LINE` comment on each rule and layout entry.
+    package static func yaml(_ policy: Policy) -> String {
+        var out = "# The effective policy: what '\(policy.name)' means after extends is merged.\n"
+        out += "version: \(policy.version)\nname: \(quote(policy.name))\n"
+        if let d = policy.description { out += "description: \(quote(d))\n" }
+        switch policy.maxDelete {
+        case .count(let n)?: out += "max-delete: \(n)\n"
+        case .percent(let p, let floor)?: out += "max-delete: { percent: \(percent(p)), atLeast: \(floor) }\n"
+        case nil: break
+        }
+        if !policy.layout.isEmpty {
+            out += "layout:\n"
+            for entry in policy.layout {
+                if let from = entry.location { out += "  # from \(origin(from))\n" }
+                out += "  - path: \(quote(entry.path.string))\n"
+                if entry.excludeFromBackup { out += "    backup: exclude\n" }
+                if entry.includeInBackup { out += "    backup: include\n" }
+                if entry.cacheDirectoryTag { out += "    cacheTag: true\n" }
+            }
+        }
+        out += policy.rules.isEmpty ? "rules: []\n" : "rules:\n"
+        for rule in policy.rules {
+            out += "  # from \(rule.location.map(origin) ?? "code")\n"
+            out += "  - name: \(quote(rule.name))\n"
+            out += "    path: \(quote(rule.path.isRoot ? "." : rule.path.string))\n"
+            if !rule.match.isEmpty { out += "    match: \(list(rule.match.map(\.pattern)))\n" }
+            if !rule.exclude.isEmpty { out += "    exclude: \(list(rule.exclude.map(\.pattern)))\n" }
+            if let t = rule.type { out += "    type: \(t.rawValue)\n" }
+            if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
+            if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
+            out += "    \(rule.kind.syntax.effectiveYAML)\n"
+        }
+        return out
+    }
+
+    package static func origin(_ location: PolicyLocation) -> String { "\(location.file):\(location.line)" }
+
+    package static func percent(_ p: Double) -> String { p == p.rounded() ? "\(Int(p))%" : "\(p)%" }
+
+    static func list(_ items: [String]) -> String { "[" + items.map(quote).joined(separator: ", ") + "]" }
+
+    /// A YAML double-quoted scalar: backslash, quote and every control character escaped.
+    package static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    out += scalar.value <= 0xFF ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                                                : "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

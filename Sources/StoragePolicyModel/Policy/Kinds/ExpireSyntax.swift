@@ -1,0 +1,120 @@
+// expire in the policy language: `expire: 24h` or `expire: { after: 24h, by: mtime, keep: 3, unit: directory }`.
+
+/// `expire: { after: 24h, by: mtime }`
+public struct Expire: Sendable, Hashable {
+    /// Entries older than this are deleted.
+    public var after: PolicyDuration
+    /// The timestamp age is judged by.
+    public var by: Timestamp
+    /// `keep: N`: in each directory, the N newest selected entries (or units) stay, expired or not.
+    public var keep: Int
+    /// What one deletion is: an entry, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
+
+    /// Expire after `after`, judged by `by`, keeping the `keep` newest per directory.
+    public init(after: PolicyDuration, by: Timestamp = .mtime, keep: Int = 0, unit: RetentionUnit = .entry) {
+        self.after = after; self.by = by; self.keep = keep; self.unit = unit
+    }
+
+    /// Which timestamp an entry's age is measured from.
+    public enum Timestamp: String, Sendable, Hashable, CaseIterable {
+        case mtime, atime, ctime
+        /// The newest of atime, mtime, btime (where recorded) and (for files) ctime: the safest, and
+        /// systemd-tmpfiles' default (`abcmABM`).
+        case newest
+        /// The birth time (statx btime). Where the file system records none, entries are skipped (kept).
+        case birth
+    }
+}
+
+/// The expire kind's language side.
+package struct ExpireSyntax: RuleKindSyntax {
+    package static let keyword = "expire"
+    package static let honoursInUse = true
+    package let expire: Expire
+
+    package init(_ expire: Expire) { self.expire = expire }
+
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    package static let schemaSummary = #"Delete entries older than a duration. `expire: 24h` is short for `expire: { after: 24h }`."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    package static let schemaDefinition = #"""
+        "expire": {
+          "description": "A duration (`expire: 24h`) or a mapping with after and by.",
+          "anyOf": [
+            { "$ref": "#/definitions/duration" },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["after"],
+              "properties": {
+                "after": {
+                  "$ref": "#/definitions/duration",
+                  "description": "Entries whose timestamp is older than this are deleted: 90s, 24h, 7d, 1d12h, 2w."
+                },
+                "by": {
+                  "description": "The timestamp age is judged by: mtime, atime, ctime, or newest (the newest of atime, mtime, the birth time where the file system records one and, for files, ctime: the safest, and systemd-tmpfiles' default abcmABM), or birth (the birth time, statx btime; where the file system records none, plan and audit say so once per rule and its entries are kept).",
+                  "enum": ["mtime", "atime", "ctime", "newest", "birth"],
+                  "default": "mtime"
+                },
+                "keep": {
+                  "$ref": "#/definitions/count",
+                  "description": "In each directory of the scope, the N newest entries (or units) the rule selects are never deleted by it, expired or not.",
+                  "default": 0
+                },
+                "unit": {
+                  "$ref": "#/definitions/retentionUnit",
+                  "description": "directory: each direct child folder of the scope expires whole, dated by the newest timestamp (per by) of anything inside it."
+                }
+              }
+            }
+          ]
+        }
+    """#
+
+    package static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        if node.scalar != nil, !node.isNull {  // shorthand: `expire: 24h`
+            return decoder.duration(node, context: context).map { .expire(Expire(after: $0)) }
+        }
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var after: PolicyDuration? = nil
+        var expire = Expire(after: PolicyDuration(seconds: 0))
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["after", "by", "keep", "unit"], context: context) else { continue }
+            if name == "after" { after = decoder.duration(v, context: "\(context): 'after'") }
+            if name == "by", let t = decoder.enumValue(v, Expire.Timestamp.self, context: "\(context): 'by'") { expire.by = t }
+            if name == "keep", let n = decoder.count(v, context: "\(context): 'keep'") { expire.keep = n }
+            if name == "unit", let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { expire.unit = u }
+        }
+        guard let after else {
+            if !decoder.hasMisspelledKey(pairs, key: "after") { decoder.error(node, "\(context): missing 'after' (e.g. after: 24h)") }
+            return nil
+        }
+        expire.after = after
+        return .expire(expire)
+    }
+
+    package var effectiveYAML: String {
+        var parts = ["after: \(expire.after)", "by: \(expire.by.rawValue)"]
+        if expire.keep > 0 { parts.append("keep: \(expire.keep)") }
+        if expire.unit != .entry { parts.append("unit: \(expire.unit.rawValue)") }
+        return "expire: { \(parts.joined(separator: ", ")) }"
+    }
+
+    package var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    package func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if expire.after.seconds == 0 {
+            report(.warning, "\(label): 'after: 0s' expires everything in '\(rule.path.escaped)' at once")
+        }
+    }
+}
+
+extension Rule {
+    /// `expire: { after:, by: }` — delete entries older than `after`.
+    public static func expire(_ name: String, in path: String, after: PolicyDuration,
+                              by: Expire.Timestamp = .mtime) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.expire(Expire(after: after, by: by))))
+    }
+}

@@ -1,0 +1,182 @@
+// quota in the policy language: `quota: { max: 512MiB, target: 90%, evict: oldest, minAge: 1d, keep: 2, unit: directory }`.
+
+import StoragePolicyFileSystem
+
+/// `quota: { max: 512MiB, target: 90%, evict: oldest }`
+public struct Quota: Sendable, Hashable {
+    /// The most the scope's regular files may take (allocated bytes, as `du`).
+    public var max: ByteSize
+    /// What eviction brings the total down to.
+    public var target: Target
+    /// Which files go first.
+    public var evict: Eviction
+    /// No unit younger than this is evicted; nil: any age.
+    public var minAge: PolicyDuration?
+    /// The N newest units are never evicted.
+    public var keep: Int
+    /// What one eviction is: a file, or (`unit: directory`) a direct child folder of the scope as a whole.
+    public var unit: RetentionUnit
+
+    /// A quota of `max`, evicting down to `target`.
+    public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest,
+                minAge: PolicyDuration? = nil, keep: Int = 0, unit: RetentionUnit = .entry) {
+        self.max = max; self.target = target; self.evict = evict
+        self.minAge = minAge; self.keep = keep; self.unit = unit
+    }
+
+    /// Where eviction stops: a size, or a percentage of `max`.
+    public enum Target: Sendable, Hashable {
+        case size(ByteSize)
+        /// A percentage of `max`.
+        case percent(Double)
+
+        /// The target in bytes, for a quota of `max`.
+        public func bytes(of max: ByteSize) -> Int64 {
+            switch self {
+            case .size(let s): return s.bytes
+            case .percent(let p): return Int64((Double(max.bytes) * p / 100).rounded(.down))
+            }
+        }
+    }
+
+    /// The order files are evicted in (ties break by path).
+    public enum Eviction: String, Sendable, Hashable, CaseIterable {
+        /// Oldest modification time first.
+        case oldest
+        /// Least recently accessed first (atime; approximate on relatime/noatime mounts).
+        case lru
+    }
+}
+
+/// The quota kind's language side.
+extension Quota {
+    /// The timestamp a quota orders (and dates units) by.
+    package var timestamp: Expire.Timestamp { evict == .lru ? .atime : .mtime }
+}
+
+package struct QuotaSyntax: RuleKindSyntax {
+    package static let keyword = "quota"
+    package static let honoursInUse = true
+    package let quota: Quota
+
+    package init(_ quota: Quota) { self.quota = quota }
+
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    package static let schemaSummary = #"Keep the regular files under the scope within a size, evicting until the total is at or below the target."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    package static let schemaDefinition = #"""
+        "quota": {
+          "description": "A size cap on the regular files under the scope.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": ["max"],
+          "properties": {
+            "max": {
+              "$ref": "#/definitions/size",
+              "description": "The most the regular files under the scope may take, in allocated bytes (as du counts): 512MiB, 2GiB."
+            },
+            "target": {
+              "$ref": "#/definitions/quotaTarget",
+              "description": "Once over max, evict until the total is at or below this: a percentage of max (90%) or a size at or below max.",
+              "default": "100%"
+            },
+            "evict": {
+              "description": "Eviction order. oldest: oldest modification time first. lru: least recently accessed first (atime, approximate on relatime and noatime mounts). Ties break by path.",
+              "enum": ["oldest", "lru"],
+              "default": "oldest"
+            },
+            "minAge": {
+              "$ref": "#/definitions/duration",
+              "description": "No unit younger than this is evicted. When it stops the total from reaching target, the plan evicts what it may and reports a violation."
+            },
+            "keep": {
+              "$ref": "#/definitions/count",
+              "description": "The N newest units are never evicted. When it stops the total from reaching target, the plan evicts what it may and reports a violation.",
+              "default": 0
+            },
+            "unit": {
+              "$ref": "#/definitions/retentionUnit",
+              "description": "entry: each file is evicted on its own. directory: each direct child folder of the scope is evicted whole, dated by the newest evict timestamp of anything inside it and sized by the allocated bytes of its files; files directly in the scope are units of their own."
+            }
+          }
+        }
+    """#
+
+    package static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var max: ByteSize? = nil
+        var target = Quota.Target.percent(100)
+        var targetNode: Node? = nil
+        var maxText = ""
+        var evict = Quota.Eviction.oldest
+        var minAge: PolicyDuration? = nil
+        var keep = 0
+        var unit = RetentionUnit.entry
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit"], context: context) else { continue }
+            switch name {
+            case "minAge":
+                minAge = decoder.duration(v, context: "\(context): 'minAge'")
+            case "keep":
+                if let n = decoder.count(v, context: "\(context): 'keep'") { keep = n }
+            case "unit":
+                if let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { unit = u }
+            case "max":
+                max = decoder.size(v, context: "\(context): 'max'")
+                maxText = v.scalar ?? ""
+            case "target":
+                targetNode = v
+                if let text = decoder.scalar(v, "\(context): 'target'") {
+                    if text.hasSuffix("%"), let p = Double(text.dropLast()), p > 0, p <= 100 {
+                        target = .percent(p)
+                    } else if let s = ByteSize(parsing: text) {
+                        target = .size(s)
+                    } else {
+                        decoder.error(v, "\(context): invalid target '\(text)' (expected a percentage of max such as 90%, or a size: \(ByteSize.acceptedForms))")
+                    }
+                }
+            case "evict":
+                if let e = decoder.enumValue(v, Quota.Eviction.self, context: "\(context): 'evict'") { evict = e }
+            default: break
+            }
+        }
+        guard let max else {
+            if !decoder.hasMisspelledKey(pairs, key: "max") { decoder.error(node, "\(context): missing 'max' (e.g. max: 512MiB)") }
+            return nil
+        }
+        if case .size(let s) = target, s > max, let targetNode {
+            decoder.error(targetNode, "\(context): target \(targetNode.scalar ?? s.description) is above max \(maxText.isEmpty ? max.description : maxText); eviction stops at the target, so it must be at or below max")
+        }
+        return .quota(Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit))
+    }
+
+    package var effectiveYAML: String {
+        let target = switch quota.target { case .size(let s): "\(s.bytes)"; case .percent(let p): EffectivePolicyWriter.percent(p) }
+        var parts = ["max: \(quota.max.bytes)", "target: \(target)", "evict: \(quota.evict.rawValue)"]
+        if let a = quota.minAge { parts.append("minAge: \(a)") }
+        if quota.keep > 0 { parts.append("keep: \(quota.keep)") }
+        if quota.unit != .entry { parts.append("unit: \(quota.unit.rawValue)") }
+        return "quota: { \(parts.joined(separator: ", ")) }"
+    }
+
+    package var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    package func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if let type = rule.type, type == .directory || type == .symlink {
+            report(.error, "\(label): quota counts regular files, so 'type: \(type.rawValue)' can never match")
+        }
+    }
+
+    package static func nestedWarning(_ outer: String, _ inner: String) -> String? {
+        "rules '\(outer)' and '\(inner)' both set a quota on nested scopes; each evicts on its own count"
+    }
+}
+
+extension Rule {
+    /// `quota: { max:, target:, evict: }` — keep a folder's files under `max`, evicting down to `target`.
+    public static func quota(_ name: String, in path: String, max: ByteSize, target: Quota.Target = .percent(100),
+                             evict: Quota.Eviction = .oldest) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.quota(Quota(max: max, target: target, evict: evict))))
+    }
+}

@@ -1,0 +1,110 @@
+// trash in the policy language: `trash: 30d` or `trash: { retain: 30d, layout: freedesktop, maxSize: 1GiB }`.
+
+import StoragePolicyFileSystem
+
+/// `trash: { retain: 30d }`
+public struct TrashRetention: Sendable, Hashable {
+    /// Items trashed longer ago than this are deleted.
+    public var retain: PolicyDuration
+    /// How the trash folder is organised.
+    public var layout: Layout
+    /// After retention, the items trashed longest ago go until the trash holds at most this; nil: no cap.
+    public var maxSize: ByteSize?
+
+    /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
+    public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
+        self.retain = retain; self.layout = layout; self.maxSize = maxSize
+    }
+
+    /// The layout of a trash folder (declared with TrashFolder, in FileSystem/TrashFolder.swift).
+    public typealias Layout = TrashFolder.Layout
+}
+
+/// The trash kind's language side.
+package struct TrashSyntax: RuleKindSyntax {
+    package static let keyword = "trash"
+    package static let honoursInUse = true
+    package let retention: TrashRetention
+
+    package init(_ retention: TrashRetention) { self.retention = retention }
+
+    /// Docs/policy.schema.json: the kind's key among a rule's properties, as its description (JSON text).
+    package static let schemaSummary = #"The scope is a trash folder: delete items that have been in it longer than a duration. `trash: 30d` is short for `trash: { retain: 30d }`."#
+
+    /// Docs/policy.schema.json: the kind's entry in `definitions`, as written there.
+    package static let schemaDefinition = #"""
+        "trash": {
+          "description": "A duration (`trash: 30d`) or a mapping with retain and layout.",
+          "anyOf": [
+            { "$ref": "#/definitions/duration" },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["retain"],
+              "properties": {
+                "retain": {
+                  "$ref": "#/definitions/duration",
+                  "description": "How long an item stays in the trash, measured from when it was trashed (never from its mtime): 30d."
+                },
+                "layout": {
+                  "description": "How the trash folder is organised. auto: freedesktop when the folder has files/ or info/, else app. freedesktop: files/NAME with info/NAME.trashinfo (DeletionDate). app: items directly in the folder, stamped by `policyctl trash` (hard-linked files and symlinks in its .policyctl-info/ index; else judged by ctime).",
+                  "enum": ["auto", "freedesktop", "app"],
+                  "default": "auto"
+                },
+                "maxSize": {
+                  "$ref": "#/definitions/size",
+                  "description": "After retention, while the trash holds more than this (allocated bytes), the items trashed longest ago are deleted until it is at or below it."
+                }
+              }
+            }
+          ]
+        }
+    """#
+
+    package static func decode(_ node: Node, context: String, _ decoder: inout PolicyDecoder) -> Rule.Kind? {
+        if node.scalar != nil, !node.isNull {
+            return decoder.duration(node, context: context).map { .trash(TrashRetention(retain: $0)) }
+        }
+        guard let pairs = decoder.mapping(node, context) else { return nil }
+        var retain: PolicyDuration? = nil
+        var layout = TrashRetention.Layout.automatic
+        var maxSize: ByteSize? = nil
+        for (k, v) in pairs {
+            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize"], context: context) else { continue }
+            if name == "retain" { retain = decoder.duration(v, context: "\(context): 'retain'") }
+            if name == "layout", let l = decoder.enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
+            if name == "maxSize" { maxSize = decoder.size(v, context: "\(context): 'maxSize'") }
+        }
+        guard let retain else {
+            if !decoder.hasMisspelledKey(pairs, key: "retain") { decoder.error(node, "\(context): missing 'retain' (e.g. retain: 30d)") }
+            return nil
+        }
+        return .trash(TrashRetention(retain: retain, layout: layout, maxSize: maxSize))
+    }
+
+    package var effectiveYAML: String {
+        var parts = ["retain: \(retention.retain)", "layout: \(retention.layout.rawValue)"]
+        if let m = retention.maxSize { parts.append("maxSize: \(m.bytes)") }
+        return "trash: { \(parts.joined(separator: ", ")) }"
+    }
+
+    package var removal: (verb: String, outcome: String)? { deletesEntries }
+
+    package func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
+        if rule.path.isRoot {
+            report(.error, "\(label): the trash folder cannot be the root itself; name a folder such as Documents/UserFiles/.Trash")
+        }
+    }
+
+    package static func nestedWarning(_ outer: String, _ inner: String) -> String? {
+        "rules '\(outer)' and '\(inner)' are nested trash folders"
+    }
+}
+
+extension Rule {
+    /// `trash: { retain: }` — empty a trash folder of items trashed longer ago than `retain`.
+    public static func trash(_ name: String, in path: String, retain: PolicyDuration,
+                             layout: TrashRetention.Layout = .automatic) -> RuleDraft {
+        RuleDraft(name: name, path: path, kind: .ready(.trash(TrashRetention(retain: retain, layout: layout))))
+    }
+}

@@ -1,0 +1,133 @@
+// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
+// A value: it holds no file handles and never touches the disk.
+
+import StoragePolicyFileSystem
+
+/// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
+///
+/// Load one with `PolicyLoader`, or build one with the DSL: `try Policy("app") { LayoutDirectory("tmp"); Rule.expire(...) }`.
+public struct Policy: Sendable, Hashable {
+    /// The policy language version (`version: 1`).
+    public var version: Int
+    /// The policy's name: recorded in plans, journals and reports.
+    public var name: String
+    /// What the policy is for, for people.
+    public var description: String?
+    /// Directories that must exist under the root.
+    public var layout: [LayoutEntry]
+    /// The rules, in policy order: earlier rules win ties.
+    public var rules: [Rule]
+    /// The policy's default blast-radius cap; `--max-delete` overrides it.
+    public var maxDelete: DeleteLimit?
+    /// The file the policy was loaded from, if any.
+    public var source: PolicyLocation?
+    /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.
+    package var sourceBytes: [UInt8]?
+    /// Every file `extends:` pulled in, in the order they were read (empty without `extends`).
+    public var inherited: [InheritedSource] = []
+
+    /// A policy from its parts; the DSL and the loader validate, this initializer does not.
+    public init(version: Int = 1, name: String, description: String? = nil, layout: [LayoutEntry] = [],
+                rules: [Rule] = [], maxDelete: DeleteLimit? = nil, source: PolicyLocation? = nil,
+                sourceBytes: [UInt8]? = nil) {
+        self.version = version; self.name = name; self.description = description; self.layout = layout
+        self.rules = rules; self.maxDelete = maxDelete; self.source = source; self.sourceBytes = sourceBytes
+    }
+
+    /// What a plan's fingerprint hashes: the policy's own bytes, then (with `extends`) each inherited file's
+    /// name and bytes, so changing any file in the chain makes a saved plan stale. Nil for a policy built in code.
+    package var fingerprintBytes: [UInt8]? {
+        guard var bytes = sourceBytes else { return nil }
+        for source in inherited {
+            // Lengths frame each part, so no two different chains hash the same bytes.
+            bytes += Array("\0extends \(source.name.utf8.count):\(source.name)\(source.bytes.count)\0".utf8)
+            bytes += source.bytes
+        }
+        return bytes
+    }
+
+    /// The folder soft-deleted items go to: the scope of the first `trash` rule, if the policy has one.
+    public var trashFolder: RelativePath? {
+        rules.lazy.compactMap { if case .trash = $0.kind { $0.path } else { nil } }.first
+    }
+}
+
+/// A directory that must exist under the root.
+public struct LayoutEntry: Sendable, Hashable {
+    /// The directory, relative to the root.
+    public var path: RelativePath
+    /// `backup: exclude`: the directory carries the backup-exclusion marker.
+    public var excludeFromBackup: Bool
+    /// Also write a CACHEDIR.TAG (for tar, borg, restic).
+    public var cacheDirectoryTag: Bool
+    /// `backup: include`: markers this engine writes are removed where present (and audit reports them).
+    public var includeInBackup: Bool = false
+    /// Where the entry is written in the policy file, when it came from one.
+    public var location: PolicyLocation?
+
+    /// A layout entry.
+    public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,
+                location: PolicyLocation? = nil) {
+        self.path = path; self.excludeFromBackup = excludeFromBackup
+        self.cacheDirectoryTag = cacheDirectoryTag; self.location = location
+    }
+}
+
+/// `--max-delete N` or `N%` (of the entries scanned under the rules' scopes). A percentage has a floor,
+/// `atLeast`, so a cap still lets a small tree be cleaned: the policy's bare `25%` and the DSL's `.percent(25)`
+/// both mean `atLeast: 10`. Only the command line's `--max-delete N%` (``init(parsing:)``) has none.
+public enum DeleteLimit: Sendable, Hashable, CustomStringConvertible {
+    case count(Int)
+    /// `percent` of the entries scanned, but never fewer than `atLeast` (10 unless given: without a floor a
+    /// small container, where one file is already 25%, would be refused at every launch).
+    case percent(Double, atLeast: Int = DeleteLimit.defaultFloor)
+
+    /// The floor a bare percentage gets (`{ percent: N%, atLeast: 10 }`), in YAML and in the DSL alike.
+    public static let defaultFloor = 10
+
+    /// Parses `N` or `N%` (a percentage without a floor, as `--max-delete` takes it: the operator states the
+    /// exact cap for one run); nil for anything else.
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let p = DeleteLimit.percentage(text) else { return nil }
+            self = .percent(p, atLeast: 0)
+        } else {
+            guard let n = Int(text), n >= 0 else { return nil }
+            self = .count(n)
+        }
+    }
+
+    /// `N%` with 0 <= N <= 100, as a number.
+    static func percentage(_ text: String) -> Double? {
+        guard text.hasSuffix("%"), let p = Double(text.dropLast()), p >= 0, p <= 100 else { return nil }
+        return p
+    }
+
+    /// The number of deletions allowed out of `total` candidates.
+    package func allowed(outOf total: Int) -> Int {
+        switch self {
+        case .count(let n): return n
+        case .percent(let p, let floor): return Swift.max(floor, Int((Double(total) * p / 100).rounded(.down)))
+        }
+    }
+
+    /// `N`, `N%`, or `N% (at least M)`.
+    public var description: String {
+        switch self {
+        case .count(let n): return "\(n)"
+        case .percent(let p, let floor):
+            let percent = p == p.rounded() ? "\(Int(p))%" : "\(p)%"
+            return floor > 0 ? "\(percent) (at least \(floor))" : percent
+        }
+    }
+}
+
+/// One file (or bundled policy) that `extends:` pulled into a policy.
+public struct InheritedSource: Sendable, Hashable {
+    /// A bundled policy's name (`bundled:NAME`), or the file's path as the extending policy resolved it.
+    public var name: String
+    /// The bytes it was read from.
+    public var bytes: [UInt8]
+    /// An inherited source.
+    public init(name: String, bytes: [UInt8]) { self.name = name; self.bytes = bytes }
+}

@@ -1,0 +1,155 @@
+// One change a plan proposes: what, on which root-relative path, by which rule, why, and the identity
+// of the target when planned so apply can refuse to touch anything that changed since.
+
+import StoragePolicyFileSystem
+
+/// One change a plan proposes: what, on which root-relative path, by which rule, and why.
+public struct Action: Sendable, Hashable {
+    /// The kinds of change apply knows how to make, journal and undo.
+    public enum Kind: Sendable, Hashable {
+        /// Remove the entry (a directory with everything in it).
+        case delete
+        /// Rename to another root-relative path, never replacing what is there.
+        case rename(to: RelativePath)
+        /// Move into the policy's trash folder and record when (forbid in enforce mode).
+        case trash(to: RelativePath)
+        /// Create the directory.
+        case mkdir
+        /// Set an extended attribute. Boxed (`indirect`): its two-field payload would otherwise make every
+        /// action of a million-entry plan 24 bytes larger, and markers are a handful per plan.
+        indirect case setxattr(name: String, value: [UInt8])
+        /// Write a CACHEDIR.TAG into the directory.
+        case writeTag
+        /// Remove an extended attribute (layout `backup: include`: the exclusion marker). Boxed like `setxattr`,
+        /// so a String payload does not widen every action.
+        indirect case unmark(name: String)
+        /// Remove the CACHEDIR.TAG at `path`, only while it holds exactly the signature (layout `backup: include`).
+        case untag
+
+        /// The `action` string of the plan JSON.
+        public var name: String {
+            switch self {
+            case .delete: "delete"
+            case .rename: "rename"
+            case .trash: "trash"
+            case .mkdir: "mkdir"
+            case .setxattr: "setxattr"
+            case .writeTag: "write-tag"
+            case .unmark: "unmark"
+            case .untag: "untag"
+            }
+        }
+
+        /// The kind's number, in `names`' order: for counting and keys without hashing a name.
+        package var ordinal: Int {
+            switch self {
+            case .delete: 0
+            case .rename: 1
+            case .trash: 2
+            case .mkdir: 3
+            case .setxattr: 4
+            case .writeTag: 5
+            case .unmark: 6
+            case .untag: 7
+            }
+        }
+
+        /// Every kind's name, by `ordinal`.
+        package static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
+    }
+
+    /// What to do.
+    public var kind: Kind
+    /// The target, relative to the root.
+    public var path: RelativePath
+    /// The name of the rule (or `layout`) that wants it.
+    public var rule: String
+    /// Why, in a few words a person reads: `mtime 2d3h ago > 24h`.
+    public var reason: String
+    /// Bytes this action frees (allocated, as `du`); for a directory, everything in it.
+    public var bytes: Int64
+    /// The target as it was when planned; nil for things that did not exist yet (mkdir).
+    public var identity: EntryIdentity?
+    /// The target's type when planned.
+    public var type: FileType?
+    /// How many entries this action covers (a deleted directory covers its contents).
+    public var entries: Int
+
+    /// An action.
+    package init(kind: Kind, path: RelativePath, rule: String, reason: String, bytes: Int64 = 0,
+                identity: EntryIdentity? = nil, type: FileType? = nil, entries: Int = 1) {
+        self.kind = kind; self.path = path; self.rule = rule; self.reason = reason; self.bytes = bytes
+        self.identity = identity; self.type = type; self.entries = entries
+    }
+
+    /// True for deletions.
+    public var isDelete: Bool { if case .delete = kind { true } else { false } }
+}
+
+extension Action: Codable {
+    package enum CodingKeys: String, CodingKey {
+        case action, path, pathBase64, to, toBase64, name, value, valueBase64, rule, reason, bytes, identity, type, entries
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind.name, forKey: .action)
+        try c.encode(path.string, forKey: .path)
+        if !path.isValidUTF8 { try c.encode(path.base64, forKey: .pathBase64) }
+        switch kind {
+        case .rename(let to), .trash(let to):
+            try c.encode(to.string, forKey: .to)
+            if !to.isValidUTF8 { try c.encode(to.base64, forKey: .toBase64) }
+        case .unmark(let name):
+            try c.encode(name, forKey: .name)
+        case .setxattr(let name, let value):
+            try c.encode(name, forKey: .name)
+            if let text = String(validating: value, as: UTF8.self) {
+                try c.encode(text, forKey: .value)
+            } else {
+                try c.encode(Base64.encode(value), forKey: .valueBase64)
+            }
+        default: break
+        }
+        try c.encode(rule, forKey: .rule)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encodeIfPresent(identity, forKey: .identity)
+        try c.encodeIfPresent(type, forKey: .type)
+        if entries != 1 { try c.encode(entries, forKey: .entries) }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func path(_ key: CodingKeys, _ base64Key: CodingKeys) throws -> RelativePath {
+            try RelativePath.decode(from: c, key: key, base64Key: base64Key)
+        }
+        let name = try c.decode(String.self, forKey: .action)
+        switch name {
+        case "delete": kind = .delete
+        case "rename": kind = .rename(to: try path(.to, .toBase64))
+        case "trash": kind = .trash(to: try path(.to, .toBase64))
+        case "mkdir": kind = .mkdir
+        case "write-tag": kind = .writeTag
+        case "unmark": kind = .unmark(name: try c.decode(String.self, forKey: .name))
+        case "untag": kind = .untag
+        case "setxattr":
+            let value: [UInt8]
+            if let b64 = try c.decodeIfPresent(String.self, forKey: .valueBase64), let v = Base64.decode(b64) {
+                value = v
+            } else {
+                value = Array(try c.decode(String.self, forKey: .value).utf8)
+            }
+            kind = .setxattr(name: try c.decode(String.self, forKey: .name), value: value)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .action, in: c, debugDescription: "unknown action '\(name)'")
+        }
+        self.path = try path(.path, .pathBase64)
+        rule = try c.decode(String.self, forKey: .rule)
+        reason = try c.decode(String.self, forKey: .reason)
+        bytes = try c.decode(Int64.self, forKey: .bytes)
+        identity = try c.decodeIfPresent(EntryIdentity.self, forKey: .identity)
+        type = try c.decodeIfPresent(FileType.self, forKey: .type)
+        entries = try c.decodeIfPresent(Int.self, forKey: .entries) ?? 1
+    }
+}
