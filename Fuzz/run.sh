@@ -26,11 +26,17 @@ clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CPosix/include Sour
 # The bundled policies, as the EmbedPolicies build plugin writes them for `swift build`.
 swiftc -O Plugins/EmbedPoliciesTool/main.swift -o "$out/embed-policies"
 "$out/embed-policies" "$out/BundledPolicyTexts.swift" Policies/*.yaml
+# The library's layers are targets for `swift build`; the fuzzer compiles them as one module, so the imports
+# of one layer by another go (each file is copied without them).
+rm -rf "$out/src" && mkdir -p "$out/src"
+find Sources -path 'Sources/StoragePolicy*' -name '*.swift' | while read -r f; do
+  sed -E '/^(@_exported )?import StoragePolicy/d' "$f" > "$out/src/$(echo "$f" | tr / _)"
+done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-  -module-name "$module" -swift-version 6 \
+  -module-name "$module" -package-name policyctl -swift-version 6 \
   -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap \
   -Xcc -fmodule-map-file=Fuzz/CPosix.modulemap \
-  $(find Sources/StoragePolicy -name '*.swift') "$out/BundledPolicyTexts.swift" "$entry" \
+  "$out"/src/*.swift "$out/BundledPolicyTexts.swift" "$entry" \
   "$out/CPosix.o" -lyaml -o "$out/$target-fuzz"
 case $target in
   trash)

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-version=$(sed -n 's/.*tool = "\(.*\)".*/\1/p' Sources/StoragePolicy/Base/StoragePolicyVersion.swift)
+version=$(sed -n 's/.*tool = "\(.*\)".*/\1/p' Sources/StoragePolicyFileSystem/Base/StoragePolicyVersion.swift)
 arch=$(dpkg --print-architecture)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

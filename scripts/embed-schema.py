@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes Docs/policy.schema.json from `policyctl schema`, which builds the schema from the rule kinds' definitions
-(Sources/PolicyctlCommands/PolicySchema.swift and each Sources/StoragePolicy/Policy/Kinds/<Kind>Syntax.swift).
+(Sources/PolicyctlCommands/PolicySchema.swift and each Sources/StoragePolicyModel/Policy/Kinds/<Kind>Syntax.swift).
 Run after changing them; a test fails when the file and `policyctl schema` differ by a byte. The name is historical:
 the schema was once written by hand and embedded into the Swift source by this script."""
 import os, subprocess, sys
