@@ -252,12 +252,11 @@ struct ApplyLog {
         self.init(format: logFormat.flatMap(Format.init(rawValue:)) ?? .human, perAction: perAction, quiet: quiet)
     }
 
-    private func emit(_ fields: [(String, Any)]) {
-        var object: [String: Any] = [:]
-        for (k, v) in fields { object[k] = v }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        Terminal.out(String(decoding: data, as: UTF8.self))
+    private func emit(_ line: JSONLogLine) {
+        Terminal.out(bytes: line.bytes + [0x0A])
     }
+
+    private func emit(_ fields: [(String, JSONLogLine.Value)]) { emit(JSONLogLine(fields)) }
 
     private func style(_ text: String, _ s: Terminal.Style) -> String {
         format == .human ? Terminal.styled(text, s) : text
@@ -265,7 +264,8 @@ struct ApplyLog {
 
     func skippedRun(root: String, pid: Int32?) {
         if format == .json {
-            emit([("event", "skipped"), ("reason", "another run in progress"), ("root", root), ("pid", pid.map { Int($0) } ?? NSNull())])
+            emit([("event", .string("skipped")), ("reason", .string("another run in progress")), ("root", .string(root)),
+                  ("pid", pid.map { .integer(Int64($0)) } ?? .null)])
         } else {
             Terminal.out("skipped: another run in progress on \(root)\(pid.map { " (pid \($0))" } ?? "")")
         }
@@ -274,7 +274,7 @@ struct ApplyLog {
     func nothingToDo(root: String) {
         if quiet { return }
         if format == .json {
-            emit([("event", "summary"), ("outcome", "nothing-to-do"), ("root", root)])
+            emit([("event", .string("summary")), ("outcome", .string("nothing-to-do")), ("root", .string(root))])
         } else {
             Terminal.out("Nothing to do: \(root) already matches the policy.")
         }
@@ -298,7 +298,7 @@ struct ApplyLog {
     }
 
     private func line(_ event: String, _ message: String) {
-        if format == .json { emit([("event", event), ("message", message)]) } else { Terminal.out("\(event): \(message)") }
+        if format == .json { emit([("event", .string(event)), ("message", .string(message))]) } else { Terminal.out("\(event): \(message)") }
     }
 
     /// The summary and a sample of actions shown before asking on a TTY (on stderr, stdout stays clean).
@@ -324,24 +324,32 @@ struct ApplyLog {
         switch item.outcome {
         case .done where perAction:
             if format == .json {
-                emit(actionFields(item) + [("outcome", "done")])
+                var line = actionFields(item)
+                line.append("outcome", "done")
+                emit(line)
             } else {
                 Terminal.out(style(item.verb.rawValue, .green) + " " + ApplyLog.describe(item.action, destination: item.destination) + " (\(item.action.rule))")
             }
         case .unchanged(let why) where perAction:
             if format == .json {
-                emit(actionFields(item) + [("outcome", "unchanged"), ("reason", why)])
+                var line = actionFields(item)
+                line.append("outcome", "unchanged")
+                line.append("reason", why)
+                emit(line)
             } else {
                 Terminal.out(style("unchanged", .dim) + " \(item.action.path.escaped): \(why) (\(item.action.rule))")
             }
         case .skipped(let why):
             if format == .json {
-                var fields = actionFields(item) + [("outcome", "skipped"), ("reason", why)]
+                var line = actionFields(item)
+                line.append("outcome", "skipped")
+                line.append("reason", why)
                 if let error = item.error {
-                    fields += [("errno", error.errno.name), ("call", error.operation.name)]
-                    if error.path != item.action.path { fields.append(("errorPath", error.path.string)) }
+                    line.append("errno", error.errno.name)
+                    line.append("call", error.operation.name)
+                    if error.path != item.action.path { line.append("errorPath", error.path.string) }
                 }
-                emit(fields)
+                emit(line)
             } else {
                 Terminal.out(style("skipped", .yellow) + " \(item.verb) \(item.action.path.escaped): \(why)")
             }
@@ -354,7 +362,7 @@ struct ApplyLog {
     }
 
     func warning(_ w: String) {
-        if format == .json { emit([("event", "warning"), ("message", w)]) } else { Terminal.err("warning: \(w)") }
+        if format == .json { emit([("event", .string("warning")), ("message", .string(w))]) } else { Terminal.err("warning: \(w)") }
     }
 
     /// The committed transaction's summary line.
@@ -362,9 +370,10 @@ struct ApplyLog {
         let skipped = report.skipped.count
         let failed = report.failed.count
         if format == .json {
-            emit([("event", "summary"), ("outcome", "committed"), ("transaction", report.transaction ?? NSNull()),
-                  ("counts", report.counts.byName), ("skipped", skipped), ("failed", failed), ("bytesFreed", report.bytesFreed),
-                  ("seconds", (seconds * 1000).rounded() / 1000)])
+            emit([("event", .string("summary")), ("outcome", .string("committed")),
+                  ("transaction", report.transaction.map { .string($0) } ?? .null), ("counts", .counts(report.counts.byName)),
+                  ("skipped", .integer(Int64(skipped))), ("failed", .integer(Int64(failed))),
+                  ("bytesFreed", .integer(report.bytesFreed)), ("seconds", .seconds(seconds))])
             return
         }
         var text = "applied: " + (report.counts.isEmpty ? "nothing" : ApplyLog.describe(report.counts))
@@ -400,26 +409,29 @@ struct ApplyLog {
         case .rollbackIncomplete: outcome = "rollback-incomplete"
         }
         if format == .json {
-            var fields: [(String, Any)] = [("event", "summary"), ("outcome", outcome), ("reason", error.description)]
-            if case .rolledBack(let tx, _, _, _) = error { fields.append(("transaction", tx)) }
-            if case .rollbackIncomplete(let tx, _, _) = error { fields.append(("transaction", tx)) }
-            emit(fields)
+            var line = JSONLogLine([("event", .string("summary")), ("outcome", .string(outcome)), ("reason", .string(error.description))])
+            if case .rolledBack(let tx, _, _, _) = error { line.append("transaction", tx) }
+            if case .rollbackIncomplete(let tx, _, _) = error { line.append("transaction", tx) }
+            emit(line)
         }
         Terminal.err("Error: \(error)")
     }
 
-    private func actionFields(_ item: ApplyReport.Item) -> [(String, Any)] {
-        var fields: [(String, Any)] = [("event", "action"), ("action", item.verb.rawValue), ("path", item.action.path.string),
-                                       ("rule", item.action.rule)]
-        if !item.action.path.isValidUTF8 { fields.append(("pathBase64", item.action.path.base64)) }
+    private func actionFields(_ item: ApplyReport.Item) -> JSONLogLine {
+        var line = JSONLogLine()
+        line.append("event", "action")
+        line.append("action", item.verb.rawValue)
+        line.append("path", item.action.path.string)
+        line.append("rule", item.action.rule)
+        if !item.action.path.isValidUTF8 { line.append("pathBase64", item.action.path.base64) }
         switch item.action.kind {
-        case .rename(let to), .trash(let to): fields.append(("to", to.string))
-        case .setxattr(let name, _): fields.append(("attribute", name))
+        case .rename(let to), .trash(let to): line.append("to", to.string)
+        case .setxattr(let name, _): line.append("attribute", name)
         default: break
         }
-        if item.action.isDelete { fields.append(("bytes", item.action.bytes)) }
-        if let destination = item.destination { fields.append(("destination", destination.string)) }
-        return fields
+        if item.action.isDelete { line.append("bytes", item.action.bytes) }
+        if let destination = item.destination { line.append("destination", destination.string) }
+        return line
     }
 
     /// `3 delete, 1 rename, 2 mkdir`, in the verbs' order.

@@ -42,15 +42,31 @@ enum DiagnosticStyle {
     }
 }
 
+/// `validate --format json`: one entry per policy file, pretty with sorted keys, through the library's one JSON
+/// writer (PrettyJSON, the layout JSONEncoder and JSONSerialization both give); a diagnostic without a location
+/// has no `file`, `line` or `column`.
 enum DiagnosticJSON {
-    static func object(_ d: Diagnostic) -> [String: Any] {
-        var o: [String: Any] = ["severity": d.severity.rawValue, "message": d.message]
-        if let l = d.location { o["file"] = l.file; o["line"] = l.line; o["column"] = l.column }
-        return o
+    struct Entry: Encodable {
+        var file: String
+        var valid: Bool
+        var diagnostics: [Item]
     }
 
-    static func encode(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else { return "[]" }
-        return String(decoding: data, as: UTF8.self)
+    struct Item: Encodable {
+        var severity: String
+        var message: String
+        var file: String?
+        var line: Int?
+        var column: Int?
+
+        init(_ d: Diagnostic) {
+            severity = d.severity.rawValue
+            message = d.message
+            file = d.location?.file; line = d.location?.line; column = d.location?.column
+        }
+    }
+
+    static func encode(_ entries: [Entry]) -> String {
+        String(decoding: (try? PrettyJSON.encode(entries)) ?? Array("[]".utf8), as: UTF8.self)
     }
 }

@@ -50,7 +50,7 @@ struct ValidateCommand: Command {
 
     func run() -> ExitCode {
         var worst = ExitCode.success
-        var report: [[String: Any]] = []
+        var report: [DiagnosticJSON.Entry] = []
         for file in files {
             var diagnostics: [Diagnostic] = []
             var source: [UInt8]? = nil
@@ -68,7 +68,7 @@ struct ValidateCommand: Command {
                 worst = max(worst, error.isIOError ? .ioError : .invalidPolicy)
             }
             if json {
-                report.append(["file": file, "valid": ok, "diagnostics": diagnostics.map(DiagnosticJSON.object)])
+                report.append(DiagnosticJSON.Entry(file: file, valid: ok, diagnostics: diagnostics.map(DiagnosticJSON.Item.init)))
                 continue
             }
             for d in diagnostics {

@@ -75,6 +75,32 @@ struct ApplyPolicyTests {
         #expect(again.status == 0, "\(again)")
     }
 
+    @Test("each --log-format json line has the bytes JSONSerialization writes for its fields (sorted keys, escapes, seconds)")
+    func jsonLogLines() throws {
+        let (scratch, root) = try Self.generated(600, seed: 13)
+        // Names a line must escape: a newline, controls, a quote, a backslash, a slash-free non-ASCII name.
+        let old = Date(timeIntervalSinceNow: -3 * 86_400)
+        for name in ["a\nb", "c\u{1}\u{1f}d", #"q"uote\back"#, "é\u{7f}"] {
+            let path = root + "/tmp/" + name
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        }
+        let apply = try policyctl(["apply", "--policy", Self.policy, "--root", root, "--yes", "--log-format", "json", "--verbose"])
+        #expect(apply.status == 0, "\(apply)")
+        let lines = apply.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count > 20)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let again = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            #expect(String(decoding: again, as: UTF8.self) == String(line))
+        }
+        #expect(lines.contains { $0.contains(#""path":"tmp/a\nb""#) })
+        #expect(lines.contains { $0.contains(#""path":"tmp/c\u0001\u001fd""#) })
+        #expect(lines.contains { $0.contains(#""path":"tmp/q\"uote\\back""#) })
+        #expect(lines.last?.hasPrefix(#"{"bytesFreed":"#) == true && lines.last?.contains(#""seconds":"#) == true)
+        _ = scratch
+    }
+
     @Test("the policy's max-delete refuses a large apply (exit 3); --max-delete overrides it")
     func policyMaxDelete() throws {
         let scratch = ScratchDirectory("policy")
