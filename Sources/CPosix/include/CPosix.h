@@ -92,4 +92,15 @@ unsigned long long cposix_mount_id_fallback(int dirfd, const char *name);
 /// Fails with ENOSYS where openat2 does not exist (before Linux 5.6): the caller then checks the mount id itself.
 int cposix_openat_same_mount(int dirfd, const char *name, int flags);
 
+/// The ids of the running processes (proc_listallpids, macOS only): at most `capacity` into `pids`. Returns
+/// how many there are (more than `capacity`: call again with room for them), or -1 with errno (ENOSYS elsewhere).
+int cposix_list_pids(int *pids, int capacity);
+/// The device and inode of every vnode process `pid` holds open (proc_pidinfo PROC_PIDLISTFDS, then
+/// proc_pidfdinfo PROC_PIDFDVNODEPATHINFO for each vnode descriptor; macOS only). At most `capacity` pairs are
+/// stored; returns how many there are (more than `capacity`: call again), or -1 with errno (EPERM: another
+/// user's process; ESRCH: exited; ENOSYS elsewhere). A descriptor closed meanwhile is left out.
+int cposix_pid_open_vnodes(int pid, unsigned long long *devices, unsigned long long *inodes, int capacity);
+/// The name of process `pid` (proc_name, macOS only) into `buffer`, NUL-terminated; its length, or -1.
+int cposix_pid_name(int pid, char *buffer, int size);
+
 #endif
