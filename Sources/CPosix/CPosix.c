@@ -216,6 +216,16 @@ int cposix_mount_atime_mode(int fd) {
 #endif
 }
 
+long long cposix_mount_flags(int fd) {
+#if defined(__APPLE__)
+    struct statfs s;
+    if (fstatfs(fd, &s) != 0) return -1;
+    return (long long)(unsigned long long)s.f_flags;
+#else
+    (void)fd; errno = ENOSYS; return -1;
+#endif
+}
+
 int cposix_mount_atime_flags(int fd) {
 #if defined(__linux__)
     struct statvfs s;

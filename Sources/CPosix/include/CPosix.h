@@ -65,7 +65,11 @@ long long cposix_fs_type(int fd);
 /// 1 when the mount holding `fd` has noatime or relatime (ST_NOATIME/ST_RELATIME), 0 otherwise, -1 on error.
 int cposix_mount_atime_flags(int fd);
 /// How the mount holding fd updates access times: 0 strictly, 1 relatime (at most daily), 2 noatime; -1 on error.
+/// Linux only (0 elsewhere): on Darwin the mode comes from cposix_mount_flags (Platform/AccessTimeTrust.swift).
 int cposix_mount_atime_mode(int fd);
+/// The statfs f_flags of the mount holding fd (Darwin: MNT_NOATIME, MNT_STRICTATIME, ...); -1 with errno on
+/// error, and ENOSYS outside Darwin.
+long long cposix_mount_flags(int fd);
 
 /// One entry's status as statx reports it, plus the id of the mount holding it (0 when unknown).
 /// Times are kept as seconds and nanoseconds, exactly as the file system has them (no overflow here).

@@ -251,9 +251,10 @@ package final class DirectoryHandle: Sendable {
     }
 
     /// Filesystem flags that matter to `lru` eviction: true when atime is not kept precisely.
-    package var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
-    /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime.
-    package var atimeMode: Int { Int(cposix_mount_atime_mode(descriptor)) }
+    package var atimeIsRelaxed: Bool { AccessTimeTrust.isRelaxed(descriptor: descriptor) }
+    /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime,
+    /// 3 lazily (Darwin without MNT_STRICTATIME): see AccessTimeTrust.
+    package var atimeMode: Int { AccessTimeTrust.mode(descriptor: descriptor) }
 
     private func withEntryName<R>(_ name: FileName?, _ body: (UnsafePointer<CChar>) -> R) -> R {
         if let name { return name.withCString(body) }
