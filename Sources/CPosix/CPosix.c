@@ -201,6 +201,15 @@ int cposix_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 #endif
 }
 
+int cposix_fd_path(int fd, char *buffer, int size) {
+#if defined(__APPLE__)
+    if (size < MAXPATHLEN) { errno = ERANGE; return -1; }
+    return fcntl(fd, F_GETPATH, buffer) == -1 ? -1 : 0;
+#else
+    (void)fd; (void)buffer; (void)size; errno = ENOSYS; return -1;
+#endif
+}
+
 int cposix_o_noatime(void) {
 #if defined(O_NOATIME)
     return O_NOATIME;

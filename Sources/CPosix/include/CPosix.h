@@ -104,6 +104,9 @@ int cposix_list_pids(int *pids, int capacity);
 /// stored; returns how many there are (more than `capacity`: call again), or -1 with errno (EPERM: another
 /// user's process; ESRCH: exited; ENOSYS elsewhere). A descriptor closed meanwhile is left out.
 int cposix_pid_open_vnodes(int pid, unsigned long long *devices, unsigned long long *inodes, int capacity);
+/// The path of the folder open as `fd` (fcntl F_GETPATH, Darwin only) into `buffer` (at least MAXPATHLEN,
+/// 1024, bytes); 0, or -1 with errno (ENOSYS elsewhere). For the documented backup-exclusion calls, which take paths.
+int cposix_fd_path(int fd, char *buffer, int size);
 /// The name of process `pid` (proc_name, macOS only) into `buffer`, NUL-terminated; its length, or -1.
 int cposix_pid_name(int pid, char *buffer, int size);
 

@@ -218,6 +218,11 @@ package final class DirectoryHandle: Sendable {
 
     /// Sets extended attribute `attribute` on `name` (self when nil).
     package func setExtendedAttribute(_ attribute: String, to value: [UInt8], of name: FileName? = nil) throws(FileSystemError) {
+        // Darwin: an Apple backup exclusion goes through the documented call (Platform/ExclusionMarker.swift); the
+        // raw bytes follow only when the entry this handle holds does not carry it then. Elsewhere: the bytes.
+        if attribute == Markers.appleBackupAttribute, ExclusionMarker.isAppleExclusion(value),
+           try ExclusionMarker.setThroughSystem(true, of: name, in: self),
+           ExclusionMarker.isAppleExclusion(try extendedAttribute(attribute, of: name)) { return }
         let r = withEntryName(name) { n in
             systemCall(.setxattr) { value.withUnsafeBytes { cposix_setxattrat(descriptor, n, attribute, $0.baseAddress, value.count, 0) } }
         }
@@ -226,6 +231,8 @@ package final class DirectoryHandle: Sendable {
 
     /// Removes extended attribute `attribute` from `name` (self when nil); absent is not an error.
     package func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
+        if attribute == Markers.appleBackupAttribute, try ExclusionMarker.setThroughSystem(false, of: name, in: self),
+           try extendedAttribute(attribute, of: name) == nil { return }
         let r = withEntryName(name) { n in systemCall(.removexattr) { cposix_removexattrat(descriptor, n, attribute) } }
         if case .failure(let e) = r, e != .noData {
             throw FileSystemError(.removexattr, path: name.map(path.appending) ?? path, errno: e)
