@@ -55,11 +55,13 @@ package enum ExclusionMarker {
         let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let path = name.map { folder + "/" + String(decoding: $0.bytes, as: UTF8.self) } ?? folder
         // The documented calls take a path: it must lead to the entry the descriptor holds, now.
-        let held = try name.map { try directory.status(of: $0) } ?? directory.status()
+        let held: FileStatus
+        if let name { held = try directory.status(of: name) } else { held = try directory.status() }
         var found = CInterop.Stat()
         guard path.withCString({ system_lstat($0, &found) }) == 0,
               UInt64(bitPattern: Int64(found.st_dev)) == held.device, UInt64(found.st_ino) == held.inode else {
-            throw FileSystemError(.refused("its path \(path) no longer leads to the entry being marked"), path: target, errno: .busy)
+            throw FileSystemError(.refused("its path \(path) no longer leads to the entry being marked (renamed or replaced meanwhile); run apply again"),
+                                  path: target, errno: .busy)
         }
         #if os(macOS)
         let status = CSBackupSetItemExcluded(URL(fileURLWithPath: path) as CFURL, exclude, false)
