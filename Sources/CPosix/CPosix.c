@@ -30,6 +30,8 @@ struct open_how { uint64_t flags; uint64_t mode; uint64_t resolve; };
 #define SYS_openat2 437
 #endif
 #elif defined(__APPLE__)
+#include <TargetConditionals.h>
+#include <limits.h>
 #include <sys/xattr.h>
 #include <sys/mount.h>
 #include <sys/param.h>
@@ -37,7 +39,9 @@ struct open_how { uint64_t flags; uint64_t mode; uint64_t resolve; };
 
 #if defined(__linux__)
 // The *at xattr calls do not exist before Linux 6.13; /proc/self/fd/N/name reaches the entry
-// relative to the directory without resolving a symlink in the last component (l*xattr).
+// relative to the directory without resolving a symlink in the last component (l*xattr). The entry itself is
+// never opened: no read permission is needed beyond what the xattr namespace asks (root reads a mode-000
+// file's), a FIFO cannot block and a device node's driver is never called.
 static int path_in(int dirfd, const char *name, char *buf, size_t size) {
     int n = snprintf(buf, size, "/proc/self/fd/%d/%s", dirfd, name);
     if (n < 0 || (size_t)n >= size) { errno = ENAMETOOLONG; return -1; }
@@ -46,11 +50,49 @@ static int path_in(int dirfd, const char *name, char *buf, size_t size) {
 #endif
 
 #if defined(__APPLE__)
-// Darwin has no *at xattr calls and no /proc: open the entry itself (O_SYMLINK opens a symlink rather than its
-// target; O_NONBLOCK keeps a FIFO from hanging the open) and use the f*xattr calls with options 0.
-static int darwin_open_entry(int dirfd, const char *name) {
-    return openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_SYMLINK | O_NONBLOCK | O_CLOEXEC);
+// Darwin has no *at xattr calls and no /proc. Opening the entry to reach f*xattr would need read permission
+// and would open device nodes and FIFOs, so the path calls run instead, with XATTR_NOFOLLOW, on the bare name
+// resolved against the folder's descriptor. On macOS the calling thread's working directory is that folder for
+// the one call (pthread_fchdir_np: in libsystem_pthread since macOS 10.12, absent from the SDK's headers, so
+// declared here and weakly linked; -1 puts the thread back on the process's directory): a folder renamed or
+// swapped for a symlink meanwhile cannot redirect it, as for the *at calls. On iOS, whose sandbox lets no other
+// writer into the app's container, the folder's own path (F_GETPATH) and the name are used, with no private
+// interface. The folder itself (name ".") goes through the f*xattr calls on its own descriptor.
+#if TARGET_OS_OSX
+extern int pthread_fchdir_np(int fd) __attribute__((weak_import));
+#endif
+
+typedef struct { char path[PATH_MAX + 256]; int entered; } darwin_at;
+
+static void darwin_leave(darwin_at *at) {
+#if TARGET_OS_OSX
+    if (at->entered) { int e = errno; (void)pthread_fchdir_np(-1); errno = e; }
+#else
+    (void)at;
+#endif
 }
+
+// Fills at->path with what the path call is given: the bare name (macOS, the thread now in the folder) or the
+// folder's path and the name (iOS). Every success must be followed by darwin_leave.
+static int darwin_enter(int dirfd, const char *name, darwin_at *at) {
+    at->entered = 0;
+    if (strlen(name) + 1 > sizeof at->path) { errno = ENAMETOOLONG; return -1; }
+#if TARGET_OS_OSX
+    if (pthread_fchdir_np == NULL) { errno = ENOTSUP; return -1; }
+    if (pthread_fchdir_np(dirfd) != 0) return -1;
+    at->entered = 1;
+    strcpy(at->path, name);
+    return 0;
+#else
+    char dir[PATH_MAX];
+    if (fcntl(dirfd, F_GETPATH, dir) != 0) return -1;
+    int n = snprintf(at->path, sizeof at->path, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof at->path) { errno = ENAMETOOLONG; return -1; }
+    return 0;
+#endif
+}
+
+static int darwin_is_self(const char *name) { return name[0] == '.' && name[1] == 0; }
 #endif
 
 ssize_t cposix_getxattrat(int dirfd, const char *name, const char *attr, void *value, size_t size) {
@@ -59,10 +101,11 @@ ssize_t cposix_getxattrat(int dirfd, const char *name, const char *attr, void *v
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lgetxattr(p, attr, value, size);
 #elif defined(__APPLE__)
-    int fd = darwin_open_entry(dirfd, name);
-    if (fd < 0) return -1;
-    ssize_t r = fgetxattr(fd, attr, value, size, 0, 0);
-    int e = errno; close(fd); errno = e;
+    if (darwin_is_self(name)) return fgetxattr(dirfd, attr, value, size, 0, 0);
+    darwin_at at;
+    if (darwin_enter(dirfd, name, &at) != 0) return -1;
+    ssize_t r = getxattr(at.path, attr, value, size, 0, XATTR_NOFOLLOW);
+    darwin_leave(&at);
     return r;
 #else
     errno = ENOTSUP; return -1;
@@ -76,10 +119,11 @@ int cposix_setxattrat(int dirfd, const char *name, const char *attr, const void 
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lsetxattr(p, attr, value, size, f);
 #elif defined(__APPLE__)
-    int fd = darwin_open_entry(dirfd, name);
-    if (fd < 0) return -1;
-    int r = fsetxattr(fd, attr, value, size, 0, f);
-    int e = errno; close(fd); errno = e;
+    if (darwin_is_self(name)) return fsetxattr(dirfd, attr, value, size, 0, f);
+    darwin_at at;
+    if (darwin_enter(dirfd, name, &at) != 0) return -1;
+    int r = setxattr(at.path, attr, value, size, 0, f | XATTR_NOFOLLOW);
+    darwin_leave(&at);
     return r;
 #else
     errno = ENOTSUP; return -1;
@@ -92,10 +136,11 @@ int cposix_removexattrat(int dirfd, const char *name, const char *attr) {
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return lremovexattr(p, attr);
 #elif defined(__APPLE__)
-    int fd = darwin_open_entry(dirfd, name);
-    if (fd < 0) return -1;
-    int r = fremovexattr(fd, attr, 0);
-    int e = errno; close(fd); errno = e;
+    if (darwin_is_self(name)) return fremovexattr(dirfd, attr, 0);
+    darwin_at at;
+    if (darwin_enter(dirfd, name, &at) != 0) return -1;
+    int r = removexattr(at.path, attr, XATTR_NOFOLLOW);
+    darwin_leave(&at);
     return r;
 #else
     errno = ENOTSUP; return -1;
@@ -108,10 +153,11 @@ ssize_t cposix_listxattrat(int dirfd, const char *name, char *list, size_t size)
     if (path_in(dirfd, name, p, sizeof p) != 0) return -1;
     return llistxattr(p, list, size);
 #elif defined(__APPLE__)
-    int fd = darwin_open_entry(dirfd, name);
-    if (fd < 0) return -1;
-    ssize_t r = flistxattr(fd, list, size, 0);
-    int e = errno; close(fd); errno = e;
+    if (darwin_is_self(name)) return flistxattr(dirfd, list, size, 0);
+    darwin_at at;
+    if (darwin_enter(dirfd, name, &at) != 0) return -1;
+    ssize_t r = listxattr(at.path, list, size, XATTR_NOFOLLOW);
+    darwin_leave(&at);
     return r;
 #else
     errno = ENOTSUP; return -1;
@@ -152,6 +198,15 @@ int cposix_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 #else
     if (noreplace) { errno = ENOTSUP; return -1; }
     return renameat(olddirfd, oldpath, newdirfd, newpath);
+#endif
+}
+
+int cposix_fd_path(int fd, char *buffer, int size) {
+#if defined(__APPLE__)
+    if (size < MAXPATHLEN) { errno = ERANGE; return -1; }
+    return fcntl(fd, F_GETPATH, buffer) == -1 ? -1 : 0;
+#else
+    (void)fd; (void)buffer; (void)size; errno = ENOSYS; return -1;
 #endif
 }
 
@@ -213,6 +268,16 @@ int cposix_mount_atime_mode(int fd) {
     return (s.f_flag & ST_RELATIME) ? 1 : 0;
 #else
     (void)fd; return 0;
+#endif
+}
+
+long long cposix_mount_flags(int fd) {
+#if defined(__APPLE__)
+    struct statfs s;
+    if (fstatfs(fd, &s) != 0) return -1;
+    return (long long)(unsigned long long)s.f_flags;
+#else
+    (void)fd; errno = ENOSYS; return -1;
 #endif
 }
 

@@ -33,6 +33,15 @@ package struct ApplyOptions: Sendable {
     /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
     /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
     package var inUseRules: Set<String> = []
+    /// How those checks learn which files are in use; nil: the platform's (see `inUseStrategyInEffect`).
+    package var inUseStrategy: (any InUseStrategy)?
+    /// The files the app says are busy (the library's `inUse` hook): see PlanOptions.busyFiles.
+    package var busyFiles: (@Sendable (RelativePath) -> Bool)?
+
+    /// `inUseStrategy`, or the platform's over `busyFiles`.
+    package var inUseStrategyInEffect: any InUseStrategy {
+        inUseStrategy ?? InUseStrategies.platform(busy: busyFiles)
+    }
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
     package var stagesEveryDelete = false

@@ -327,9 +327,10 @@ package struct Rollback {
                 return .nothing
             }
             let current = try parent.extendedAttribute(attribute, of: path.lastComponent)
-            guard current != previous else { return .nothing }
-            // Only put back what this transaction wrote: a value someone else set since is theirs.
-            guard current == value else {
+            guard !ExclusionMarker.same(attribute, current, previous) else { return .nothing }
+            // Only put back what this transaction wrote: a value someone else set since is theirs. (An Apple
+            // exclusion the documented call wrote may differ in its bytes from the one planned.)
+            guard ExclusionMarker.same(attribute, current, value) else {
                 return .kept(Kept(path: path, reason: "attribute \(attribute) changed by someone else since; left as it is"))
             }
             guard act else { return .undone([]) }

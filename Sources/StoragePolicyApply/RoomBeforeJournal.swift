@@ -90,7 +90,7 @@ package struct RoomBeforeJournal {
               let found = try? parent.statusIfPresent(of: name),
               StepVerifier.refusal(of: found, identity, type: action.type, root: lock.state.rootStatus) == nil else { return nil }
         if options.inUseRules.contains(action.rule) {
-            if inUseCheck == nil { inUseCheck = InUseCheck.now(root: lock.state.root) }
+            if inUseCheck == nil { inUseCheck = InUseCheck.now(root: lock.state.root, strategy: options.inUseStrategyInEffect) }
             if inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity) != nil { return nil }
         }
         options.willChange?(action.path)

@@ -170,7 +170,8 @@ package final class StepPreparer {
         }
         if status.type == .symlink { return .skip("is a symlink; attributes are never set through one") }
         let current = try directories.directory(containing: path).extendedAttribute(name, of: path.lastComponent)
-        if current == value { return .unchanged(value == nil ? "\(name) already absent" : "\(name) already set") }
+        // Two Apple exclusions are one, whatever bytes the documented call wrote (ExclusionMarker.same).
+        if ExclusionMarker.same(name, current, value) { return .unchanged(value == nil ? "\(name) already absent" : "\(name) already set") }
         return .changes([(.setxattr(path: path, attribute: name, value: value, previous: current), status.identity)], destination: nil)
     }
 

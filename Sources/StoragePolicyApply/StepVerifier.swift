@@ -207,7 +207,7 @@ package final class StepVerifier {
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
         guard checksInUse(action.rule), let identity = action.identity, let name = action.path.lastComponent,
               let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
-        if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root) }
+        if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect) }
         // Called on the stored check in place: a copy of it would retain and release every table it holds.
         return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
                                   deadline: options.deadline)

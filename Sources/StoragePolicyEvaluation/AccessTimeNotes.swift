@@ -26,6 +26,9 @@ package enum AccessTimeNotes {
                 notes.append("warning: rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"), but \(scope) is on a noatime mount: access times are never updated, so reading a file does not keep it")
             case 1:
                 notes.append("rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"); \(scope) is on a relatime mount: atime is updated at most once a day")
+            case 3:
+                // Darwin without MNT_STRICTATIME (AccessTimeTrust): APFS's default.
+                notes.append("rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"); \(scope) is on a mount without strictatime: atime is updated lazily, so a read may not keep a file")
             default:
                 break
             }

@@ -1,8 +1,9 @@
 // Keeps what a process is using: a delete of an expire, quota or trash rule (unless `inUse: ignore`) is dropped
-// when its target is open in some process (/proc/*/fd, read once per run) or holds a BSD flock, and a directory
-// delete when anything inside it is open or any directory in it is flocked. Only ever removes deletes from a
-// plan: what cannot be checked (an unreadable /proc, a root run that cannot read some processes' descriptors,
-// a flock that cannot be probed) is kept too.
+// when its target is open in some process (read once per run by the platform's InUseStrategy: /proc/*/fd on
+// Linux, libproc on macOS, none on iOS), holds a BSD flock, or is a file the app says is busy, and a directory
+// delete when anything inside it is. Only ever removes deletes from a plan: what cannot be checked (an unreadable
+// /proc or libproc, a root run that cannot read some processes' descriptors, a flock that cannot be probed) is
+// kept too, and the plan says so; a strategy other than Linux's /proc is named in the plan's notes.
 // The flock probe (open, fstat, flock, close) runs only where /proc/locks, read once per run, cannot rule the
 // entry out: as root or not, in the initial PID namespace and on a local filesystem, no entry it does not list
 // is probed (see FlockTable).
@@ -19,33 +20,49 @@ package struct InUseCheck: Sendable {
     package let flocks: FlockTable
     /// Devices whose flocks /proc/locks lists in full (the root's, on a local filesystem).
     package let localDevices: Set<UInt64>
+    /// What `table` was read from (`/proc`, `libproc`), named when it could not be read.
+    package let source: String
+    /// The files the app says are busy, by root-relative path; nil when it says nothing.
+    package let busy: (@Sendable (RelativePath) -> Bool)?
+    /// The plan's note naming the strategy that judged (nil for Linux's /proc: see InUseStrategy.note).
+    package let strategyNote: String?
     private let probes = ProbeCount()
 
     package init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = []) {
-        self.table = table
-        self.flocks = flocks
-        self.localDevices = localDevices
+        self.init(reading: InUseReading(table: table, flocks: flocks, localDevices: localDevices), note: nil)
     }
 
-    /// Reads /proc now; /proc/locks is trusted for entries on `root`'s device when its filesystem is local.
-    package static func now(root: DirectoryHandle? = nil) -> InUseCheck {
-        let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
-        return InUseCheck(table: .read(), flocks: .read(), localDevices: device.map { [$0] } ?? [])
+    /// The check over one strategy's reading.
+    package init(reading: InUseReading, note: String?) {
+        table = reading.table
+        flocks = reading.flocks
+        localDevices = reading.localDevices
+        source = reading.source
+        busy = reading.busy
+        strategyNote = note
+    }
+
+    /// Reads now, through `strategy` (nil: the platform's, InUseStrategies.platform); on Linux /proc/locks is
+    /// trusted for entries on `root`'s device when its filesystem is local.
+    package static func now(root: DirectoryHandle? = nil, strategy: (any InUseStrategy)? = nil) -> InUseCheck {
+        let strategy = strategy ?? InUseStrategies.platform()
+        return InUseCheck(reading: strategy.read(root: root), note: strategy.note)
     }
 
     /// The same check with /proc/locks read again (a few system calls): apply does so before each group of
     /// deletes, so a flock taken during a long run is seen by the deletes that come after it.
     package func rereadingFlocks(proc: String = "/proc") -> InUseCheck {
-        InUseCheck(table: table, flocks: .read(proc: proc), localDevices: localDevices)
+        InUseCheck(reading: InUseReading(table: table, flocks: .read(proc: proc), localDevices: localDevices,
+                                         source: source, busy: busy), note: strategyNote)
     }
 
     /// How many flock probes this check has made (tests pin "one or none per candidate").
     package var flockProbes: Int { probes.value.load(ordering: .relaxed) }
 
-    /// The note a run prints once when /proc could not be read: nothing a rule checks is deleted then.
+    /// The note a run prints once when /proc (or libproc) could not be read: nothing a rule checks is deleted then.
     package var unreadableNote: String? {
         if let error = table.unreadable {
-            return "in-use check: /proc could not be read (\(error)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)"
+            return "in-use check: \(source) could not be read (\(error)); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)"
         }
         // Any of the unreadable processes may hold any candidate open: nothing these rules delete is known free.
         return table.incompleteness.map { "in-use check incomplete: \($0); entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)" }
@@ -57,7 +74,8 @@ package struct InUseCheck: Sendable {
     /// time budget ran out"), and the run, checking the deadline after the step, stops.
     package func reason(parent: DirectoryHandle, name: FileName, path: RelativePath, type: FileType?,
                        identity: EntryIdentity, deadline: ContinuousClock.Instant? = nil) -> String? {
-        if let error = table.unreadable { return "in use unknown: /proc could not be read (\(error)); kept" }
+        if let busy, busy(path) { return "in use: the app says it is busy" }
+        if let error = table.unreadable { return "in use unknown: \(source) could not be read (\(error)); kept" }
         if type == .symlink { return nil }
         if let incomplete = table.incompleteness { return "in use unknown: \(incomplete); kept" }
         if let pid = table.holder(device: identity.device, inode: identity.inode) {
@@ -72,7 +90,8 @@ package struct InUseCheck: Sendable {
     /// system call): /proc was read, no process has it open, /proc/locks rules out a flock on it, and it is
     /// no directory (whose contents would need a look). A symlink is never in use.
     func isClearlyFree(type: FileType?, identity: EntryIdentity) -> Bool {
-        guard table.unreadable == nil else { return false }
+        // The app's list is asked about every candidate: only it knows its paths.
+        guard table.unreadable == nil, busy == nil else { return false }
         if type == .symlink { return true }
         guard table.incompleteness == nil else { return false }
         guard type != .directory, table.holder(device: identity.device, inode: identity.inode) == nil else { return false }
@@ -130,6 +149,9 @@ package struct InUseCheck: Sendable {
                 }
                 // Gone meanwhile: nothing there to be in use.
                 guard let status = found else { continue }
+                if let busy, busy(path.appending(stack.relativePath).appending(entry.name)) {
+                    return "holds \(inner()), which the app says is busy; kept"
+                }
                 if let pid = table.holder(device: status.device, inode: status.inode) {
                     return "holds \(inner()), in use by \(OpenFileTable.describe(pid: pid)); kept"
                 }
@@ -166,10 +188,12 @@ package struct InUseCheck: Sendable {
     /// The plan's deletes with the ones in use removed (and reported as skipped), with every directory delete
     /// above a kept entry and the `.trashinfo` of a kept trash item. Reads nothing when no rule asks.
     package static func filter(_ actions: inout [Action], skipped: inout [SkippedEntry], notes: inout [String],
-                       rules: [Rule], root: DirectoryHandle, check: ((DirectoryHandle) -> InUseCheck)? = nil) {
+                       rules: [Rule], root: DirectoryHandle, check: ((DirectoryHandle) -> InUseCheck)? = nil,
+                       strategy: (any InUseStrategy)? = nil) {
         let checked = checkedRules(rules)
         guard actions.contains(where: { $0.isDelete && checked.contains($0.rule) }) else { return }
-        let inUse = check?(root) ?? InUseCheck.now(root: root)
+        let inUse = check?(root) ?? InUseCheck.now(root: root, strategy: strategy)
+        if let note = inUse.strategyNote { notes.append(note) }
         if let note = inUse.unreadableNote { notes.append(note) }
         var cache: (path: RelativePath, handle: DirectoryHandle?)? = nil
         var kept: [RelativePath] = []

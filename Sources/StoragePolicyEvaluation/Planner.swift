@@ -15,6 +15,16 @@ public struct PlanOptions: Sendable {
     public var openDirectoryBudget: Int?
     /// Tests only: see WalkOptions.willStat.
     var willStat: (@Sendable (RelativePath) -> Void)?
+    /// How the in-use check learns which files are in use; nil: the platform's (see `inUseStrategyInEffect`).
+    package var inUseStrategy: (any InUseStrategy)?
+    /// The files the app says are busy, by root-relative path (the library's `inUse` hook): every in-use-checked
+    /// delete of such a path is kept, on every platform; on iOS they and the flock probe are all there is.
+    package var busyFiles: (@Sendable (RelativePath) -> Bool)?
+
+    /// `inUseStrategy`, or the platform's over `busyFiles`.
+    package var inUseStrategyInEffect: any InUseStrategy {
+        inUseStrategy ?? InUseStrategies.platform(busy: busyFiles)
+    }
 
     /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
     public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
@@ -118,7 +128,8 @@ package struct Planner: Sendable {
         var actions = outcome.actions
         outcome.actions = []
         ByteOrder.sortActions(&actions)
-        InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle)
+        InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle,
+                          strategy: options.inUseStrategyInEffect)
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
                         skipped: skipped, notes: notes,

@@ -209,7 +209,7 @@ package struct Preflight {
             violations.append(Violation(rule: rule, path: path, message: message, severity: severity))
             return
         }
-        guard current != backupMarker.value else { return }
+        guard !ExclusionMarker.satisfies(backupMarker, current: current) else { return }
         let what = current == nil ? "missing" : "has the wrong value"
         if enforce {
             actions.append(Action(kind: .setxattr(name: backupMarker.name, value: backupMarker.value), path: path, rule: rule,

@@ -65,7 +65,11 @@ long long cposix_fs_type(int fd);
 /// 1 when the mount holding `fd` has noatime or relatime (ST_NOATIME/ST_RELATIME), 0 otherwise, -1 on error.
 int cposix_mount_atime_flags(int fd);
 /// How the mount holding fd updates access times: 0 strictly, 1 relatime (at most daily), 2 noatime; -1 on error.
+/// Linux only (0 elsewhere): on Darwin the mode comes from cposix_mount_flags (Platform/AccessTimeTrust.swift).
 int cposix_mount_atime_mode(int fd);
+/// The statfs f_flags of the mount holding fd (Darwin: MNT_NOATIME, MNT_STRICTATIME, ...); -1 with errno on
+/// error, and ENOSYS outside Darwin.
+long long cposix_mount_flags(int fd);
 
 /// One entry's status as statx reports it, plus the id of the mount holding it (0 when unknown).
 /// Times are kept as seconds and nanoseconds, exactly as the file system has them (no overflow here).
@@ -91,5 +95,19 @@ unsigned long long cposix_mount_id_fallback(int dirfd, const char *name);
 /// openat2 with RESOLVE_NO_XDEV: fails with EXDEV instead of entering another mount (bind mounts included).
 /// Fails with ENOSYS where openat2 does not exist (before Linux 5.6): the caller then checks the mount id itself.
 int cposix_openat_same_mount(int dirfd, const char *name, int flags);
+
+/// The ids of the running processes (proc_listallpids, macOS only): at most `capacity` into `pids`. Returns
+/// how many there are (more than `capacity`: call again with room for them), or -1 with errno (ENOSYS elsewhere).
+int cposix_list_pids(int *pids, int capacity);
+/// The device and inode of every vnode process `pid` holds open (proc_pidinfo PROC_PIDLISTFDS, then
+/// proc_pidfdinfo PROC_PIDFDVNODEPATHINFO for each vnode descriptor; macOS only). At most `capacity` pairs are
+/// stored; returns how many there are (more than `capacity`: call again), or -1 with errno (EPERM: another
+/// user's process; ESRCH: exited; ENOSYS elsewhere). A descriptor closed meanwhile is left out.
+int cposix_pid_open_vnodes(int pid, unsigned long long *devices, unsigned long long *inodes, int capacity);
+/// The path of the folder open as `fd` (fcntl F_GETPATH, Darwin only) into `buffer` (at least MAXPATHLEN,
+/// 1024, bytes); 0, or -1 with errno (ENOSYS elsewhere). For the documented backup-exclusion calls, which take paths.
+int cposix_fd_path(int fd, char *buffer, int size);
+/// The name of process `pid` (proc_name, macOS only) into `buffer`, NUL-terminated; its length, or -1.
+int cposix_pid_name(int pid, char *buffer, int size);
 
 #endif

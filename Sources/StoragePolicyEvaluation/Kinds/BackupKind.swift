@@ -103,7 +103,8 @@ extension Evaluator {
             }
             return
         }
-        guard current != backupMarker.value else { return }
+        // An Apple marker is any value holding com.apple.backupd (what other readers accept): ExclusionMarker.
+        guard !ExclusionMarker.satisfies(backupMarker, current: current) else { return }
         let what = current == nil ? "missing" : "has the wrong value"
         if rule.enforces {
             worker.actions.append(Action(kind: .setxattr(name: backupMarker.name, value: backupMarker.value), path: path,

@@ -218,6 +218,11 @@ package final class DirectoryHandle: Sendable {
 
     /// Sets extended attribute `attribute` on `name` (self when nil).
     package func setExtendedAttribute(_ attribute: String, to value: [UInt8], of name: FileName? = nil) throws(FileSystemError) {
+        // Darwin: an Apple backup exclusion goes through the documented call (Platform/ExclusionMarker.swift); the
+        // raw bytes follow only when the entry this handle holds does not carry it then. Elsewhere: the bytes.
+        if attribute == Markers.appleBackupAttribute, ExclusionMarker.isAppleExclusion(value),
+           try ExclusionMarker.setThroughSystem(true, of: name, in: self),
+           ExclusionMarker.isAppleExclusion(try extendedAttribute(attribute, of: name)) { return }
         let r = withEntryName(name) { n in
             systemCall(.setxattr) { value.withUnsafeBytes { cposix_setxattrat(descriptor, n, attribute, $0.baseAddress, value.count, 0) } }
         }
@@ -226,6 +231,8 @@ package final class DirectoryHandle: Sendable {
 
     /// Removes extended attribute `attribute` from `name` (self when nil); absent is not an error.
     package func removeExtendedAttribute(_ attribute: String, of name: FileName? = nil) throws(FileSystemError) {
+        if attribute == Markers.appleBackupAttribute, try ExclusionMarker.setThroughSystem(false, of: name, in: self),
+           try extendedAttribute(attribute, of: name) == nil { return }
         let r = withEntryName(name) { n in systemCall(.removexattr) { cposix_removexattrat(descriptor, n, attribute) } }
         if case .failure(let e) = r, e != .noData {
             throw FileSystemError(.removexattr, path: name.map(path.appending) ?? path, errno: e)
@@ -251,9 +258,10 @@ package final class DirectoryHandle: Sendable {
     }
 
     /// Filesystem flags that matter to `lru` eviction: true when atime is not kept precisely.
-    package var atimeIsRelaxed: Bool { cposix_mount_atime_flags(descriptor) == 1 }
-    /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime.
-    package var atimeMode: Int { Int(cposix_mount_atime_mode(descriptor)) }
+    package var atimeIsRelaxed: Bool { AccessTimeTrust.isRelaxed(descriptor: descriptor) }
+    /// How this directory's mount updates access times: 0 strictly, 1 relatime (at most once a day), 2 noatime,
+    /// 3 lazily (Darwin without MNT_STRICTATIME): see AccessTimeTrust.
+    package var atimeMode: Int { AccessTimeTrust.mode(descriptor: descriptor) }
 
     private func withEntryName<R>(_ name: FileName?, _ body: (UnsafePointer<CChar>) -> R) -> R {
         if let name { return name.withCString(body) }

@@ -32,6 +32,8 @@ package struct OpenFileTable: Sendable {
     /// True when the table was read as root (euid 0) without CAP_SYS_PTRACE: then other users' processes (and
     /// root's with capabilities this one lacks) are hidden for want of a capability the run should have.
     package private(set) var readWithoutPtrace = system_geteuid() == 0 && cposix_has_effective_capability(19) != 1
+    /// What a run that could not read some processes lacked: CAP_SYS_PTRACE on Linux.
+    private var hiddenNeeds = "CAP_SYS_PTRACE"
 
     /// Why the table is incomplete, or nil: a root run without CAP_SYS_PTRACE that could not read some
     /// processes' descriptors (a systemd CapabilityBoundingSet= or a container that drops it). A run as
@@ -40,7 +42,7 @@ package struct OpenFileTable: Sendable {
     /// stays hidden from it): neither is flagged.
     package var incompleteness: String? {
         guard readWithoutPtrace, hiddenProcesses > 0 else { return nil }
-        return "\(hiddenProcesses) process\(hiddenProcesses == 1 ? "" : "es") unreadable (needs CAP_SYS_PTRACE)"
+        return "\(hiddenProcesses) process\(hiddenProcesses == 1 ? "" : "es") unreadable (needs \(hiddenNeeds))"
     }
 
     /// Reads /proc/*/fd once. A process that exits meanwhile, or an fd closed meanwhile, is skipped.
@@ -81,6 +83,22 @@ package struct OpenFileTable: Sendable {
         return table
     }
 
+    /// A table filled by another platform's reader (Platform/LibprocTable.swift): `unreadable` when the
+    /// process list itself could not be had, `hiddenProcesses` whose files could not be listed, `hiddenNeeds`
+    /// what the run lacked to see them (named in `incompleteness`).
+    package init(unreadable: FileSystemError?, hiddenProcesses: Int, readWithoutPrivilege: Bool, hiddenNeeds: String) {
+        self.unreadable = unreadable
+        self.hiddenProcesses = hiddenProcesses
+        self.readWithoutPtrace = readWithoutPrivilege
+        self.hiddenNeeds = hiddenNeeds
+    }
+
+    /// Records that `pid` holds (device, inode) open; the first holder found is the one named.
+    package mutating func record(device: UInt64, inode: UInt64, pid: Int32) {
+        let key = Key(device: device, inode: inode)
+        if holders[key] == nil { holders[key] = pid }
+    }
+
     /// A process holding the file open, or nil when none is known to.
     package func holder(device: UInt64, inode: UInt64) -> Int32? {
         holders[Key(device: device, inode: inode)]
@@ -96,8 +114,15 @@ package struct OpenFileTable: Sendable {
 
     /// The command of a running process, escaped; nil when it has exited (or /proc hides it).
     package static func command(of pid: Int32, proc: String = "/proc") -> String? {
+        #if os(macOS)
+        // No /proc on Darwin: libproc names the process.
+        var name = [CChar](repeating: 0, count: 256)
+        guard cposix_pid_name(pid, &name, Int32(name.count)) > 0 else { return nil }
+        return PathEscaping.escape(Array(name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }))
+        #else
         guard let comm = try? DirectoryHandle.open(root: "\(proc)/\(pid)").readFile(FileName("comm")!, limit: 64) else { return nil }
         return PathEscaping.escape(comm.last == 0x0A ? Array(comm.dropLast()) : comm)
+        #endif
     }
 
     /// The process /proc/locks names as holding a FLOCK on (device, inode), or nil.

@@ -1,0 +1,89 @@
+// Where the in-use check (Evaluation/InUseCheck.swift) learns which files are in use: one strategy per platform,
+// behind one protocol, each runnable on Linux so its decisions are tested here. Linux lists /proc; macOS asks
+// libproc (Platform/LibprocTable.swift); iOS, where only the app's own processes can hold the app's files, has
+// no process table at all: the flock probe of each entry plus the files the app says are busy. A strategy that
+// cannot read its source says so (`InUseReading.table.unreadable`), and the check then keeps every delete it
+// judges and the plan says why: missing information never passes for "nothing is in use".
+
+/// What one run knows about who holds which file, read once by an `InUseStrategy`.
+package struct InUseReading: Sendable {
+    /// Open files when the run started (empty, and read, for a strategy without a process table).
+    package var table: OpenFileTable
+    /// Flocks when the run started; an incomplete table makes every candidate get the flock probe.
+    package var flocks: FlockTable
+    /// Devices whose flocks `flocks` lists in full.
+    package var localDevices: Set<UInt64>
+    /// What `table` was read from, as a note names it when it could not be: `/proc`, `libproc`.
+    package var source: String
+    /// Files the app says are busy (a download in flight): each such path, relative to the root, is kept.
+    package var busy: (@Sendable (RelativePath) -> Bool)?
+
+    package init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = [],
+                 source: String = "/proc", busy: (@Sendable (RelativePath) -> Bool)? = nil) {
+        self.table = table; self.flocks = flocks; self.localDevices = localDevices
+        self.source = source; self.busy = busy
+    }
+}
+
+/// One way of learning which files are in use. Chosen by platform (`InUseStrategies.platform`); tests pick one.
+package protocol InUseStrategy: Sendable {
+    /// The plan's note naming this strategy when it judged the entries, or nil for Linux's /proc, whose plans
+    /// predate strategies and stay byte-identical.
+    var note: String? { get }
+    /// Reads once, for one run; `root` names the device whose flocks a table may vouch for.
+    func read(root: DirectoryHandle?) -> InUseReading
+}
+
+/// Linux: every process's descriptors from `proc`/*/fd and every flock from `proc`/locks (today's check).
+package struct ProcInUseStrategy: InUseStrategy {
+    /// The proc mount read; tests give a missing one to see the "cannot be read" path.
+    package let proc: String
+    package let busy: (@Sendable (RelativePath) -> Bool)?
+
+    package init(proc: String = "/proc", busy: (@Sendable (RelativePath) -> Bool)? = nil) {
+        self.proc = proc; self.busy = busy
+    }
+
+    package var note: String? {
+        proc == "/proc" ? nil : "in-use check: judged by the open files in \(proc)/*/fd and the flocks in \(proc)/locks"
+    }
+
+    package func read(root: DirectoryHandle?) -> InUseReading {
+        let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
+        return InUseReading(table: .read(proc: proc), flocks: .read(proc: proc), localDevices: device.map { [$0] } ?? [],
+                            source: proc, busy: busy)
+    }
+}
+
+/// iOS: no process but the app's own can hold a file of its container, and the app knows what it is using.
+/// There is no process table to read (so none can be missing): each delete is kept when the app says its path is
+/// busy, or when the flock probe finds a lock on it (SQLite and Core Data hold theirs); the rest go.
+package struct AppInUseStrategy: InUseStrategy {
+    package let busy: (@Sendable (RelativePath) -> Bool)?
+
+    package init(busy: (@Sendable (RelativePath) -> Bool)?) { self.busy = busy }
+
+    package var note: String? {
+        "in-use check: judged by \(busy == nil ? "" : "the files the app says are busy and ")a flock probe of each entry (no process table: on iOS only the app's own processes can hold its files)"
+    }
+
+    package func read(root: DirectoryHandle?) -> InUseReading {
+        // FlockTable() is "not read": every candidate is probed, none is spared by a table.
+        InUseReading(table: OpenFileTable(), flocks: FlockTable(), source: "the app", busy: busy)
+    }
+}
+
+/// The strategy each platform uses.
+package enum InUseStrategies {
+    /// Linux: /proc; macOS: libproc; iOS (and the other Apple platforms with an app sandbox): the app's busy
+    /// files and the flock probe. `busy`, the app's own list, is honoured by all three.
+    package static func platform(busy: (@Sendable (RelativePath) -> Bool)? = nil) -> any InUseStrategy {
+        #if os(macOS)
+        LibprocInUseStrategy(busy: busy)
+        #elseif canImport(Darwin)
+        AppInUseStrategy(busy: busy)
+        #else
+        ProcInUseStrategy(busy: busy)
+        #endif
+    }
+}

@@ -1,0 +1,150 @@
+// The in-use strategies, each run on Linux: /proc (the default, whose plans stay as they were), a /proc that is
+// missing, macOS's libproc (which off macOS cannot read its table), and iOS's: the app's busy files plus the flock
+// probe. Whatever a strategy cannot read keeps the deletes it judges, and the plan says which strategy judged.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@testable import StoragePolicy
+@testable import StoragePolicyFileSystem
+@testable import StoragePolicyModel
+@testable import StoragePolicyPlan
+@testable import StoragePolicyEvaluation
+@testable import StoragePolicyApply
+import Testing
+import TreeFixture
+
+@Suite("in-use strategies: /proc, libproc, the app's busy files")
+struct InUseStrategyTests {
+    /// tmp/old.dat, tmp/busy.dat, tmp/locked.dat (flocked by this test while `body` runs), all two days old.
+    static func withTree(_ body: (Tree) throws -> Void) throws {
+        let tree = try Tree {
+            Dir("tmp") {
+                File("old.dat", age: .days(2))
+                File("busy.dat", age: .days(2))
+                File("locked.dat", age: .days(2))
+            }
+        }
+        defer { tree.remove() }
+        let fd = open(tree.root + "/tmp/locked.dat", O_RDONLY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        try body(tree)
+    }
+
+    static func plan(_ tree: Tree, _ strategy: any InUseStrategy) throws -> Plan {
+        var options = tree.options()
+        options.inUseStrategy = strategy
+        let policy = Policy(name: "test", rules: [rule("tmp-expiry", "tmp", expire(.hours(24)))])
+        return try Planner(policy: policy, root: tree.root, options: options).plan()
+    }
+
+    static let keptNote = "entries that expire, quota and trash rules would delete are kept (set 'inUse: ignore' on a rule to delete regardless)"
+
+    @Test("Linux's /proc is the default and names itself nowhere: plans are as before")
+    func procDefault() throws {
+        #if os(Linux)
+        #expect(InUseStrategies.platform() is ProcInUseStrategy)
+        #expect(InUseStrategies.platform().note == nil)
+        #endif
+        try Self.withTree { tree in
+            let p = try Self.plan(tree, ProcInUseStrategy())
+            #expect(p.lines == ["delete tmp/busy.dat", "delete tmp/old.dat"])
+            #expect(!p.notes.contains { $0.hasPrefix("in-use check") })
+            #expect(p.skippedLines.contains { $0.hasPrefix("tmp/locked.dat: in use by ") && $0.hasSuffix("holds a BSD flock") })
+        }
+    }
+
+    @Test("a missing proc root keeps every delete it judges, and the plan says so and names the strategy")
+    func missingProc() throws {
+        try Self.withTree { tree in
+            let p = try Self.plan(tree, ProcInUseStrategy(proc: "/nonexistent-proc"))
+            #expect(p.lines == [])
+            #expect(p.notes.first == "in-use check: judged by the open files in /nonexistent-proc/*/fd and the flocks in /nonexistent-proc/locks")
+            #expect(p.notes.contains { $0.hasPrefix("in-use check: /nonexistent-proc could not be read (") && $0.hasSuffix(Self.keptNote) })
+            #expect(p.skipped.count == 3)
+            for line in p.skippedLines {
+                #expect(line.contains(": in use unknown: /nonexistent-proc could not be read (") && line.hasSuffix("; kept"))
+            }
+        }
+    }
+
+    @Test("libproc, off macOS, cannot be read: every delete it judges is kept, and the plan says why")
+    func libprocUnreadable() throws {
+        #if !os(macOS)
+        try Self.withTree { tree in
+            let p = try Self.plan(tree, LibprocInUseStrategy())
+            #expect(p.lines == [])
+            #expect(p.notes.first == "in-use check: judged by libproc (the open files of every process this user may inspect) and a flock probe of each entry")
+            #expect(p.notes.contains("in-use check: libproc could not be read (libproc: Function not implemented (ENOSYS) [proc_listallpids]); " + Self.keptNote))
+            #expect(p.skippedLines.sorted() == ["busy.dat", "locked.dat", "old.dat"].map {
+                "tmp/\($0): in use unknown: libproc could not be read (libproc: Function not implemented (ENOSYS) [proc_listallpids]); kept"
+            })
+        }
+        #endif
+    }
+
+    @Test("iOS: the files the app says are busy and the flocked ones are kept, the rest go")
+    func appStrategy() throws {
+        try Self.withTree { tree in
+            let busy = AppInUseStrategy(busy: { $0 == RelativePath("tmp/busy.dat")! })
+            let p = try Self.plan(tree, busy)
+            #expect(p.lines == ["delete tmp/old.dat"])
+            #expect(p.notes == ["in-use check: judged by the files the app says are busy and a flock probe of each entry (no process table: on iOS only the app's own processes can hold its files)"])
+            #expect(p.skippedLines.contains("tmp/busy.dat: in use: the app says it is busy"))
+            #expect(p.skippedLines.contains { $0.hasPrefix("tmp/locked.dat: in use") && $0.hasSuffix("holds a BSD flock") })
+            #expect(p.skipped.count == 2)
+
+            // Without a list from the app only the flock probe judges, and the note says that.
+            let probeOnly = try Self.plan(tree, AppInUseStrategy(busy: nil))
+            #expect(probeOnly.lines == ["delete tmp/busy.dat", "delete tmp/old.dat"])
+            #expect(probeOnly.notes == ["in-use check: judged by a flock probe of each entry (no process table: on iOS only the app's own processes can hold its files)"])
+        }
+    }
+
+    @Test("iOS: a directory holding a file the app says is busy is kept whole")
+    func busyInsideDirectory() throws {
+        let tree = try Tree {
+            Dir("tmp") { Dir("download") { File("part.dat", age: .days(2)) } }
+        }
+        defer { tree.remove() }
+        let root = try DirectoryHandle.open(root: tree.root)
+        let tmp = try root.openDirectory(at: RelativePath("tmp")!)
+        let name = FileName("download")!
+        let check = InUseCheck.now(root: root, strategy: AppInUseStrategy(busy: { $0 == RelativePath("tmp/download/part.dat")! }))
+        let reason = check.reason(parent: tmp, name: name, path: RelativePath("tmp/download")!, type: .directory,
+                                  identity: try tmp.status(of: name).identity)
+        #expect(reason == "holds tmp/download/part.dat, which the app says is busy; kept")
+        let free = InUseCheck.now(root: root, strategy: AppInUseStrategy(busy: { _ in false }))
+        #expect(free.reason(parent: tmp, name: name, path: RelativePath("tmp/download")!, type: .directory,
+                            identity: try tmp.status(of: name).identity) == nil)
+    }
+
+    @Test("apply asks the same strategy again just before each delete: a file the app says became busy is kept")
+    func applyKeepsBusy() throws {
+        let f = try ApplyFixture()
+        f.file("old.dat")
+        f.file("busy.dat")
+        let plan = f.plan([try f.action(.delete, "busy.dat"), try f.action(.delete, "old.dat")])
+        var options = ApplyOptions(rootPath: f.rootPath)
+        options.inUseRules = ["r"]
+        options.inUseStrategy = AppInUseStrategy(busy: { $0 == RelativePath("busy.dat")! })
+        let report = try f.apply(plan, options)
+        #expect(report.outcome("old.dat") == .done)
+        #expect(report.outcome("busy.dat") == .skipped("in use: the app says it is busy"))
+        #expect(!f.exists("old.dat") && f.exists("busy.dat"))
+    }
+
+    @Test("the hook the library exposes: PlanOptions.busyFiles reaches the platform's strategy")
+    func busyFilesHook() throws {
+        try Self.withTree { tree in
+            var options = tree.options()
+            options.busyFiles = { $0 == RelativePath("tmp/busy.dat")! }
+            let policy = Policy(name: "test", rules: [rule("tmp-expiry", "tmp", expire(.hours(24)))])
+            let p = try Planner(policy: policy, root: tree.root, options: options).plan()
+            #expect(p.skippedLines.contains("tmp/busy.dat: in use: the app says it is busy"))
+            #expect(p.lines == ["delete tmp/old.dat"])
+        }
+    }
+}
