@@ -30,6 +30,9 @@ package struct ApplyOptions: Sendable {
     /// Rules whose deletes are checked again, just before each one, for a process using the target (/proc read
     /// once when the first such delete comes, a BSD flock probed on the target itself): see InUseCheck.
     package var inUseRules: Set<String> = []
+    /// The owner and group filters of the rules that have them, by rule name: a saved plan records neither, so
+    /// each change of such a rule checks the entry's owner and group again just before it (StepVerifier).
+    package var ownershipFilters: [String: EntryFilters] = [:]
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
     package var stagesEveryDelete = false

@@ -32,7 +32,7 @@ struct KeptEntries: Sendable {
                       !structural(i), rule.admits(type) else { continue }
                 let name = listing.nameBytes(i)
                 guard rule.selects(directory, name), let status = try? listing.status(i),
-                      !status.hasTimeOutOfRange else { continue }
+                      !status.hasTimeOutOfRange, rule.filterRejection(status) == nil else { continue }
                 candidates.append((Ages.timestamp(status, by: expire.by).ns, Array(name)))
             }
             guard !candidates.isEmpty else { continue }
