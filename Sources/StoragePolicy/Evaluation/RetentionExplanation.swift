@@ -17,7 +17,7 @@ enum RetentionExplanation {
                 }
                 return []
             }
-            let (_, time) = Ages.timestamp(status, by: expire.by)
+            let (_, time) = expire.timestamp(of: status)
             if expire.keep > 0, Ages.isOlder(time, than: expire.after, now: now), !deleted {
                 return ["kept: " + KeptEntries.reason(keep: expire.keep)]
             }

@@ -136,7 +136,10 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         #expect(values(rule?["type"]) == EntryTypeFilter.allCases.map(\.rawValue))
         #expect(values(rule?["mode"]) == Rule.Mode.allCases.map(\.rawValue))
         #expect(values(rule?["severity"]) == Rule.Severity.allCases.map(\.rawValue))
-        #expect(values(object("expire")?["properties"]?["by"]) == Expire.Timestamp.allCases.map(\.rawValue))
+        // `by` is one timestamp, or a list of them without `newest` (which is already all of them).
+        let by = object("expire")?["properties"]?["by"]?["anyOf"]?.array
+        #expect(values(by?.first) == Expire.Timestamp.allCases.map(\.rawValue))
+        #expect(values(by?.last?["items"]) == Expire.Timestamp.allCases.filter { $0 != .newest }.map(\.rawValue))
         #expect(values(object("trash")?["properties"]?["layout"]) == TrashRetention.Layout.allCases.map(\.rawValue))
         #expect(values(object("quota")?["properties"]?["evict"]) == Quota.Eviction.allCases.map(\.rawValue))
         #expect(values(object("naming")?["properties"]?["case"]) == Naming.LetterCase.allCases.map(\.rawValue))
