@@ -299,7 +299,7 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         InvalidPolicy(name: "bad expire by", yaml: F.rule("expire: { after: 1d, by: birthtime }"), pointer: "/rules/0/expire", loaderMessage: "'by': invalid value 'birthtime'"),
         InvalidPolicy(name: "bad trash layout", yaml: F.rule("trash: { retain: 1d, layout: macos }"), pointer: "/rules/0/trash", loaderMessage: "'layout': invalid value 'macos'"),
         InvalidPolicy(name: "bad quota evict", yaml: F.rule("quota: { max: 1GiB, evict: newest }"), pointer: "/rules/0/quota/evict", loaderMessage: "'evict': invalid value 'newest'"),
-        InvalidPolicy(name: "bad naming case", yaml: F.rule("naming: { case: upper }"), pointer: "/rules/0/naming/case", loaderMessage: "'case': invalid value 'upper'"),
+        InvalidPolicy(name: "bad naming case", yaml: F.rule("naming: { case: title }"), pointer: "/rules/0/naming/case", loaderMessage: "'case': invalid value 'title'"),
         // Durations
         InvalidPolicy(name: "duration in words", yaml: F.rule("expire: { after: 24 hours }"), pointer: "/rules/0/expire", loaderMessage: "invalid duration '24 hours' (expected a number followed by a unit"),
         InvalidPolicy(name: "duration shorthand in words", yaml: F.rule("trash: 30 days"), pointer: "/rules/0/trash", loaderMessage: "invalid duration '30 days'"),
