@@ -309,6 +309,7 @@ static void from_stat(const struct stat *s, cposix_stat *out) {
     out->dev = (unsigned long long)s->st_dev; out->ino = (unsigned long long)s->st_ino;
     out->nlink = (unsigned long long)s->st_nlink; out->blocks = (unsigned long long)s->st_blocks;
     out->size = (long long)s->st_size; out->mode = (unsigned int)s->st_mode; out->uid = (unsigned int)s->st_uid;
+    out->gid = (unsigned int)s->st_gid;
     out->has_btime = 0; out->btime_sec = 0; out->btime_nsec = 0;  // stat has no birth time here
 #if defined(__APPLE__)
     // Darwin's stat has the birth time Linux only gives through statx.
@@ -343,6 +344,7 @@ int cposix_stat_at(int dirfd, const char *name, cposix_stat *out) {
             out->dev = (unsigned long long)makedev(x.stx_dev_major, x.stx_dev_minor);
             out->ino = x.stx_ino; out->nlink = x.stx_nlink; out->blocks = x.stx_blocks;
             out->size = (long long)x.stx_size; out->mode = x.stx_mode; out->uid = x.stx_uid;
+            out->gid = x.stx_gid;
             out->atime_sec = x.stx_atime.tv_sec; out->atime_nsec = x.stx_atime.tv_nsec;
             out->mtime_sec = x.stx_mtime.tv_sec; out->mtime_nsec = x.stx_mtime.tv_nsec;
             out->ctime_sec = x.stx_ctime.tv_sec; out->ctime_nsec = x.stx_ctime.tv_nsec;

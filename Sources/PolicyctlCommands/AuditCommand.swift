@@ -26,6 +26,7 @@ struct AuditCommand: Command {
         var strict = false
         var forceRoot = false
         var quiet = false
+        var at: String?
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.paths, "path", help: "Audit only these paths, relative to the current directory as pre-commit and linters pass them (or relative to the root when they exist there, or absolute); the layout of the directories on their way is checked too. A path outside the root is named and skipped; when none lies inside it, exit 64.",
@@ -50,6 +51,7 @@ struct AuditCommand: Command {
             .shared(\.strict, ScopeWarnings.strictOption),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.quiet, QuietOutput.option),
+            .shared(\.at, AsOfOption.option),
         ] }
     }
 
@@ -66,6 +68,8 @@ struct AuditCommand: Command {
     let writeBaselinePath: String?
     let strict: Bool
     let quiet: Bool
+    /// `--at`: the instant ages are measured against (now without it).
+    let planOptions: PlanOptions
 
     init(_ options: Options) throws {
         quiet = options.quiet
@@ -94,6 +98,7 @@ struct AuditCommand: Command {
         baselinePath = options.baseline
         writeBaselinePath = options.writeBaseline
         strict = options.strict
+        planOptions = try AsOfOption.planOptions(options.at, command: "policyctl audit")
     }
 
     func run() throws -> ExitCode {
@@ -107,7 +112,7 @@ struct AuditCommand: Command {
         var report: AuditReport
         do {
             // With paths, the engine sets aside the baseline entries for paths not audited (neither new nor fixed).
-            report = try StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath))
+            report = try StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath), planOptions: planOptions)
                 .audit(only: restriction, baseline: baseline, failOn: failOn, events: printer.render)
         } catch {
             printer.finish()

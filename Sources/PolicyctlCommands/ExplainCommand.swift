@@ -15,6 +15,7 @@ struct ExplainCommand: Command {
         var cacheDir: String?
         var root: String?
         var forceRoot = false
+        var at: String?
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.path, "path", help: "The path to explain, relative to the root (or absolute, inside it)."),
@@ -26,12 +27,15 @@ struct ExplainCommand: Command {
             .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
                     completion: .directory),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .shared(\.at, AsOfOption.option),
         ] }
     }
 
     var policyPath: String
     var root: String
     var path: RelativePath
+    /// `--at`: the instant ages are measured against (now without it).
+    var planOptions: PlanOptions
 
     init(_ options: Options) throws {
         let command = "policyctl explain"
@@ -57,12 +61,13 @@ struct ExplainCommand: Command {
         policyPath = policy
         self.root = root
         path = relative
+        planOptions = try AsOfOption.planOptions(options.at, command: command)
     }
 
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
         do {
-            _ = try StorageEngine(policy: loaded.policy, root: root).explain(path) { event in
+            _ = try StorageEngine(policy: loaded.policy, root: root, planOptions: planOptions).explain(path) { event in
                 if case .explained(let explanation) = event { Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor)) }
             }
         } catch {

@@ -57,7 +57,10 @@ enum ManPage {
         .SH ENVIRONMENT
         .TP
         .B NO_COLOR
-        When set, output is never coloured.
+        When set and not empty, output is never coloured (it wins over the two below).
+        .TP
+        .B FORCE_COLOR\\fR, \\fBCLICOLOR_FORCE
+        When set and not empty, 0 or false, output is coloured even when it is no terminal (CI logs).
         .SH FILES
         .TP
         .I ROOT/.policyctl/

@@ -19,6 +19,7 @@ struct PlanCommand: Command {
         var strict = false
         var forceRoot = false
         var quiet = false
+        var at: String?
 
         static var options: [OptionField<Self>] { [
             .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
@@ -32,6 +33,7 @@ struct PlanCommand: Command {
             .shared(\.strict, ScopeWarnings.strictOption),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.quiet, QuietOutput.option),
+            .shared(\.at, AsOfOption.option),
         ] }
     }
 
@@ -42,6 +44,8 @@ struct PlanCommand: Command {
     var detailedExitCode: Bool
     var strict: Bool
     var quiet: Bool
+    /// `--at`: the instant ages are measured against (now without it).
+    var planOptions: PlanOptions
 
     init(_ options: Options) throws {
         let command = "policyctl plan"
@@ -55,12 +59,14 @@ struct PlanCommand: Command {
         detailedExitCode = options.detailedExitcode
         strict = options.strict
         quiet = options.quiet
+        planOptions = try AsOfOption.planOptions(options.at, command: command)
     }
 
     func run() throws -> ExitCode {
         let loaded = try QuietOutput.load(policyPath, quiet: quiet)
         try ScopeWarnings.check(loaded, root: root, strict: strict)
-        let plan = try PlanCommand.makePlan(loaded.policy, root: root)
+        var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
+        AsOfOption.mark(&plan, options: planOptions)
         if let out {
             try PlanCommand.write(plan, to: out)
             PlanCommand.noteRecord(of: plan, at: out)
@@ -82,11 +88,11 @@ struct PlanCommand: Command {
     }
 
     /// Plans with a progress line on stderr when it is a terminal; an unreadable root is exit 74.
-    static func makePlan(_ policy: Policy, root: String) throws -> Plan {
+    static func makePlan(_ policy: Policy, root: String, options: PlanOptions = PlanOptions()) throws -> Plan {
         let printer = PlanEventPrinter(.plan)
         defer { printer.finish() }
         do {
-            return try StorageEngine(policy: policy, root: root).plan(only: nil, events: printer.render)
+            return try StorageEngine(policy: policy, root: root, planOptions: options).plan(only: nil, events: printer.render)
         } catch {
             guard case .fileSystem(let error) = error else { throw error }
             let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"

@@ -247,6 +247,7 @@ enum PolicySchema {
           "enum": ["skip", "ignore"],
           "default": "skip"
         },
+\##(EntryFilterSchema.properties)
 \##(K.properties)
       },
       "oneOf": [

@@ -1,4 +1,4 @@
-// The executable's only window on the terminal: stdout, stderr, TTY detection, colour (NO_COLOR honoured)
+// The executable's only window on the terminal: stdout, stderr, TTY detection, colour (NO_COLOR, FORCE_COLOR)
 // and a progress line on stderr that is drawn only on a TTY.
 
 enum Terminal {
@@ -6,19 +6,23 @@ enum Terminal {
     static let stderrIsTTY = system_isatty(2)
     static let stdinIsTTY = system_isatty(0)
 
-    /// Colour only on a TTY, never with NO_COLOR set (any value), never with TERM=dumb.
-    static let useColor: Bool = {
-        if system_getenv("NO_COLOR") != nil { return false }
-        if system_getenv("TERM") == "dumb" { return false }
-        return stdoutIsTTY
-    }()
+    /// Colour on a TTY unless TERM=dumb; never with NO_COLOR set to anything but the empty string (no-color.org:
+    /// an empty NO_COLOR is as good as none); always with FORCE_COLOR or CLICOLOR_FORCE set (to anything but
+    /// empty, 0 or false), for CI logs, which are no TTY. NO_COLOR wins over both: whoever asked for none gets none.
+    static let useColor: Bool = colorEnabled(isTTY: stdoutIsTTY, environment: system_getenv)
 
     /// The same rule for stderr, where diagnostics and progress go.
-    static let useColorOnStderr: Bool = {
-        if system_getenv("NO_COLOR") != nil { return false }
-        if system_getenv("TERM") == "dumb" { return false }
-        return stderrIsTTY
-    }()
+    static let useColorOnStderr: Bool = colorEnabled(isTTY: stderrIsTTY, environment: system_getenv)
+
+    /// The colour rule for one stream, given its TTY-ness and the environment.
+    static func colorEnabled(isTTY: Bool, environment: (String) -> String?) -> Bool {
+        if let noColor = environment("NO_COLOR"), !noColor.isEmpty { return false }
+        for name in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
+            if let force = environment(name), !force.isEmpty, force != "0", force.lowercased() != "false" { return true }
+        }
+        if environment("TERM") == "dumb" { return false }
+        return isTTY
+    }
 
     static func out(_ text: String, terminator: String = "\n") {
         write(1, text + terminator)

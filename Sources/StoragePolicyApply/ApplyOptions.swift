@@ -42,6 +42,9 @@ package struct ApplyOptions: Sendable {
     package var inUseStrategyInEffect: any InUseStrategy {
         inUseStrategy ?? InUseStrategies.platform(busy: busyFiles)
     }
+    /// The owner and group filters of the rules that have them, by rule name: a saved plan records neither, so
+    /// each change of such a rule checks the entry's owner and group again just before it (StepVerifier).
+    package var ownershipFilters: [String: EntryFilters] = [:]
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
     package var stagesEveryDelete = false

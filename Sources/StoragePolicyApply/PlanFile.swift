@@ -40,6 +40,10 @@ package enum PlanFile {
     /// by another policy than the one now at hand, whose fingerprint is `policySHA256` (nil: it cannot be
     /// read) and, when known, whose name is `policyName`.
     package static func staleness(of plan: Plan, rootStatus: FileStatus, policyName: String?, policySHA256: String?) -> String? {
+        // Ages measured against another instant say nothing of what is due now.
+        if let asOf = plan.asOf {
+            return "plan was evaluated as of \(PrintableText.escapingControls(asOf)) (plan --at), not now: a what-if plan is never applied; plan again without --at"
+        }
         guard let fingerprint = plan.fingerprint else {
             return "plan has no fingerprint; make it with 'policyctl plan --out FILE' (or StorageEngine.plan())"
         }

@@ -114,6 +114,7 @@ package final class StepVerifier {
             guard let status = try directories.statusIfPresent(path) else { return "vanished since the plan" }
             return status.type == .directory ? nil : "no longer a directory"
         case .delete:
+            if let reason = try ownershipProblem(action) { return reason }
             if !identityLater, let reason = try verifyDelete(action) { return reason }
             if let r = step.record, let reason = try verifyRecord(ledger.steps[r].action) { return reason }
             return try inUseReason(action)
@@ -122,6 +123,10 @@ package final class StepVerifier {
                 return "vanished: its folder is gone or is no longer a directory"
             }
             guard let status = try parent.statusIfPresent(of: path.lastComponent!) else { return "vanished since the plan" }
+            if let filters = options.ownershipFilters[action.rule],
+               let why = filters.ownershipRejection(userID: status.userID, groupID: status.groupID) {
+                return "rule '\(action.rule)' does not select it now (\(why)); kept"
+            }
             if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
             if ledger.touched.contains(path), status.type == .directory, action.type == .directory {
                 // This transaction renamed entries inside it, which moved its mtime: the same directory still goes.
@@ -131,6 +136,16 @@ package final class StepVerifier {
             if let reason = Self.mismatch(status, action.identity!, type: action.type) { return reason }
             return try restoreDestinationProblem(step, item: status)
         }
+    }
+
+    /// Why a delete of a rule with owner: or group: filters is kept: the entry's owner or group is not the
+    /// rule's (a saved plan records neither, and anyone who can write it can edit it). One lstat, only for
+    /// such rules; nil when it passes, or the rule has no such filter.
+    private func ownershipProblem(_ action: Action) throws(FileSystemError) -> String? {
+        guard let filters = options.ownershipFilters[action.rule] else { return nil }
+        guard let status = try directories.statusIfPresent(action.path) else { return "vanished since the plan" }
+        guard let why = filters.ownershipRejection(userID: status.userID, groupID: status.groupID) else { return nil }
+        return "rule '\(action.rule)' does not select it now (\(why)); kept"
     }
 
     /// The staged check; a call on the entry that fails (EACCES on a folder inside it...) refuses the step too.

@@ -19,16 +19,17 @@ package enum AccessTimeNotes {
     package static func notes(_ rules: [CompiledRule], mode: (RelativePath) -> Int) -> [String] {
         var notes: [String] = []
         for rule in rules {
-            guard case .expire(let expire) = rule.rule.kind, expire.by == .atime || expire.by == .newest else { continue }
+            guard case .expire(let expire) = rule.rule.kind, expire.includesAccessTime else { continue }
+            let judged = expire.by == .atime ? "atime" : expire.newestOf == nil ? "newest (which includes atime)" : "\(expire.byText) (which includes atime)"
             let scope = rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped
             switch mode(rule.rule.path) {
             case 2:
-                notes.append("warning: rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"), but \(scope) is on a noatime mount: access times are never updated, so reading a file does not keep it")
+                notes.append("warning: rule '\(rule.name)' judges by \(judged), but \(scope) is on a noatime mount: access times are never updated, so reading a file does not keep it")
             case 1:
-                notes.append("rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"); \(scope) is on a relatime mount: atime is updated at most once a day")
+                notes.append("rule '\(rule.name)' judges by \(judged); \(scope) is on a relatime mount: atime is updated at most once a day")
             case 3:
                 // Darwin without MNT_STRICTATIME (AccessTimeTrust): APFS's default.
-                notes.append("rule '\(rule.name)' judges by \(expire.by == .atime ? "atime" : "newest (which includes atime)"); \(scope) is on a mount without strictatime: atime is updated lazily, so a read may not keep a file")
+                notes.append("rule '\(rule.name)' judges by \(judged); \(scope) is on a mount without strictatime: atime is updated lazily, so a read may not keep a file")
             default:
                 break
             }

@@ -53,7 +53,8 @@ package enum DirectoryUnits {
         for index in parentActive {
             let rule = rules[index]
             guard rule.scopeDepth == components.count - 1,
-                  rule.selects(components[rule.scopeDepth..<(components.count - 1)], name) else { continue }
+                  rule.selects(components[rule.scopeDepth..<(components.count - 1)], name),
+                  rule.filterRejection(listing.directoryStatus) == nil else { continue }
             switch rule.rule.kind {
             case .expire(let expire) where expire.judgesUnits && expiring == nil && rule.admits(.directory):
                 expiring = DirectoryUnit.Expiring(rule: index, expire: expire, enforces: rule.enforces)

@@ -90,6 +90,8 @@ package final class Evaluator: WalkVisitor {
                                            kept: kept, deletion: deletion, auditDeletions: auditDeletions, trashItem: trashItem)
         for index in parentActive {
             let rule = rules[index]
+            // Size, owner and group filters judge the directory's own status, as they did its entry in the parent.
+            if rule.filterRejection(listing.directoryStatus) != nil { continue }
             rule.judge.judgeDirectory(self, rule, directory: components[rule.scopeDepth..<(components.count - 1)], &judgement,
                                       worker: worker)
         }
@@ -172,6 +174,11 @@ package final class Evaluator: WalkVisitor {
             var deleteVerdict: Verdict? = nil
             var auditVerdicts: [Verdict] = []
             for k in expiring.indices {
+                if filtersOut(expiring[k].rule, &status, worker: worker) {
+                    // Not the rule's to delete, but what is inside may be.
+                    if type == .directory && !enter && expiring[k].rule.matchCouldMatchBelow(expiring[k].directory, name) { enter = true }
+                    continue
+                }
                 expiryJudges[k].judgeEntry(self, expiring[k], listing, i, name: name, type: type, status: &status, kept: kept,
                                            enter: &enter, deleteVerdict: &deleteVerdict, auditVerdicts: &auditVerdicts, worker: worker)
             }
@@ -192,8 +199,10 @@ package final class Evaluator: WalkVisitor {
             }
 
             for view in others {
-                view.judge.judgeEntry(self, view, listing, i, name: name, type: type, status: &status, scratch: &scratch,
-                                      worker: worker)
+                if !filtersOut(view.rule, &status, worker: worker) {
+                    view.judge.judgeEntry(self, view, listing, i, name: name, type: type, status: &status, scratch: &scratch,
+                                          worker: worker)
+                }
                 if type == .directory && !enter && view.rule.needsBelow(view.directory, name) { enter = true }
             }
             if type == .directory {
@@ -212,6 +221,15 @@ package final class Evaluator: WalkVisitor {
         for rule in byRule.keys.sorted() {
             rules[rule].judge.judgeGathered(self, rules[rule], listing, byRule[rule]!, worker: worker)
         }
+    }
+
+    /// True when the rule's size, owner or group filter rejects the entry (or its status cannot be read, which
+    /// is recorded once): the rule's judge never sees it. Rules without such filters read nothing here.
+    @inline(__always)
+    private func filtersOut(_ rule: CompiledRule, _ status: inout EntryStatus, worker: EvaluationResults) -> Bool {
+        guard rule.filtersByStatus else { return false }
+        guard let s = status.read(self, worker: worker) else { return true }
+        return rule.filterRejection(s) != nil
     }
 
     func recordStatusFailure(_ listing: DirectoryListing, _ i: Int, worker: EvaluationResults) {

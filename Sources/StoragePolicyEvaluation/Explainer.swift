@@ -119,7 +119,7 @@ package struct Explainer: Sendable {
         if rule.match.isEmpty {
             out.findings.append("selected (no match globs: every entry in the scope)")
         } else if let matched = rule.match.first(where: { $0.matches(directory, name) }) {
-            out.findings.append("selected by match '\(matched.glob.pattern)'")
+            out.findings.append("selected by match '\(matched.glob.pattern)'\(r.filters.caseInsensitive ? " (case: insensitive)" : "")")
         } else {
             out.findings.append("not selected: matches none of \(rule.match.map { "'\($0.glob.pattern)'" }.joined(separator: ", "))")
             // A glob with no '/' and no '**' is matched against the whole scope-relative path, so it only ever
@@ -138,6 +138,13 @@ package struct Explainer: Sendable {
         guard rule.admits(status.type) else {
             out.findings.append("not judged: a \(status.type.rawValue) is not a type this rule acts on")
             return out
+        }
+        if let why = rule.filterRejection(status) {
+            out.findings.append("not selected: \(why)")
+            return out
+        }
+        if let passing = r.filters.passing(userID: status.userID, groupID: status.groupID, size: status.size) {
+            out.findings.append(passing)
         }
         out.findings += behavior.explain(ExplainedEntry(rule: rule, directory: directory, name: name, status: status, now: now,
                                                         hasTrashFolder: policy.trashFolder != nil))

@@ -35,8 +35,8 @@ package struct KeptEntries: Sendable {
                       !structural(i), rule.admits(type) else { continue }
                 let name = listing.nameBytes(i)
                 guard rule.selects(directory, name), let status = try? listing.status(i),
-                      !status.hasTimeOutOfRange else { continue }
-                candidates.append((Ages.timestamp(status, by: expire.by).ns, Array(name)))
+                      !status.hasTimeOutOfRange, rule.filterRejection(status) == nil else { continue }
+                candidates.append((expire.timestamp(of: status).ns, Array(name)))
             }
             guard !candidates.isEmpty else { continue }
             candidates.sort { $0.time != $1.time ? $0.time > $1.time : $0.name.lexicographicallyPrecedes($1.name) }

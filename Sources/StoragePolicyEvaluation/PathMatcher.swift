@@ -4,7 +4,12 @@
 import StoragePolicyModel
 
 package final class PathMatcher: Sendable {
+    /// The glob as written (what explain and findings name).
     let glob: Glob
+    /// `case: insensitive`: the glob is matched in its lowercase form against lowercased names.
+    let foldsCase: Bool
+    /// The alternatives matched: the glob's own, or its lowercase form's.
+    private let alternatives: [[Glob.Segment]]
     /// Each alternative in the cheapest form that decides it.
     private let forms: [Form]
 
@@ -18,9 +23,18 @@ package final class PathMatcher: Sendable {
         case general([Glob.Segment])
     }
 
-    package init(_ glob: Glob) {
+    package convenience init(_ glob: Glob) { self.init(glob, foldsCase: false) }
+
+    /// A matcher that, with `foldsCase`, ignores letter case: the pattern and every name are lowercased the
+    /// same way (Unicode case mapping for valid UTF-8, ASCII letters only in a name that is not).
+    package init(_ glob: Glob, foldsCase: Bool) {
         self.glob = glob
-        forms = glob.alternatives.map { segments in
+        // A lowercased pattern that no longer compiles (a set range such as [Z-a] turned around) keeps its
+        // own form: it still matches what it matched before.
+        let matched = foldsCase ? ((try? Glob(glob.pattern.lowercased())) ?? glob) : glob
+        self.foldsCase = foldsCase
+        alternatives = matched.alternatives
+        forms = matched.alternatives.map { segments in
             if segments.count == 2, case .globstar = segments[0] {
                 if case .wild(let tokens) = segments[1], tokens.count == 2, case .star = tokens[0],
                    case .literal(let suffix) = tokens[1] {
@@ -38,6 +52,20 @@ package final class PathMatcher: Sendable {
 
     /// True when `directory/name` (scope-relative; `directory` may be empty) matches.
     package func matches(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
+        if foldsCase { return matchesFolded(directory.map(PathMatcher.folded)[...], PathMatcher.folded(name)) }
+        return matchesFolded(directory, name)
+    }
+
+    /// A name in the form case-insensitive matching compares: lowercase.
+    static func folded(_ name: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        switch LowercaseForm(name) {
+        case .unchanged: return name
+        case .changed(let lower): return lower[...]
+        case .notUTF8: return ArraySlice(name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 })
+        }
+    }
+
+    private func matchesFolded(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
         for form in forms {
             switch form {
             case .suffix(let suffix):
@@ -55,8 +83,9 @@ package final class PathMatcher: Sendable {
 
     /// True when some path below `directory/name` could still match (Glob.couldMatchBelow's answer).
     func couldMatchBelow(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
-        let components = Components(directory: directory, name: name)
-        for segments in glob.alternatives {
+        let components = foldsCase ? Components(directory: directory.map(PathMatcher.folded)[...], name: PathMatcher.folded(name))
+            : Components(directory: directory, name: name)
+        for segments in alternatives {
             var s = 0
             var ok = true
             for c in 0..<components.count {

@@ -171,7 +171,14 @@ package struct PlanValidation: Sendable {
         if !allowStructure && isStructural(action.path) { return "\(action.path.escaped) is structure: never changed" }
         if let type = action.type, !rule.admits(type) { return "rule '\(rule.name)' does not act on a \(type.rawValue)" }
         let (directory, name) = components(action.path, rule)
-        return rule.selects(directory, name) ? nil : "it does not match the globs of rule '\(rule.name)'"
+        guard rule.selects(directory, name) else { return "it does not match the globs of rule '\(rule.name)'" }
+        // The recorded size is the entry's own (apply keeps an entry whose size differs): a size filter is
+        // checked here. Owner and group are not recorded; apply checks them on the entry (StepVerifier).
+        if let identity = action.identity, let type = action.type,
+           let why = rule.rule.filters.sizeRejection(type: type, size: identity.size) {
+            return "rule '\(rule.name)' does not select it: \(why)"
+        }
+        return nil
     }
 
     package func components(_ path: RelativePath, _ rule: CompiledRule) -> (ArraySlice<ArraySlice<UInt8>>, ArraySlice<UInt8>) {

@@ -20,7 +20,7 @@ package enum RetentionExplanation {
                 }
                 return []
             }
-            let (_, time) = Ages.timestamp(status, by: expire.by)
+            let (_, time) = expire.timestamp(of: status)
             if expire.keep > 0, Ages.isOlder(time, than: expire.after, now: now), !deleted {
                 return ["kept: " + KeptEntries.reason(keep: expire.keep)]
             }

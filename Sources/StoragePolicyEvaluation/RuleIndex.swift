@@ -19,6 +19,8 @@ package final class CompiledRule: Sendable {
     let judge: any EntryJudge
     /// The entry types the rule acts on (its kind's default narrowed by `type:`), decided once.
     private let admitsRegular: Bool, admitsDirectory: Bool, admitsSymlink: Bool
+    /// Whether the rule's filters (size, owner, group) need an entry's status: checked once per entry.
+    let filtersByStatus: Bool
 
     package var name: String { rule.name }
     var enforces: Bool { rule.mode == .enforce }
@@ -34,8 +36,17 @@ package final class CompiledRule: Sendable {
         admitsDirectory = kind.admits(.directory, filter: rule.type)
         admitsSymlink = kind.admits(.symlink, filter: rule.type)
         scopeDepth = rule.path.isEmpty ? 0 : rule.path.components.count
-        match = rule.match.map(PathMatcher.init)
-        exclude = rule.exclude.map(PathMatcher.init)
+        let folds = rule.filters.caseInsensitive
+        match = rule.match.map { PathMatcher($0, foldsCase: folds) }
+        exclude = rule.exclude.map { PathMatcher($0, foldsCase: folds) }
+        filtersByStatus = rule.filters.needsStatus
+    }
+
+    /// Why the entry with `status` is not selected by the rule's size, owner and group filters; nil when it is
+    /// (always, without filters). Checked where match is, by the evaluator, before the kind's judge sees it.
+    func filterRejection(_ status: FileStatus) -> String? {
+        filtersByStatus ? rule.filters.rejection(type: status.type, userID: status.userID, groupID: status.groupID,
+                                                 size: status.size) : nil
     }
 
     /// `match`/`exclude` for the scope-relative path `directory/name`.

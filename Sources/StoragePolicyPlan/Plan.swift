@@ -30,6 +30,9 @@ public struct Plan: Sendable, Hashable, Codable {
     public var summary: Summary
     /// What a saved plan is checked against before it is applied.
     public var fingerprint: Fingerprint?
+    /// `plan --at`: the instant (RFC 3339) the plan was evaluated as of instead of now. Such a plan is a what-if:
+    /// apply refuses it (PlanFile.staleness). nil for every plan made as of now.
+    public var asOf: String? = nil
 
     /// A plan; the summary is computed from the actions, violations and skipped entries.
     package init(policy: String, root: String, createdAt: String, evaluatedAtNs: Int64, actions: [Action] = [],

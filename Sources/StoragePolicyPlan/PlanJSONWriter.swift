@@ -49,6 +49,7 @@ package struct PlanJSONWriter: ~Copyable {
             try actions(plan.actions)
             text("\n"); indent(1); text("]")
         }
+        if let asOf = plan.asOf { text(",\n"); key("asOf", 1); string(asOf) }
         text(",\n"); key("createdAt", 1); string(plan.createdAt)
         text(",\n"); key("evaluatedAtNs", 1); number(plan.evaluatedAtNs)
         if let f = plan.fingerprint {

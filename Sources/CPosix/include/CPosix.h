@@ -76,7 +76,7 @@ long long cposix_mount_flags(int fd);
 typedef struct {
     unsigned long long dev, ino, nlink, blocks, mnt_id;
     long long size;
-    unsigned int mode, uid;
+    unsigned int mode, uid, gid;
     long long atime_sec, mtime_sec, ctime_sec;
     unsigned int atime_nsec, mtime_nsec, ctime_nsec;
     /// Birth time (statx STATX_BTIME); has_btime is 0 where the file system does not record one.

@@ -28,7 +28,7 @@ package struct ExpireKind: RuleKindBehavior {
         // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
         // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
         // expire rule's to delete. Ages by atime or ctime alone are not recorded.
-        if expire.by == .mtime || expire.by == .newest, let mtime = action.identity?.modificationTimeNs,
+        if expire.neverOlderThanMtime, let mtime = action.identity?.modificationTimeNs,
            !Ages.isOlder(mtime, than: expire.after, now: now) {
             return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
         }
@@ -36,7 +36,7 @@ package struct ExpireKind: RuleKindBehavior {
     }
 
     package func explain(_ entry: ExplainedEntry) -> [String] {
-        let (label, time) = Ages.timestamp(entry.status, by: expire.by)
+        let (label, time) = expire.timestamp(of: entry.status)
         let text = Ages.describe(label, time, limit: expire.after, now: entry.now)
         guard Ages.isOlder(time, than: expire.after, now: entry.now) else { return ["\(text): keep"] }
         return [entry.status.type == .directory
@@ -45,7 +45,7 @@ package struct ExpireKind: RuleKindBehavior {
     }
 
     package func summary(of rule: Rule, scope: String) -> String {
-        "Entries under \(scope) expire once their \(expire.by.rawValue) is more than \(expire.after) ago."
+        "Entries under \(scope) expire once their \(expire.newestOf == nil ? expire.by.rawValue : expire.byText) is more than \(expire.after) ago."
     }
 
     package func help(for rule: Rule) -> String {
@@ -79,7 +79,7 @@ package final class ExpireJudge: EntryJudge {
         // Scopes, layout directories and the way to them are structure: never expired.
         guard !d.structural, !expire.judgesUnits, rule.admits(.directory), rule.selects(directory, d.name),
               !d.kept.protects(rule.index, d.name) else { return }
-        let (label, time) = Ages.timestamp(d.listing.directoryStatus, by: expire.by)
+        let (label, time) = expire.timestamp(of: d.listing.directoryStatus)
         guard Ages.isOlder(time, than: expire.after, now: e.now) else { return }
         let verdict = Verdict(rule: rule.index, reason: Ages.describe(label, time, limit: expire.after, now: e.now))
         if rule.enforces {
@@ -105,7 +105,7 @@ package final class ExpireJudge: EntryJudge {
         if expire.judgesUnits && expire.keep > 0 {
             // A file in the scope is a unit of its own, kept or not by its rank among all the units.
             guard rule.admits(type), rule.selects(view.directory, name), let s = status.read(e, worker: worker) else { return }
-            let (label, time) = Ages.timestamp(s, by: expire.by)
+            let (label, time) = expire.timestamp(of: s)
             var pending = PendingUnit(rule: view.index, scope: listing.path, name: Array(name), newest: time,
                                       action: nil, finding: nil, held: [])
             if Ages.isOlder(time, than: expire.after, now: e.now) {
@@ -123,7 +123,7 @@ package final class ExpireJudge: EntryJudge {
         if rule.enforces && deleteVerdict != nil { return }
         guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
               let s = status.read(e, worker: worker) else { return }
-        let (label, time) = Ages.timestamp(s, by: expire.by)
+        let (label, time) = expire.timestamp(of: s)
         guard Ages.isOlder(time, than: expire.after, now: e.now) else { return }
         let verdict = Verdict(rule: view.index, reason: worker.describe(label, time, limit: expire.after, now: e.now))
         if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }

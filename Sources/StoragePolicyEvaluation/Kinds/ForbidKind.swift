@@ -18,7 +18,7 @@ package struct ForbidKind: RuleKindBehavior {
 
     package func explain(_ entry: ExplainedEntry) -> [String] {
         let rule = entry.rule
-        guard let glob = ForbidJudge.of(rule).forbiddenBy(entry.directory, entry.name) else {
+        guard let glob = ForbidJudge.of(rule).forbiddenBy(rule, entry.directory, entry.name) else {
             return ["not forbidden: matches none of \(globs.map { "'\($0.pattern)'" }.joined(separator: ", "))"]
         }
         return ["forbidden (matches '\(glob.pattern)'): \(rule.enforces ? (entry.hasTrashFolder ? "moved to the trash" : "reported; the policy has no trash folder") : "reported")"]
@@ -47,7 +47,7 @@ package struct ForbidKind: RuleKindBehavior {
             if let why = plan.structureProblem(path) { return why }
             if let why = plan.selection(action, rule) { return why }
             let (directory, name) = plan.components(path, rule)
-            guard ForbidJudge.of(rule).forbiddenBy(directory, name) != nil else { return "it matches none of the forbid globs of rule '\(rule.name)'" }
+            guard ForbidJudge.of(rule).forbiddenBy(rule, directory, name) != nil else { return "it matches none of the forbid globs of rule '\(rule.name)'" }
             guard let folder = plan.policy.trashFolder else { return "the policy has no trash folder to move it to" }
             if path.hasPrefix(folder) { return "it is already in the trash folder" }
             let layout = plan.policy.rules.lazy.compactMap { if case .trash(let t) = $0.kind { t.layout } else { nil } }.first ?? .automatic
@@ -135,19 +135,28 @@ package final class ForbiddenEntries: KindRecords {
 /// The walk's side of forbid rules: forbidden entries recorded, to be moved once the walk is done.
 package final class ForbidJudge: EntryJudge {
     let forbid: [PathMatcher]
+    /// The same globs ignoring letter case, for a rule with `case: insensitive` (the judge is made before it
+    /// knows its rule, so both are made: a handful of globs).
+    let forbidFolded: [PathMatcher]
 
-    package init(_ globs: [Glob]) { forbid = globs.map(PathMatcher.init) }
+    package init(_ globs: [Glob]) {
+        forbid = globs.map(PathMatcher.init)
+        forbidFolded = globs.map { PathMatcher($0, foldsCase: true) }
+    }
+
+    /// The forbid globs as `rule` matches them.
+    func matchers(_ rule: CompiledRule) -> [PathMatcher] { rule.rule.filters.caseInsensitive ? forbidFolded : forbid }
 
     /// The judge of a compiled forbid rule (the judge its kind made for it).
     package static func of(_ rule: CompiledRule) -> ForbidJudge { rule.judge as! ForbidJudge }
 
     /// The forbid glob `directory/name` matches, if any.
-    func forbiddenBy(_ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Glob? {
-        forbid.first { $0.matches(directory, name) }?.glob
+    func forbiddenBy(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Glob? {
+        matchers(rule).first { $0.matches(directory, name) }?.glob
     }
 
     package func needsBelow(_ rule: CompiledRule, _ directory: ArraySlice<ArraySlice<UInt8>>, _ name: ArraySlice<UInt8>) -> Bool {
-        rule.matchCouldMatchBelow(directory, name) && forbid.contains { $0.couldMatchBelow(directory, name) }
+        rule.matchCouldMatchBelow(directory, name) && matchers(rule).contains { $0.couldMatchBelow(directory, name) }
     }
 
     package func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
@@ -155,7 +164,7 @@ package final class ForbidJudge: EntryJudge {
                              worker: EvaluationResults) {
         let rule = view.rule
         guard rule.admits(type), rule.selects(view.directory, name),
-              let glob = forbiddenBy(view.directory, name), let s = status.read(e, worker: worker) else { return }
+              let glob = forbiddenBy(rule, view.directory, name), let s = status.read(e, worker: worker) else { return }
         worker.records(ForbiddenEntries.self).entries.append(
             ForbiddenEntry(rule: view.index, path: listing.path(of: i), name: listing.name(i),
                            glob: glob.pattern, type: type, identity: s.identity))

@@ -27,13 +27,17 @@ package struct NamingKind: RuleKindBehavior {
         guard case .rename(let to) = action.kind else { return plan.refusal(action, rule) }
         let path = action.path
         if let why = plan.structureProblem(path) { return why }
-        guard naming.letterCase == .lower else { return "rule '\(rule.name)' only reports names; it renames nothing" }
+        let style = NameStyle(naming: naming)
+        guard style.renames else { return "rule '\(rule.name)' only reports names; it renames nothing" }
         if let why = plan.selection(action, rule) { return why }
         guard to.parent == path.parent, let name = path.lastComponent, let target = to.lastComponent else {
             return "a naming rule renames within the same directory"
         }
-        guard case .changed(let lower) = LowercaseForm(name.bytes[...]) else {
-            return "the name has no uppercase letters to lowercase"
+        guard case .changed(let lower) = style.form(name.bytes[...]) else {
+            return style.isLowercaseOnly ? "the name has no uppercase letters to lowercase" : "the name is already \(style.description)"
+        }
+        if naming.onCollision == .report && target.bytes != lower {
+            return "the naming rule renames it to '\(PathEscaping.escape(lower))' only (onCollision: report), not '\(target.escaped)'"
         }
         guard NameRules.isFreeForm(target.bytes, of: lower) else {
             return "the naming rule renames it to '\(PathEscaping.escape(lower))' (or a numbered free form), not '\(target.escaped)'"
@@ -44,7 +48,16 @@ package struct NamingKind: RuleKindBehavior {
     package func explain(_ entry: ExplainedEntry) -> [String] {
         let name = entry.name
         var findings: [String] = []
-        if naming.letterCase == .lower {
+        let style = NameStyle(naming: naming)
+        if style.renames && !style.isLowercaseOnly {
+            switch style.form(name[...]) {
+            case .unchanged: findings.append("name is \(style.description)")
+            case .changed(let target):
+                findings.append("\(style.reason): rename to '\(PathEscaping.escape(target))'\(naming.onCollision == .report ? " (reported instead when taken)" : " or a free numbered form")\(entry.consequence)")
+            case .notUTF8: findings.append("name is not valid UTF-8: it cannot be restyled")
+            }
+        }
+        if style.isLowercaseOnly {
             if let lower = NameRules.lowercased(name) {
                 findings.append(lower.elementsEqual(name) ? "name is lowercase" : "name has uppercase letters: rename to '\(PathEscaping.escape(lower))' or a free numbered form\(entry.consequence)")
             } else {
@@ -63,13 +76,14 @@ package struct NamingKind: RuleKindBehavior {
 
     package func summary(of rule: Rule, scope: String) -> String {
         var parts: [String] = []
-        if naming.letterCase == .lower { parts.append("are lowercase") }
+        let style = NameStyle(naming: naming)
+        if style.isLowercaseOnly { parts.append("are lowercase") } else if style.renames { parts.append("are \(style.description)") }
         if let p = naming.pattern { parts.append("match /\(p)/") }
         return "Names under \(scope) \(parts.joined(separator: " and "))."
     }
 
     package func help(for rule: Rule) -> String {
-        naming.letterCase != nil
+        naming.renames
             ? "`policyctl apply` renames them (Finder-style `name (2).ext` when the target is taken); rename them, or adjust the rule."
             : "Rename the entries so they match the pattern; patterns are reported, never fixed automatically."
     }
@@ -119,11 +133,12 @@ package final class NamingJudge: EntryJudge {
         }
         let ruleIndex = rule.index
         let naming = self.naming
+        let style = NameStyle(naming: naming)
         let pattern = self.pattern.flatMap { worker.records(NamingPatterns.self).compiled($0, for: ruleIndex) }
         var entries = entries
         // Free names are handed out in byte order of the names: sort only when something is renamed.
-        if naming.letterCase == .lower,
-           entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } }) {
+        if style.isLowercaseOnly ? entries.contains(where: { i in listing.nameBytes(i).contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 } })
+            : style.renames {
             entries = listing.sortedByName(entries)
         }
         var planned: Set<PathKey> = []
@@ -133,30 +148,36 @@ package final class NamingJudge: EntryJudge {
         var changedIndex: [PathKey: Int] = [:]
         for i in entries {
             let name = listing.nameBytes(i)
-            if naming.letterCase == .lower {
-                switch LowercaseForm(name) {
+            if style.renames {
+                switch style.form(name) {
                 case .notUTF8:
-                    e.report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot be lowercased", worker)
+                    e.report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot be \(style.isLowercaseOnly ? "lowercased" : "restyled")", worker)
                     continue
                 case .unchanged:
                     break
                 case .changed(let lower):
-                    if changed.isEmpty {
+                    if changed.isEmpty && planned.isEmpty {
                         // Sized once for the folder: growing them step by step rehashed every name so far.
                         changedIndex.reserveCapacity(entries.count)
                         planned.reserveCapacity(entries.count)
                     }
-                    if let k = changedIndex[PathKey(lower[...])] {
+                    // Case collisions are lowercase's own finding; other styles only number (or report) a taken name.
+                    if style.isLowercaseOnly, let k = changedIndex[PathKey(lower[...])] {
                         changed[k].members.append(i)
-                    } else {
+                    } else if style.isLowercaseOnly {
                         changedIndex[PathKey(lower[...])] = changed.count
                         changed.append((lower, [i]))
+                    }
+                    if naming.onCollision == .report, exists(lower) || planned.contains(PathKey(lower[...])) {
+                        e.report(ruleIndex, listing.path(of: i),
+                                 "\(style.reason), but '\(PathEscaping.escape(lower))' is taken (onCollision: report); not renamed", worker)
+                        continue
                     }
                     let target = NameRules.freeName(lower) { candidate in exists(candidate) || planned.contains(PathKey(candidate[...])) }
                     let targetPath = listing.path.appending(FileName(unchecked: target))
                     if let overlong = NameRules.overlong(target) {
                         // Never planned: the rename would fail with ENAMETOOLONG at apply.
-                        e.report(ruleIndex, listing.path(of: i), "name has uppercase letters, but \(overlong); not renamed", worker)
+                        e.report(ruleIndex, listing.path(of: i), "\(style.reason), but \(overlong); not renamed", worker)
                     } else if rule.enforces {
                         // No status (a mount point, vanished, unreadable): reported as skipped, never renamed.
                         guard let s = try? listing.status(i) else {
@@ -165,12 +186,12 @@ package final class NamingJudge: EntryJudge {
                         }
                         planned.insert(PathKey(target[...]))
                         worker.actions.append(Action(kind: .rename(to: targetPath), path: listing.path(of: i),
-                                                     rule: rule.name, reason: "name has uppercase letters",
+                                                     rule: rule.name, reason: style.reason,
                                                      identity: s.identity, type: listing.type(i)))
                     } else {
                         planned.insert(PathKey(target[...]))
                         e.report(ruleIndex, listing.path(of: i),
-                               "name has uppercase letters (would be renamed to '\(PathEscaping.escape(target))')", worker)
+                               "\(style.reason) (would be renamed to '\(PathEscaping.escape(target))')", worker)
                     }
                 }
             }
@@ -179,7 +200,7 @@ package final class NamingJudge: EntryJudge {
                     if (try? pattern.wholeMatch(in: name)) == nil {
                         e.report(ruleIndex, listing.path(of: i), "name does not match pattern '\(text)'", worker)
                     }
-                } else if naming.letterCase != .lower {
+                } else if !style.renames {
                     e.report(ruleIndex, listing.path(of: i), "name is not valid UTF-8: it cannot match pattern '\(text)'", worker)
                 }
             }

@@ -57,6 +57,8 @@ public struct FileStatus: Sendable, Hashable {
     public var hasTimeOutOfRange: Bool
     /// The birth time (statx btime) in ns since the epoch; nil where the file system records none.
     public var birthTimeNs: Int64?
+    /// The owning group (st_gid), for rules' `group:` filters.
+    public var groupID: UInt32 = 0
 
     package init(device: UInt64, inode: UInt64, type: FileType, permissions: UInt32 = 0o644, linkCount: UInt64 = 1,
                 userID: UInt32 = 0, size: Int64, allocatedSize: Int64, accessTimeNs: Int64,
@@ -80,6 +82,7 @@ public struct FileStatus: Sendable, Hashable {
             hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped,
             // A birth time out of range is no birth time: rules by birth keep the entry.
             birthTimeNs: s.has_btime != 0 ? FileStatus.birth(s.btime_sec, Int64(s.btime_nsec)) : nil)
+        groupID = s.gid
     }
 
     /// `seconds` and `nanoseconds` as nanoseconds since the epoch, clamped to Int64's range when they do not fit:

@@ -24,6 +24,21 @@ package enum Ages {
         }
     }
 
+    /// The newest of the timestamps `list` names (`by: [atime, mtime]`), labelled with the one it is: exactly
+    /// those, for folders too (a list is what the policy asked for). A birth time the file system does not
+    /// record is left out; when nothing is left, the farthest future (kept, as `by: birth` keeps it).
+    package static func timestamp(_ s: FileStatus, newestOf list: [Expire.Timestamp]) -> (label: String, ns: Int64) {
+        var best: (label: String, ns: Int64)? = nil
+        for t in list {
+            if t == .birth && s.birthTimeNs == nil { continue }
+            let found = timestamp(s, by: t)
+            if best == nil || found.ns > best!.ns { best = found }
+        }
+        let name = "newest of " + list.map { $0 == .birth ? "btime" : $0.rawValue }.joined(separator: "/")
+        guard let best else { return (name, .max) }
+        return ("\(name) (\(best.label))", best.ns)
+    }
+
     /// True when `then` is strictly more than `limit` before `now`: an entry exactly `limit` old is kept.
     package static func isOlder(_ then: Int64, than limit: PolicyDuration, now: Int64) -> Bool {
         let (age, overflow) = now.subtractingReportingOverflow(then)
@@ -109,6 +124,24 @@ package enum Ages {
             out.append(contentsOf: d[(20 - count)...])
         }
     }
+}
+
+extension Expire {
+    /// The timestamp this rule judges `s` by (`by`, or the newest of its list) and its label.
+    package func timestamp(of s: FileStatus) -> (label: String, ns: Int64) {
+        if let list = newestOf { return Ages.timestamp(s, newestOf: list) }
+        return Ages.timestamp(s, by: by)
+    }
+
+    /// `by` as written back: `mtime`, or `[atime, mtime]`.
+    package var byText: String { newestOf.map { "[" + $0.map(\.rawValue).joined(separator: ", ") + "]" } ?? by.rawValue }
+
+    /// Whether the timestamp judged can be no older than mtime (mtime itself, newest, or a list with mtime):
+    /// then an entry whose recorded mtime is young is young by the rule too.
+    package var neverOlderThanMtime: Bool { newestOf.map { $0.contains(.mtime) } ?? (by == .mtime || by == .newest) }
+
+    /// Whether access times take part (atime, newest, or a list with atime).
+    package var includesAccessTime: Bool { newestOf.map { $0.contains(.atime) } ?? (by == .atime || by == .newest) }
 }
 
 /// Bytes a delete frees: allocated blocks (as `du`), and nothing for a file with other hard links, since

@@ -32,6 +32,7 @@ package enum EffectivePolicyWriter {
             if !rule.match.isEmpty { out += "    match: \(list(rule.match.map(\.pattern)))\n" }
             if !rule.exclude.isEmpty { out += "    exclude: \(list(rule.exclude.map(\.pattern)))\n" }
             if let t = rule.type { out += "    type: \(t.rawValue)\n" }
+            out += rule.filters.effectiveYAML
             if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
             if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
             out += "    \(rule.kind.syntax.effectiveYAML)\n"

@@ -17,7 +17,7 @@ package struct PolicyDecoder {
     /// The keys of the kinds (Rule.Kind's registry), which a rule has exactly one of.
     static let kindKeys = Rule.Kind.yamlKeywords
     static let ruleKeys = ["name", "description", "enabled", "path", "match", "exclude", "type", "mode", "severity",
-                           "inUse"] + kindKeys
+                           "inUse"] + filterKeys + kindKeys
     /// The kinds `inUse:` applies to, and how the error for the others lists them.
     static let inUseKinds = Rule.Kind.syntaxes.filter { $0.writtenInYAML && $0.honoursInUse }.map { $0.keyword }
     static let inUseKindsText = {
@@ -182,7 +182,7 @@ package struct PolicyDecoder {
                     error(value, "\(label): 'inUse' applies to \(PolicyDecoder.inUseKindsText) rules only")
                 }
             default:
-                kinds.append((k, value))
+                if !filter(k, value, label: label, into: &rule.filters) { kinds.append((k, value)) }
             }
         }
         if name == nil { error(node, "rule: missing 'name'") }

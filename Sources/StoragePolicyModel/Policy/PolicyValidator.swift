@@ -66,7 +66,9 @@ package struct PolicyValidator {
             }
             // Globs with different literal endings (`*.txt` vs `*.tmp`) never select the same entry.
             let ga = a.match + a.kind.syntax.selectingGlobs, gb = b.match + b.kind.syntax.selectingGlobs
-            if !ga.isEmpty, !gb.isEmpty, ga.allSatisfy({ x in gb.allSatisfy { x.isDisjoint(from: $0) } }) {
+            // Not with case: insensitive, where '*.txt' and '*.TXT' select the same entries.
+            if !ga.isEmpty, !gb.isEmpty, !a.filters.caseInsensitive, !b.filters.caseInsensitive,
+               ga.allSatisfy({ x in gb.allSatisfy { x.isDisjoint(from: $0) } }) {
                 return false
             }
             return true

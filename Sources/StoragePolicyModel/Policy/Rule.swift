@@ -25,6 +25,8 @@ public struct Rule: Sendable, Hashable {
     public var location: PolicyLocation?
     /// `inUse:` whether the rule's deletes skip entries open in a process or flocked.
     public var inUse: InUseHandling = .skip
+    /// `size:`, `owner:`, `group:` and `case:` beside `match`: what the rule selects beyond its globs.
+    public var filters = EntryFilters()
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],

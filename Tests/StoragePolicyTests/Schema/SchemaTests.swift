@@ -138,7 +138,10 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         #expect(values(rule?["type"]) == EntryTypeFilter.allCases.map(\.rawValue))
         #expect(values(rule?["mode"]) == Rule.Mode.allCases.map(\.rawValue))
         #expect(values(rule?["severity"]) == Rule.Severity.allCases.map(\.rawValue))
-        #expect(values(object("expire")?["properties"]?["by"]) == Expire.Timestamp.allCases.map(\.rawValue))
+        // `by` is one timestamp, or a list of them without `newest` (which is already all of them).
+        let by = object("expire")?["properties"]?["by"]?["anyOf"]?.array
+        #expect(values(by?.first) == Expire.Timestamp.allCases.map(\.rawValue))
+        #expect(values(by?.last?["items"]) == Expire.Timestamp.allCases.filter { $0 != .newest }.map(\.rawValue))
         #expect(values(object("trash")?["properties"]?["layout"]) == TrashRetention.Layout.allCases.map(\.rawValue))
         #expect(values(object("quota")?["properties"]?["evict"]) == Quota.Eviction.allCases.map(\.rawValue))
         #expect(values(object("naming")?["properties"]?["case"]) == Naming.LetterCase.allCases.map(\.rawValue))
@@ -298,7 +301,7 @@ struct ValidPolicy: Sendable, CustomTestStringConvertible {
         InvalidPolicy(name: "bad expire by", yaml: F.rule("expire: { after: 1d, by: birthtime }"), pointer: "/rules/0/expire", loaderMessage: "'by': invalid value 'birthtime'"),
         InvalidPolicy(name: "bad trash layout", yaml: F.rule("trash: { retain: 1d, layout: macos }"), pointer: "/rules/0/trash", loaderMessage: "'layout': invalid value 'macos'"),
         InvalidPolicy(name: "bad quota evict", yaml: F.rule("quota: { max: 1GiB, evict: newest }"), pointer: "/rules/0/quota/evict", loaderMessage: "'evict': invalid value 'newest'"),
-        InvalidPolicy(name: "bad naming case", yaml: F.rule("naming: { case: upper }"), pointer: "/rules/0/naming/case", loaderMessage: "'case': invalid value 'upper'"),
+        InvalidPolicy(name: "bad naming case", yaml: F.rule("naming: { case: title }"), pointer: "/rules/0/naming/case", loaderMessage: "'case': invalid value 'title'"),
         // Durations
         InvalidPolicy(name: "duration in words", yaml: F.rule("expire: { after: 24 hours }"), pointer: "/rules/0/expire", loaderMessage: "invalid duration '24 hours' (expected a number followed by a unit"),
         InvalidPolicy(name: "duration shorthand in words", yaml: F.rule("trash: 30 days"), pointer: "/rules/0/trash", loaderMessage: "invalid duration '30 days'"),

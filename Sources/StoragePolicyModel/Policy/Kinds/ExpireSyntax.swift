@@ -10,6 +10,9 @@ public struct Expire: Sendable, Hashable {
     public var keep: Int
     /// What one deletion is: an entry, or (`unit: directory`) a direct child folder of the scope as a whole.
     public var unit: RetentionUnit
+    /// `by: [atime, mtime]`: the newest of exactly these timestamps (two or more, as written; `by` is then
+    /// `.newest`). nil: `by` alone decides.
+    public var newestOf: [Timestamp]? = nil
 
     /// Expire after `after`, judged by `by`, keeping the `keep` newest per directory.
     public init(after: PolicyDuration, by: Timestamp = .mtime, keep: Int = 0, unit: RetentionUnit = .entry) {
@@ -54,8 +57,15 @@ package struct ExpireSyntax: RuleKindSyntax {
                   "description": "Entries whose timestamp is older than this are deleted: 90s, 24h, 7d, 1d12h, 2w."
                 },
                 "by": {
-                  "description": "The timestamp age is judged by: mtime, atime, ctime, or newest (the newest of atime, mtime, the birth time where the file system records one and, for files, ctime: the safest, and systemd-tmpfiles' default abcmABM), or birth (the birth time, statx btime; where the file system records none, plan and audit say so once per rule and its entries are kept).",
-                  "enum": ["mtime", "atime", "ctime", "newest", "birth"],
+                  "description": "The timestamp age is judged by: mtime, atime, ctime, or newest (the newest of atime, mtime, the birth time where the file system records one and, for files, ctime: the safest, and systemd-tmpfiles' default abcmABM), or birth (the birth time, statx btime; where the file system records none, plan and audit say so once per rule and its entries are kept). A list, such as [atime, mtime] (tmpfiles' AM), is the newest of exactly those.",
+                  "anyOf": [
+                    { "enum": ["mtime", "atime", "ctime", "newest", "birth"] },
+                    {
+                      "type": "array",
+                      "items": { "enum": ["mtime", "atime", "ctime", "birth"] },
+                      "minItems": 1
+                    }
+                  ],
                   "default": "mtime"
                 },
                 "keep": {
@@ -83,7 +93,7 @@ package struct ExpireSyntax: RuleKindSyntax {
         for (k, v) in pairs {
             guard let name = decoder.keyName(k, allowed: ["after", "by", "keep", "unit"], context: context) else { continue }
             if name == "after" { after = decoder.duration(v, context: "\(context): 'after'") }
-            if name == "by", let t = decoder.enumValue(v, Expire.Timestamp.self, context: "\(context): 'by'") { expire.by = t }
+            if name == "by" { decodeBy(v, context: "\(context): 'by'", into: &expire, &decoder) }
             if name == "keep", let n = decoder.count(v, context: "\(context): 'keep'") { expire.keep = n }
             if name == "unit", let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { expire.unit = u }
         }
@@ -92,11 +102,39 @@ package struct ExpireSyntax: RuleKindSyntax {
             return nil
         }
         expire.after = after
+        if expire.newestOf != nil && expire.unit == .directory {
+            decoder.error(node, "\(context): 'by' as a list is not supported with 'unit: directory' (units are dated by one timestamp); use one of mtime, atime, ctime, newest, birth")
+            return nil
+        }
         return .expire(expire)
     }
 
+    /// `by: mtime`, or `by: [atime, mtime]` (the newest of those): a list of one is that timestamp; `newest` is
+    /// already the newest of all, so it is not listed.
+    private static func decodeBy(_ v: Node, context: String, into expire: inout Expire, _ decoder: inout PolicyDecoder) {
+        guard v.scalar == nil || v.isNull else {
+            if let t = decoder.enumValue(v, Expire.Timestamp.self, context: context) { expire.by = t }
+            return
+        }
+        guard let items = decoder.sequence(v, context) else { return }
+        var listed: [Expire.Timestamp] = []
+        for item in items {
+            guard let t = decoder.enumValue(item, Expire.Timestamp.self, context: context) else { continue }
+            if t == .newest {
+                decoder.error(item, "\(context): 'newest' is already the newest of all timestamps; list only mtime, atime, ctime and birth, or write 'by: newest'")
+            } else if listed.contains(t) {
+                decoder.error(item, "\(context): '\(t.rawValue)' is listed twice")
+            } else {
+                listed.append(t)
+            }
+        }
+        if items.isEmpty { decoder.error(v, "\(context): an empty list judges by nothing; give one or more of mtime, atime, ctime, birth") }
+        if listed.count == 1 { expire.by = listed[0] }
+        if listed.count > 1 { expire.by = .newest; expire.newestOf = listed }
+    }
+
     package var effectiveYAML: String {
-        var parts = ["after: \(expire.after)", "by: \(expire.by.rawValue)"]
+        var parts = ["after: \(expire.after)", "by: \(expire.byText)"]
         if expire.keep > 0 { parts.append("keep: \(expire.keep)") }
         if expire.unit != .entry { parts.append("unit: \(expire.unit.rawValue)") }
         return "expire: { \(parts.joined(separator: ", ")) }"
