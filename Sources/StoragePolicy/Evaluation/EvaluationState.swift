@@ -166,6 +166,8 @@ final class TrashItem: @unchecked Sendable {
     var entries: Int
     /// Its owner (an app trash's index entry for it counts only when root or this owner wrote it).
     var userID: UInt32 = 0
+    /// Its own atime, for a trash's `order: newest-last-access`.
+    var accessTimeNs: Int64 = 0
 
     init(rule: Int, path: RelativePath, name: FileName, type: FileType, identity: EntryIdentity,
          trashedAt: Int64?, dateSource: String, undated: String?, bytes: Int64, entries: Int) {

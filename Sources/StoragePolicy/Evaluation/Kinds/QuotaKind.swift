@@ -38,7 +38,17 @@ struct QuotaKind: RuleKindBehavior {
     func explain(_ entry: ExplainedEntry) -> [String] {
         let s = entry.status
         let time = quota.evict == .lru ? s.accessTimeNs : s.modificationTimeNs
-        return ["counts toward the quota: \(ByteSize.human(s.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: time, now: entry.now))) ago; eviction depends on the whole scope (see the plan below)"]
+        // The new keys are named only when set, so the default explanation reads as it always did.
+        var order = ""
+        if !quota.eviction.isDefault {
+            order = "; evicted \(quota.eviction.describe(quota.evictionOrder, oldest: "oldest (mtime)"))"
+            let relative = RelativePath(unchecked: Array((Array(entry.directory) + [entry.name]).joined(separator: [0x2F])))
+            if quota.eviction.goesFirst(relative) {
+                order += " (it matches first:, so it goes before the rest)"
+            }
+            if let n = quota.eviction.maxEntries { order += "; at most \(n) files kept" }
+        }
+        return ["counts toward the quota: \(ByteSize.human(s.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: time, now: entry.now))) ago\(order); eviction depends on the whole scope (see the plan below)"]
     }
 
     func summary(of rule: Rule, scope: String) -> String {
@@ -67,12 +77,13 @@ struct QuotaKind: RuleKindBehavior {
             var candidates: [(time: Int64, member: UInt64)] = []
             var seenInodes = Set<UInt64>()
             var used: Int64 = 0
+            var files = 0
             for (l, ledger) in ledgers.enumerated() {
                 ledger.records.withUnsafeBufferPointer { records in
                     for i in records.indices where Int(records[i].rule) == rule.index {
                         if check && c.gone.isRemoved(ledger.path(i)) { continue }
                         let r = records[i]
-                        if r.linkCount <= 1 || seenInodes.insert(r.inode).inserted { used += r.allocated }
+                        if r.linkCount <= 1 || seenInodes.insert(r.inode).inserted { used += r.allocated; files += 1 }
                         if r.linkCount <= 1 { candidates.append((r.time, UInt64(l) << 32 | UInt64(i))) }
                     }
                 }
@@ -81,22 +92,29 @@ struct QuotaKind: RuleKindBehavior {
             @inline(__always) func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
             let maximum = quota.max.bytes
             let target = quota.target.bytes(of: quota.max)
-            guard used > maximum else { continue }
+            // Over maxEntries alone, eviction stops at maxEntries, not at the byte target.
+            guard used > maximum || quota.eviction.exceedsEntries(files) else { continue }
+            let byteGoal = used > maximum ? target : Int64.max
             if quota.evict == .lru && c.relaxedAtime.contains(rule.index) {
                 c.notes.append("quota rule '\(rule.name)' evicts by access time, but \(rule.rule.path.isEmpty ? "the root" : rule.rule.path.escaped) is on a relatime/noatime mount: access times are approximate")
             }
             candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
             let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: now)
+            let scope = rule.rule.path
+            EvictionOrdering.reorder(&candidates, quota.eviction, order: quota.evictionOrder, bytes: { record($0).allocated },
+                                     relativePath: { path($0).relative(to: scope) ?? .root })
             var remaining = used
+            var left = files
             var evicted = 0
-            for candidate in candidates where remaining > target {
+            for candidate in candidates where remaining > byteGoal || quota.eviction.exceedsEntries(left) {
                 remaining -= record(candidate.member).allocated
+                left -= 1
                 evicted += 1
             }
             candidates.removeLast(candidates.count - evicted)
             // One reason shared by every eviction of this rule (one string, not one per file).
-            let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
-            let reason = "quota: \(summary); \(quota.evict == .lru ? "least recently used (atime)" : "oldest (mtime)") first"
+            let reason = EvictionOrdering.quotaReason(quota, used: used, maximum: maximum, files: files)
+            let summary = String(reason.dropFirst("quota: ".count).prefix { $0 != ";" })
             if rule.enforces {
                 // Paths and identities first, then the ledgers go (after the last quota rule), then the actions:
                 // the ledgers and a quarter of a million new actions are never in memory together.
@@ -115,10 +133,19 @@ struct QuotaKind: RuleKindBehavior {
                 }
                 c.gone.addDeletes(evictions.map(\.path))
             } else {
-                c.report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(ByteSize.human(target))")
+                c.report(rule.index, rule.rule.path, "\(summary); would evict \(evicted) files (\(ByteSize.human(used - remaining))) to reach \(used > maximum ? ByteSize.human(target) : "maxEntries \(quota.eviction.maxEntries ?? 0)")")
             }
-            reportUnmet(rule, quota, used: used, remaining: remaining, target: target, protected: protected,
-                        neverEvicted: "files with several hard links", &c)
+            if used > maximum {
+                reportUnmet(rule, quota, used: used, remaining: remaining, target: target, protected: protected,
+                            neverEvicted: "files with several hard links", &c)
+            }
+            if quota.eviction.exceedsEntries(left) {
+                let limit = quota.eviction.maxEntries!
+                if protected > 0 {
+                    c.report(rule.index, rule.rule.path, "quota not met: \(left) files still over maxEntries \(limit); \(QuotaProtection.protection(quota, protected: protected))")
+                }
+                c.notes.append("quota rule '\(rule.name)': \(left - limit) files stay above maxEntries \(limit) (\(protected > 0 ? QuotaProtection.protection(quota, protected: protected) + "; " : "")files with several hard links are never evicted)")
+            }
         }
         for ledger in ledgers { ledger.release() }
     }
@@ -137,6 +164,9 @@ struct QuotaKind: RuleKindBehavior {
         count.candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(a.path, b.path) }
         var order = count.candidates.map { (time: $0.time, member: $0) }
         let protected = QuotaProtection.removeProtected(&order, quota: quota, now: c.now)
+        let scope = rule.rule.path
+        EvictionOrdering.reorder(&order, quota.eviction, order: quota.evictionOrder, bytes: \.bytes,
+                                 relativePath: { $0.path.relative(to: scope) ?? .root })
         var remaining = used
         var evicted: [QuotaUnits.Candidate] = []
         for (_, candidate) in order where remaining > target {
@@ -144,7 +174,7 @@ struct QuotaKind: RuleKindBehavior {
             evicted.append(candidate)
         }
         let summary = "\(ByteSize.human(used)) used > \(ByteSize.human(maximum)) max"
-        let reason = "quota: \(summary); unit: directory, \(quota.evict == .lru ? "least recently used (newest atime inside)" : "oldest (newest mtime inside)") first"
+        let reason = EvictionOrdering.quotaReason(quota, used: used, maximum: maximum, files: 0, unitDirectory: true)
         if rule.enforces {
             let folders = evicted.filter { $0.type == .directory }.map(\.path)
             c.gone.addDirectoryDeletes(folders, &c.actions)
