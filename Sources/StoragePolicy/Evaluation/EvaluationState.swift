@@ -103,6 +103,9 @@ final class QuotaLedger: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var records: [Record] = []
     @exclusivity(unchecked) private var names: [UInt8] = []
     @exclusivity(unchecked) private var directories: [RelativePath] = []
+    /// Owners (uids) by record number, only as far as the last file a `per: owner` quota counted: a policy
+    /// without one pays nothing, and the records keep their 56 bytes.
+    @exclusivity(unchecked) private var owners: [UInt32] = []
     /// Every file is on the root's device (the walk never crosses one).
     private(set) var device: UInt64 = 0
 
@@ -114,8 +117,12 @@ final class QuotaLedger: @unchecked Sendable {
         return UInt32(directories.count - 1)
     }
 
-    func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64) {
+    func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64, byOwner: Bool = false) {
         device = status.device
+        if byOwner {
+            if owners.count < records.count { owners.append(contentsOf: repeatElement(0, count: records.count - owners.count)) }
+            owners.append(status.userID)
+        }
         records.append(Record(rule: UInt16(rule), nameLength: UInt16(name.count), directory: directory,
                               nameStart: UInt32(names.count), linkCount: UInt32(clamping: status.linkCount),
                               allocated: status.allocatedSize, time: time, inode: status.inode, size: status.size,
@@ -136,6 +143,9 @@ final class QuotaLedger: @unchecked Sendable {
         return RelativePath(unchecked: bytes)
     }
 
+    /// The owner of a file a `per: owner` quota counted.
+    func owner(_ i: Int) -> UInt32 { i < owners.count ? owners[i] : 0 }
+
     func identity(_ i: Int) -> EntryIdentity {
         let r = records[i]
         return EntryIdentity(device: device, inode: r.inode, size: r.size, modificationTimeNs: r.modificationTimeNs)
@@ -145,6 +155,7 @@ final class QuotaLedger: @unchecked Sendable {
         records = []
         names = []
         directories = []
+        owners = []
     }
 }
 

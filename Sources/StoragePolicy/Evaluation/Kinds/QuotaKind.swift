@@ -48,11 +48,15 @@ struct QuotaKind: RuleKindBehavior {
             }
             if let n = quota.eviction.maxEntries { order += "; at most \(n) files kept" }
         }
+        if quota.per == .owner {
+            // Whose quota the file counts toward (and, in the plan, whose quota took it).
+            return ["counts toward the quota of its owner, uid \(s.userID) (per: owner: each owner's files apart): \(ByteSize.human(s.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: time, now: entry.now))) ago\(order); eviction depends on uid \(s.userID)'s files in the scope (see the plan below)"]
+        }
         return ["counts toward the quota: \(ByteSize.human(s.allocatedSize)) allocated, \(quota.evict == .lru ? "atime" : "mtime") \(Ages.human(nanoseconds: Ages.age(of: time, now: entry.now))) ago\(order); eviction depends on the whole scope (see the plan below)"]
     }
 
     func summary(of rule: Rule, scope: String) -> String {
-        "Files under \(scope) take at most \(quota.max), evicting the \(quota.evict == .oldest ? "oldest" : "least recently used") first."
+        "Files under \(scope) take at most \(quota.max)\(quota.per == .owner ? " per owner" : ""), evicting the \(quota.evict == .oldest ? "oldest" : "least recently used") first."
     }
 
     func help(for rule: Rule) -> String {
@@ -67,6 +71,10 @@ struct QuotaKind: RuleKindBehavior {
         let lastQuotaRule = c.rules.last { if case .quota = $0.rule.kind { true } else { false } }?.index
         for rule in c.rules {
             guard case .quota(let quota) = rule.rule.kind else { continue }
+            if quota.per == .owner {
+                OwnerQuotas.resolve(rule, quota, ledgers: ledgers, &c)
+                continue
+            }
             if quota.unit == .directory {
                 evictUnits(rule, quota, ledgers: ledgers, units: c.results.flatMap(\.quotaUnits), &c)
                 continue
@@ -192,7 +200,7 @@ struct QuotaKind: RuleKindBehavior {
 
     /// A target eviction cannot reach: a violation when protection (`minAge`, `keep`) is why, and always a note
     /// naming the bytes that stay and what is never evicted.
-    private static func reportUnmet(_ rule: CompiledRule, _ quota: Quota, used: Int64, remaining: Int64, target: Int64,
+    static func reportUnmet(_ rule: CompiledRule, _ quota: Quota, used: Int64, remaining: Int64, target: Int64,
                                     protected: Int, neverEvicted: String, _ c: inout ResolutionContext) {
         guard remaining > target else { return }
         // The cause first: protection when it kept anything (the violation names it), then what is never evicted.
@@ -210,8 +218,10 @@ struct QuotaKind: RuleKindBehavior {
 final class QuotaJudge: EntryJudge {
     /// `evict: lru` orders by atime, `oldest` by mtime.
     let byAccessTime: Bool
+    /// `per: owner` records each file's uid.
+    let byOwner: Bool
 
-    init(_ quota: Quota) { byAccessTime = quota.evict == .lru }
+    init(_ quota: Quota) { byAccessTime = quota.evict == .lru; byOwner = quota.per == .owner }
 
     func judgeEntry(_ e: Evaluator, _ view: Evaluator.RuleView, _ listing: DirectoryListing, _ i: Int,
                              name: ArraySlice<UInt8>, type: FileType, status: inout EntryStatus, scratch: inout EntryScratch,
@@ -219,6 +229,6 @@ final class QuotaJudge: EntryJudge {
         guard type == .regular, view.rule.selects(view.directory, name), let s = status.read(e, worker: worker) else { return }
         if scratch.quotaDirectory == nil { scratch.quotaDirectory = worker.quota.directory(listing.path) }
         worker.quota.add(rule: view.index, directory: scratch.quotaDirectory!, name: name, status: s,
-                         time: byAccessTime ? s.accessTimeNs : s.modificationTimeNs)
+                         time: byAccessTime ? s.accessTimeNs : s.modificationTimeNs, byOwner: byOwner)
     }
 }

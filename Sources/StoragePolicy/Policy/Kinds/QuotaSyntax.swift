@@ -16,6 +16,14 @@ public struct Quota: Sendable, Hashable {
     public var unit: RetentionUnit
     /// `order`, `first` and `maxEntries` (`order` replaces `evict` when set).
     public var eviction = EvictionChoice()
+    /// `per: owner`: each owner's (uid's) files are a quota of their own; nil: one quota for the scope.
+    public var per: Per? = nil
+
+    /// What a quota is counted per.
+    public enum Per: String, Sendable, Hashable, CaseIterable {
+        /// Each uid's files apart: one heavy user evicts only their own files.
+        case owner
+    }
 
     /// The order in effect: `order` when set, else `evict`'s (oldest by mtime, lru by atime).
     public var evictionOrder: EvictionOrder { eviction.order ?? (evict == .lru ? .newestLastAccess : .oldest) }
@@ -97,7 +105,11 @@ struct QuotaSyntax: RuleKindSyntax {
               "$ref": "#/definitions/retentionUnit",
               "description": "entry: each file is evicted on its own. directory: each direct child folder of the scope is evicted whole, dated by the newest evict timestamp of anything inside it and sized by the allocated bytes of its files; files directly in the scope are units of their own."
             },
-    \#(EvictionChoice.schemaProperties(orderDefault: "Replaces evict (give one of the two); minAge and keep still protect the newest files.", indent: 8))
+    \#(EvictionChoice.schemaProperties(orderDefault: "Replaces evict (give one of the two); minAge and keep still protect the newest files.", indent: 8)),
+            "per": {
+              "description": "owner: the scope's files are grouped by owner (uid) and each owner over max is evicted down to target on their own (minAge, keep and maxEntries per owner too); other owners' files are untouched. Not with unit: directory.",
+              "enum": ["owner"]
+            }
           }
         }
     """#
@@ -114,8 +126,10 @@ struct QuotaSyntax: RuleKindSyntax {
         var unit = RetentionUnit.entry
         var eviction = EvictionChoice()
         var evictNode: Node? = nil
+        var per: Quota.Per? = nil
+        var perNode: Node? = nil
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit"] + EvictionChoice.keys, context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit", "per"] + EvictionChoice.keys, context: context) else { continue }
             switch name {
             case "minAge":
                 minAge = decoder.duration(v, context: "\(context): 'minAge'")
@@ -137,6 +151,9 @@ struct QuotaSyntax: RuleKindSyntax {
                         decoder.error(v, "\(context): invalid target '\(text)' (expected a percentage of max such as 90%, or a size: \(ByteSize.acceptedForms))")
                     }
                 }
+            case "per":
+                perNode = v
+                per = decoder.enumValue(v, Quota.Per.self, context: "\(context): 'per'")
             case "evict":
                 evictNode = v
                 if let e = decoder.enumValue(v, Quota.Eviction.self, context: "\(context): 'evict'") { evict = e }
@@ -161,8 +178,12 @@ struct QuotaSyntax: RuleKindSyntax {
         if eviction.maxEntries != nil, unit == .directory, let n = pairs.first(where: { $0.key.scalar == "maxEntries" })?.value {
             decoder.error(n, "\(context): 'maxEntries' counts files, so it cannot be combined with unit: directory (drop one of the two)")
         }
+        if per != nil, unit == .directory, let perNode {
+            decoder.error(perNode, "\(context): 'per: owner' counts each owner's files, so it cannot be combined with unit: directory (a folder's files may have several owners; drop one of the two)")
+        }
         var quota = Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit)
         quota.eviction = eviction
+        quota.per = per
         return .quota(quota)
     }
 
@@ -174,6 +195,7 @@ struct QuotaSyntax: RuleKindSyntax {
         if quota.keep > 0 { parts.append("keep: \(quota.keep)") }
         if quota.unit != .entry { parts.append("unit: \(quota.unit.rawValue)") }
         parts += quota.eviction.effectiveParts
+        if let per = quota.per { parts.append("per: \(per.rawValue)") }
         return "quota: { \(parts.joined(separator: ", ")) }"
     }
 
