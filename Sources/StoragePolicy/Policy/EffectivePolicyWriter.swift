@@ -34,8 +34,10 @@ package enum EffectivePolicyWriter {
             if let t = rule.type { out += "    type: \(t.rawValue)\n" }
             if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
             if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
+            if rule.regenerable { out += "    regenerable: true\n" }
             out += "    \(rule.kind.syntax.effectiveYAML)\n"
         }
+        out += PressureChecks.effectiveYAML(policy)
         return out
     }
 

@@ -23,6 +23,8 @@ public struct Rule: Sendable, Hashable {
     public var location: PolicyLocation?
     /// `inUse:` whether the rule's deletes skip entries open in a process or flocked.
     public var inUse: InUseHandling = .skip
+    /// `regenerable: true`: what the rule evicts can be fetched or rebuilt again, so pressure rules may name it.
+    public var regenerable = false
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],

@@ -133,7 +133,7 @@ struct QuotaKind: RuleKindBehavior {
                     evictions.append((ledgers[l].path(i), ledgers[l].records[i].allocated, ledgers[l].identity(i)))
                 }
                 candidates = []
-                if rule.index == lastQuotaRule { for ledger in ledgers { ledger.release() } }
+                if rule.index == lastQuotaRule && c.space == nil { for ledger in ledgers { ledger.release() } }
                 c.actions.reserveCapacity(c.actions.count + evicted)
                 for e in evictions {
                     c.actions.append(Action(kind: .delete, path: e.path, rule: rule.name, reason: reason, bytes: e.bytes,
@@ -155,7 +155,8 @@ struct QuotaKind: RuleKindBehavior {
                 c.notes.append("quota rule '\(rule.name)': \(left - limit) files stay above maxEntries \(limit) (\(protected > 0 ? QuotaProtection.protection(quota, protected: protected) + "; " : "")files with several hard links are never evicted)")
             }
         }
-        for ledger in ledgers { ledger.release() }
+        // Pressure rules (PressureEviction) read the ledgers after this, and release them.
+        if c.space == nil { for ledger in ledgers { ledger.release() } }
     }
 
     /// One quota rule with `unit: directory`: evicts whole units, oldest (or least recently used) first.
