@@ -13,6 +13,9 @@ public struct PlanOptions: Sendable {
     var willStat: (@Sendable (RelativePath) -> Void)?
     /// Tests only: the root volume's free space pressure rules judge, instead of measuring it.
     package var freeSpace: VolumeSpace?
+    /// Making room on request (`StorageEngine.reclaim(bytes:)`): the pressure rules act whatever their freeBelow,
+    /// until this many bytes more than now are free.
+    package var reclaimBytes: Int64?
 
     /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
     public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
@@ -111,6 +114,7 @@ package struct Planner: Sendable {
         // Pressure rules judge one statvfs of the root's volume, taken after the walk's start is settled.
         if !policy.pressure.isEmpty {
             resolution.pressure = policy.pressure
+            resolution.reclaimBytes = options.reclaimBytes
             resolution.space = options.freeSpace ?? VolumeSpace.measure(descriptor: rootHandle.descriptor)
             if resolution.space == nil { preflight.notes.append("pressure rules not judged: the free space of the root's volume cannot be read (fstatvfs failed)") }
         }

@@ -6,7 +6,7 @@
 // nothing and are never taken. Every step is in the plan's notes: the statvfs snapshot and the bytes expected.
 
 enum PressureEviction {
-    static func resolve(_ pressure: [PressureRule], _ c: inout ResolutionContext) {
+    static func resolve(_ pressure: [PressureRule], reclaim: Int64? = nil, _ c: inout ResolutionContext) {
         guard let space = c.space else { return }
         let ledgers = c.results.map(\.quota)
         defer { for ledger in ledgers { ledger.release() } }
@@ -15,12 +15,16 @@ enum PressureEviction {
         let free = "\(ByteSize.human(space.available)) free of \(ByteSize.human(space.total)) (\(percent(space.available, of: space.total)))"
         for p in pressure {
             let below = p.freeBelow.bytes(ofVolume: space.total)
-            let until = p.freeUntil.bytes(ofVolume: space.total)
-            guard space.available < below else {
+            // Making room on request: act now, until the asked bytes are free beyond today's free space.
+            let until = reclaim.map { space.available + $0 } ?? p.freeUntil.bytes(ofVolume: space.total)
+            let target = reclaim.map { "reclaim \(ByteSize.human($0)) (\(ByteSize.human(until)) free)" } ?? "freeUntil \(p.freeUntil) (\(ByteSize.human(until)))"
+            guard reclaim != nil || space.available < below else {
                 c.notes.append("pressure rule '\(p.name)': \(free) is not below freeBelow \(p.freeBelow) (\(ByteSize.human(below))): evicts nothing")
                 continue
             }
-            let reason = "pressure '\(p.name)': \(free) < freeBelow \(p.freeBelow); evicting until freeUntil \(p.freeUntil) (\(ByteSize.human(until)))"
+            let reason = reclaim != nil
+                ? "pressure '\(p.name)': \(free); making room on request: evicting until \(target)"
+                : "pressure '\(p.name)': \(free) < freeBelow \(p.freeBelow); evicting until \(target)"
             var freed: Int64 = 0
             var files = 0
             var protectedTotal = 0
@@ -35,7 +39,8 @@ enum PressureEviction {
                 expected += taken.bytes
             }
             let short = until - space.available - expected
-            var note = "pressure rule '\(p.name)': \(free) < freeBelow \(p.freeBelow) (\(ByteSize.human(below))); expects to free \(ByteSize.human(freed)) more (\(files) files) to reach freeUntil \(p.freeUntil) (\(ByteSize.human(until)))"
+            let state = reclaim != nil ? "\(free), making room on request" : "\(free) < freeBelow \(p.freeBelow) (\(ByteSize.human(below)))"
+            var note = "pressure rule '\(p.name)': \(state); expects to free \(ByteSize.human(freed)) more (\(files) files) to reach \(target)"
             if short > 0 {
                 note += "; falls short by \(ByteSize.human(short))\(protectedTotal > 0 ? " (minAge and keep protect \(protectedTotal) files)" : ""): only regenerable rules' files are evicted"
             }

@@ -14,6 +14,8 @@ struct Resolution {
     /// The policy's pressure rules and the root volume's free space they judge (nil: none, or unreadable).
     var pressure: [PressureRule] = []
     var space: VolumeSpace? = nil
+    /// Making room on request: bytes to free beyond the current free space, whatever freeBelow says.
+    var reclaimBytes: Int64? = nil
 
     struct Outcome {
         var actions: [Action]
@@ -27,7 +29,7 @@ struct Resolution {
         for kind in RuleKinds.all where !kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
         context.gone.settleDeletes(&context.actions)
         for kind in RuleKinds.all where kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
-        if context.space != nil { PressureEviction.resolve(pressure, &context) }
+        if context.space != nil { PressureEviction.resolve(pressure, reclaim: reclaimBytes, &context) }
         context.gone.applyPrecedence(&context.actions)
         return Outcome(actions: context.actions, violations: context.violations, notes: context.notes)
     }

@@ -74,6 +74,25 @@ import TreeFixture
         #expect(k.lines == ["delete cache/f10", "delete cache/f9"])
     }
 
+    @Test("reclaim(bytes:) evicts through the pressure rules whatever freeBelow says, applies, and says how far short it fell")
+    func reclaim() throws {
+        let tree = try Self.tree()
+        defer { tree.remove() }
+        let file = allocated(tree, "cache/f1")
+        var engine = StorageEngine(policy: Self.policy(minAge: .days(8)), root: tree.root)
+        // Plenty free (50 %): pressure alone does nothing, reclaim still makes room.
+        engine.planOptions.freeSpace = VolumeSpace(available: file * 50, total: file * 100)
+        let asked = try engine.reclaimPlan(bytes: file * 2)
+        #expect(asked.plan.lines == ["delete cache/f10", "delete cache/f9"])
+        #expect(asked.shortfall == 0 && asked.expected == file * 2)
+        #expect(asked.plan.actions[0].reason.contains("making room on request"))
+        // More than the floors allow: minAge 8d leaves only f8, f9, f10; the rest is the shortfall.
+        let done = try engine.reclaim(bytes: file * 5)
+        #expect(done.expected == file * 3 && done.shortfall == file * 2)
+        #expect(done.result?.report.bytesFreed == file * 3)
+        #expect(allocated(tree, "cache/f7") >= 0 && allocated(tree, "cache/f8") == -1 && allocated(tree, "docs/mine.txt") >= 0)
+    }
+
     @Test("the loader refuses names that are no regenerable quota rule, and backwards thresholds, at their column")
     func language() throws {
         let header = "version: 1\nname: t\nrules:\n  - name: cache\n    path: cache\n    quota: { max: 1GiB }\n  - name: tmp\n    path: tmp\n    regenerable: true\n    expire: 1d\npressure:\n  - name: low\n"
