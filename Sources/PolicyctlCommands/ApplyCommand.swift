@@ -45,6 +45,7 @@ struct ApplyCommand: Command {
         var forceRoot = false
         var stateDir: String?
         var quiet = false
+        var metricsFile: String?
 
         var savedPlan: String? { planfile }
 
@@ -67,6 +68,7 @@ struct ApplyCommand: Command {
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.stateDir, RootSession.stateDirOption),
             .shared(\.quiet, QuietOutput.option),
+            .option(\.metricsFile, "metrics-file", value: "file", help: "After the run, write its metrics (exit code, time, bytes freed and actions per rule) to this file in the Prometheus text format, atomically: for node_exporter's textfile collector.", completion: .file),
         ] }
     }
 
@@ -84,6 +86,7 @@ struct ApplyCommand: Command {
     let forceRoot: Bool
     let allOrNothing: Bool
     let stateDir: String?
+    let metricsFile: String?
     let started = ContinuousClock.now
 
     init(_ options: Options) throws {
@@ -95,6 +98,7 @@ struct ApplyCommand: Command {
         forceRoot = options.forceRoot
         allOrNothing = options.allOrNothing
         stateDir = options.stateDir
+        metricsFile = options.metricsFile
         log = ApplyLog(logFormat: options.logFormat, perAction: options.verbose || options.logFormat != nil, quiet: options.quiet)
         if planFile == nil && (policyPath == nil || rootArgument == nil) {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
@@ -170,12 +174,30 @@ struct ApplyCommand: Command {
 
         let printer = ApplyEventPrinter(log: log, started: started)
         do {
-            guard let result = try StorageEngine.apply(request, events: printer.render) else { return .success }
-            return result.failed.isEmpty ? .success : .findings
+            guard let result = try StorageEngine.apply(request, events: printer.render) else {
+                writeMetrics(.success, nil, root: request.root)
+                return .success
+            }
+            let code: ExitCode = result.failed.isEmpty ? .success : .findings
+            writeMetrics(code, result.report, root: request.root)
+            return code
         } catch {
             printer.finishProgress()
-            throw try printer.failure(error, root: request.root, planFile: planFile)
+            let failure = try printer.failure(error, root: request.root, planFile: planFile)
+            // A run skipped for the lock (exit 0) did not apply: the last apply's metrics stay as they were.
+            if failure.code != .success { writeMetrics(failure.code, nil, root: request.root) }
+            throw failure
         }
+    }
+
+    /// `--metrics-file`: this run's metrics, labelled by the policy file (or plan file) and the root as given.
+    func writeMetrics(_ code: ExitCode, _ report: ApplyReport?, root: String) {
+        guard let metricsFile else { return }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let text = MetricsFile.text(policy: PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
+                                    finishedNs: WallClock.nowNs(), seconds: seconds, report: report)
+        MetricsFile.write(text, to: metricsFile)
     }
 
     /// The cap `apply --yes` gets when neither --max-delete nor the policy sets one.

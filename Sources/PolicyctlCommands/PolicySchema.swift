@@ -53,6 +53,32 @@ enum PolicySchema {
       "description": "The rules, each with a name, a scope (path), optional globs and exactly one kind: \##(K.kindList).",
       "type": ["array", "null"],
       "items": { "$ref": "#/definitions/rule" }
+    },
+    "pressure": {
+      "description": "Pressure rules: when the root's volume has less free space (statvfs f_bavail) than freeBelow, the named regenerable quota rules evict beyond their limits, in order and oldest first (or each rule's order), until freeUntil, still honouring minAge, keep and max-delete.",
+      "type": ["array", "null"],
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["name", "freeBelow", "freeUntil", "evict"],
+        "properties": {
+          "name": { "$ref": "#/definitions/identifier", "description": "The pressure rule's name (letters, digits, '-', '_', '.'), named in the plan's notes and reasons." },
+          "description": { "$ref": "#/definitions/text", "description": "Free text for people; ignored by policyctl." },
+          "freeBelow": {
+            "description": "Act when the free space is below this: a percentage of the volume (10%) or a size (2GiB).",
+            "anyOf": [{ "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%$" }, { "$ref": "#/definitions/size" }]
+          },
+          "freeUntil": {
+            "description": "Evict until the free space is at least this (at or above freeBelow): a percentage of the volume or a size.",
+            "anyOf": [{ "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%$" }, { "$ref": "#/definitions/size" }]
+          },
+          "evict": {
+            "description": "The quota rules that evict, in order, by name; each must say regenerable: true.",
+            "type": "array",
+            "items": { "$ref": "#/definitions/identifier" }
+          }
+        }
+      }
     }
   },
   "definitions": {
@@ -241,6 +267,11 @@ enum PolicySchema {
         "severity": {
           "description": "Severity of the rule's findings: note, warning or error. Omitted: error for forbid and backup, warning for the other kinds.",
           "enum": ["note", "warning", "error"]
+        },
+        "regenerable": {
+          "description": "true: what the rule evicts can be fetched or rebuilt again, so pressure rules may name it. Pressure never evicts through a rule without it.",
+          "type": "boolean",
+          "default": false
         },
         "inUse": {
           "description": "\##(K.inUseList) rules only. skip: keep (and report) an entry that is open in some process or holds a BSD flock; for a directory, anything open inside it keeps it. ignore: delete it all the same.",

@@ -24,6 +24,7 @@ public enum Policyctl {
         VersionCommand.self,
         AuditCommand.self,
         ApplyCommand.self,
+        ReclaimCommand.self,
         RecoverCommand.self,
         JournalCommand.self,
         TrashCommand.self,

@@ -106,6 +106,9 @@ package final class QuotaLedger: @unchecked Sendable {
     @exclusivity(unchecked) package private(set) var records: [Record] = []
     @exclusivity(unchecked) private var names: [UInt8] = []
     @exclusivity(unchecked) private var directories: [RelativePath] = []
+    /// Owners (uids) by record number, only as far as the last file a `per: owner` quota counted: a policy
+    /// without one pays nothing, and the records keep their 56 bytes.
+    @exclusivity(unchecked) private var owners: [UInt32] = []
     /// Every file is on the root's device (the walk never crosses one).
     package private(set) var device: UInt64 = 0
 
@@ -117,8 +120,12 @@ package final class QuotaLedger: @unchecked Sendable {
         return UInt32(directories.count - 1)
     }
 
-    package func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64) {
+    package func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64, byOwner: Bool = false) {
         device = status.device
+        if byOwner {
+            if owners.count < records.count { owners.append(contentsOf: repeatElement(0, count: records.count - owners.count)) }
+            owners.append(status.userID)
+        }
         records.append(Record(rule: UInt16(rule), nameLength: UInt16(name.count), directory: directory,
                               nameStart: UInt32(names.count), linkCount: UInt32(clamping: status.linkCount),
                               allocated: status.allocatedSize, time: time, inode: status.inode, size: status.size,
@@ -139,6 +146,9 @@ package final class QuotaLedger: @unchecked Sendable {
         return RelativePath(unchecked: bytes)
     }
 
+    /// The owner of a file a `per: owner` quota counted.
+    package func owner(_ i: Int) -> UInt32 { i < owners.count ? owners[i] : 0 }
+
     package func identity(_ i: Int) -> EntryIdentity {
         let r = records[i]
         return EntryIdentity(device: device, inode: r.inode, size: r.size, modificationTimeNs: r.modificationTimeNs)
@@ -148,6 +158,7 @@ package final class QuotaLedger: @unchecked Sendable {
         records = []
         names = []
         directories = []
+        owners = []
     }
 }
 
@@ -169,6 +180,8 @@ package final class TrashItem: @unchecked Sendable {
     package var entries: Int
     /// Its owner (an app trash's index entry for it counts only when root or this owner wrote it).
     package var userID: UInt32 = 0
+    /// Its own atime, for a trash's `order: newest-last-access`.
+    package var accessTimeNs: Int64 = 0
 
     package init(rule: Int, path: RelativePath, name: FileName, type: FileType, identity: EntryIdentity,
          trashedAt: Int64?, dateSource: String, undated: String?, bytes: Int64, entries: Int) {

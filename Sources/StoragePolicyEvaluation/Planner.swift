@@ -25,6 +25,11 @@ public struct PlanOptions: Sendable {
     package var inUseStrategyInEffect: any InUseStrategy {
         inUseStrategy ?? InUseStrategies.platform(busy: busyFiles)
     }
+    /// Tests only: the root volume's free space pressure rules judge, instead of measuring it.
+    package var freeSpace: VolumeSpace?
+    /// Making room on request (`StorageEngine.reclaim(bytes:)`): the pressure rules act whatever their freeBelow,
+    /// until this many bytes more than now are free.
+    package var reclaimBytes: Int64?
 
     /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
     public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
@@ -118,8 +123,15 @@ package struct Planner: Sendable {
             throw FileSystemError(.open, path: .root, errno: .busy)
         }
 
-        let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
+        var resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
+        // Pressure rules judge one statvfs of the root's volume, taken after the walk's start is settled.
+        if !policy.pressure.isEmpty {
+            resolution.pressure = policy.pressure
+            resolution.reclaimBytes = options.reclaimBytes
+            resolution.space = options.freeSpace ?? VolumeSpace.measure(descriptor: rootHandle.descriptor)
+            if resolution.space == nil { preflight.notes.append("pressure rules not judged: the free space of the root's volume cannot be read (fstatvfs failed)") }
+        }
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
         var skipped = workers.flatMap(\.skipped)
         var notes = preflight.notes + outcome.notes + atimeNotes

@@ -4,6 +4,7 @@
 
 import StoragePolicyFileSystem
 import StoragePolicyPlan
+import StoragePolicyModel
 
 package struct Resolution {
     package let rules: [CompiledRule]
@@ -14,6 +15,11 @@ package struct Resolution {
     let missingTrashTarget: [RelativePath]
     /// Rules whose scope is on a mount that does not keep atime precisely (for `lru` notes).
     let relaxedAtime: Set<Int>
+    /// The policy's pressure rules and the root volume's free space they judge (nil: none, or unreadable).
+    var pressure: [PressureRule] = []
+    var space: VolumeSpace? = nil
+    /// Making room on request: bytes to free beyond the current free space, whatever freeBelow says.
+    package var reclaimBytes: Int64? = nil
 
     package struct Outcome {
         package var actions: [Action]
@@ -27,6 +33,7 @@ package struct Resolution {
         for kind in RuleKinds.all where !kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
         context.gone.settleDeletes(&context.actions)
         for kind in RuleKinds.all where kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
+        if context.space != nil { PressureEviction.resolve(pressure, reclaim: reclaimBytes, &context) }
         context.gone.applyPrecedence(&context.actions)
         return Outcome(actions: context.actions, violations: context.violations, notes: context.notes)
     }
@@ -54,10 +61,13 @@ package struct ResolutionContext {
     var folderNames: [FileName] = []
     /// The deletions and moves decided so far.
     package var gone: Removals
+    /// The root volume's free space when pressure rules are judged: quota ledgers are kept for them.
+    var space: VolumeSpace?
 
     package init(_ resolution: Resolution, _ results: [EvaluationResults], preflight: [Action], violations: [Violation]) {
         rules = resolution.rules; now = resolution.now; trashTarget = resolution.trashTarget
         missingTrashTarget = resolution.missingTrashTarget; relaxedAtime = resolution.relaxedAtime
+        space = resolution.space
         self.results = results
         self.violations = violations
         // Moved out of each thread's results, so no action or record is held twice. The first thread's array

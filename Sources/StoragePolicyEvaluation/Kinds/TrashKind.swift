@@ -255,6 +255,7 @@ extension Evaluator {
                              trashedAt: trashedAt, dateSource: source, undated: undated,
                              bytes: status.bytesFreedByRemoval, entries: 1)
         item.userID = status.userID
+        item.accessTimeNs = status.accessTimeNs
         return item
     }
 

@@ -12,7 +12,7 @@ package struct DirectoryEntry: Sendable, Hashable {
 
 package final class DirectoryHandle: Sendable {
     /// The descriptor; owned by this handle and closed when it goes away.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// Where this directory is, relative to the root it was opened under; used in error messages.
     package let path: RelativePath
 

@@ -27,7 +27,7 @@ package final class DirectoryListing {
     @exclusivity(unchecked) private var fetched: [FileStatus] = []
     @exclusivity(unchecked) private var statusErrors: [Int: FileSystemError] = [:]
     @exclusivity(unchecked) private(set) var entered: [Int] = []
-    @exclusivity(unchecked) private(set) var descriptor: Int32 = -1
+    @exclusivity(unchecked) package private(set) var descriptor: Int32 = -1
     /// Tests only (WalkOptions.willStat).
     package var willStat: (@Sendable (RelativePath) -> Void)?
     /// Set by a walk with more than one thread: hands a large directory's remaining stats to an idle thread.

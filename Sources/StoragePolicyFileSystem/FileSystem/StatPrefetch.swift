@@ -10,7 +10,7 @@ import Synchronization
 package final class StatPrefetch: Sendable {
     // Sendable without @unchecked: the fields below are constants, atomics, or primitives that own what they
     // guard (the results in DescendingSlots, the phase in a ConditionLocked).
-    let descriptor: Int32
+    package let descriptor: Int32
     package let path: RelativePath
     package let directoryStatus: FileStatus
     private let names: [UInt8]

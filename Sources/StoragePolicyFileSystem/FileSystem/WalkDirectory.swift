@@ -24,7 +24,7 @@ package final class WalkDirectory: Sendable {
     /// once, right after opening, on one thread, and the mutex makes that so for one uncontended lock per
     /// directory. Afterwards only the descriptor is used, by *at calls, which the kernel makes safe to share.
     private let stream: Mutex<OpaquePointer>
-    let descriptor: Int32
+    package let descriptor: Int32
     package let path: RelativePath
     package let status: FileStatus
     private let counter: WalkDirectory.Counter

@@ -35,8 +35,10 @@ package enum EffectivePolicyWriter {
             out += rule.filters.effectiveYAML
             if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
             if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
+            if rule.regenerable { out += "    regenerable: true\n" }
             out += "    \(rule.kind.syntax.effectiveYAML)\n"
         }
+        out += PressureChecks.effectiveYAML(policy)
         return out
     }
 

@@ -19,6 +19,8 @@ public struct Policy: Sendable, Hashable {
     public var rules: [Rule]
     /// The policy's default blast-radius cap; `--max-delete` overrides it.
     public var maxDelete: DeleteLimit?
+    /// The top-level `pressure:` list (Pressure.swift).
+    public var pressure: [PressureRule] = []
     /// The file the policy was loaded from, if any.
     public var source: PolicyLocation?
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.

@@ -13,11 +13,11 @@ package struct PolicyDecoder {
 
     package init(file: String) { self.file = file }
 
-    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules"]
+    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules", "pressure"]
     /// The keys of the kinds (Rule.Kind's registry), which a rule has exactly one of.
     static let kindKeys = Rule.Kind.yamlKeywords
     static let ruleKeys = ["name", "description", "enabled", "path", "match", "exclude", "type", "mode", "severity",
-                           "inUse"] + filterKeys + kindKeys
+                           "inUse", "regenerable"] + filterKeys + kindKeys
     /// The kinds `inUse:` applies to, and how the error for the others lists them.
     static let inUseKinds = Rule.Kind.syntaxes.filter { $0.writtenInYAML && $0.honoursInUse }.map { $0.keyword }
     static let inUseKindsText = {
@@ -85,6 +85,8 @@ package struct PolicyDecoder {
                 if let items = sequence(value, "'layout'") {
                     policy.layout = items.compactMap { layoutEntry($0) }
                 }
+            case "pressure":
+                policy.pressure = pressureRules(value)
             case "rules":
                 if let items = sequence(value, "'rules'") {
                     policy.rules = items.compactMap { rule($0) }
@@ -158,6 +160,8 @@ package struct PolicyDecoder {
             switch k {
             case "enabled":
                 if let b = bool(value, "\(label): 'enabled'") { enabled = b }
+            case "regenerable":
+                if let b = bool(value, "\(label): 'regenerable'") { rule.regenerable = b }
             case "name":
                 if let n = scalar(value, "\(label): 'name'"), !PolicyDecoder.isIdentifier(n) {
                     error(value, "rule name '\(n)' must be letters, digits, '-', '_' or '.'")

@@ -93,6 +93,7 @@ package enum PolicyInheritance {
                 else { merged.layout.append(entry) }
             }
             if !declarations.written.contains("max-delete"), let limit = parent.maxDelete { merged.maxDelete = limit }
+            if !declarations.written.contains("pressure"), !parent.pressure.isEmpty { merged.pressure = parent.pressure }
             if !declarations.written.contains("description"), let text = parent.description { merged.description = text }
         }
         let inheritedNames = Set(merged.rules.map(\.name))

@@ -27,6 +27,7 @@ package struct PolicyValidator {
             rule.kind.syntax.validate(rule, in: policy, label: "rule '\(rule.name)'") { report($0, rule.location, $1) }
         }
         diagnostics += RetentionChecks.checkUnits(policy)
+        diagnostics += PressureChecks.validate(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
         for entry in policy.layout {
             if layoutPaths[entry.path] != nil {

@@ -27,6 +27,8 @@ public struct Rule: Sendable, Hashable {
     public var inUse: InUseHandling = .skip
     /// `size:`, `owner:`, `group:` and `case:` beside `match`: what the rule selects beyond its globs.
     public var filters = EntryFilters()
+    /// `regenerable: true`: what the rule evicts can be fetched or rebuilt again, so pressure rules may name it.
+    public var regenerable = false
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],

@@ -16,6 +16,19 @@ public struct Quota: Sendable, Hashable {
     public var keep: Int
     /// What one eviction is: a file, or (`unit: directory`) a direct child folder of the scope as a whole.
     public var unit: RetentionUnit
+    /// `order`, `first` and `maxEntries` (`order` replaces `evict` when set).
+    public var eviction = EvictionChoice()
+    /// `per: owner`: each owner's (uid's) files are a quota of their own; nil: one quota for the scope.
+    public var per: Per? = nil
+
+    /// What a quota is counted per.
+    public enum Per: String, Sendable, Hashable, CaseIterable {
+        /// Each uid's files apart: one heavy user evicts only their own files.
+        case owner
+    }
+
+    /// The order in effect: `order` when set, else `evict`'s (oldest by mtime, lru by atime).
+    public var evictionOrder: EvictionOrder { eviction.order ?? (evict == .lru ? .newestLastAccess : .oldest) }
 
     /// A quota of `max`, evicting down to `target`.
     public init(max: ByteSize, target: Target = .percent(100), evict: Eviction = .oldest,
@@ -98,6 +111,11 @@ package struct QuotaSyntax: RuleKindSyntax {
             "unit": {
               "$ref": "#/definitions/retentionUnit",
               "description": "entry: each file is evicted on its own. directory: each direct child folder of the scope is evicted whole, dated by the newest evict timestamp of anything inside it and sized by the allocated bytes of its files; files directly in the scope are units of their own."
+            },
+    \#(EvictionChoice.schemaProperties(orderDefault: "Replaces evict (give one of the two); minAge and keep still protect the newest files.", indent: 8)),
+            "per": {
+              "description": "owner: the scope's files are grouped by owner (uid) and each owner over max is evicted down to target on their own (minAge, keep and maxEntries per owner too); other owners' files are untouched. Not with unit: directory.",
+              "enum": ["owner"]
             }
           }
         }
@@ -113,8 +131,12 @@ package struct QuotaSyntax: RuleKindSyntax {
         var minAge: PolicyDuration? = nil
         var keep = 0
         var unit = RetentionUnit.entry
+        var eviction = EvictionChoice()
+        var evictNode: Node? = nil
+        var per: Quota.Per? = nil
+        var perNode: Node? = nil
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit"], context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["max", "target", "evict", "minAge", "keep", "unit", "per"] + EvictionChoice.keys, context: context) else { continue }
             switch name {
             case "minAge":
                 minAge = decoder.duration(v, context: "\(context): 'minAge'")
@@ -136,9 +158,14 @@ package struct QuotaSyntax: RuleKindSyntax {
                         decoder.error(v, "\(context): invalid target '\(text)' (expected a percentage of max such as 90%, or a size: \(ByteSize.acceptedForms))")
                     }
                 }
+            case "per":
+                perNode = v
+                per = decoder.enumValue(v, Quota.Per.self, context: "\(context): 'per'")
             case "evict":
+                evictNode = v
                 if let e = decoder.enumValue(v, Quota.Eviction.self, context: "\(context): 'evict'") { evict = e }
-            default: break
+            default:
+                eviction.decode(name, v, context: context, &decoder)
             }
         }
         guard let max else {
@@ -148,15 +175,34 @@ package struct QuotaSyntax: RuleKindSyntax {
         if case .size(let s) = target, s > max, let targetNode {
             decoder.error(targetNode, "\(context): target \(targetNode.scalar ?? s.description) is above max \(maxText.isEmpty ? max.description : maxText); eviction stops at the target, so it must be at or below max")
         }
-        return .quota(Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit))
+        if let order = eviction.order {
+            if let evictNode {
+                decoder.error(evictNode, "\(context): give 'order' or 'evict', not both (order: newest-last-access is evict: lru; drop 'evict')")
+            }
+            // The judge and the atime notes read `evict`: keep it in step with the order.
+            evict = order == .newestLastAccess ? .lru : .oldest
+        }
+        if eviction.maxEntries != nil, unit == .directory, let n = pairs.first(where: { $0.key.scalar == "maxEntries" })?.value {
+            decoder.error(n, "\(context): 'maxEntries' counts files, so it cannot be combined with unit: directory (drop one of the two)")
+        }
+        if per != nil, unit == .directory, let perNode {
+            decoder.error(perNode, "\(context): 'per: owner' counts each owner's files, so it cannot be combined with unit: directory (a folder's files may have several owners; drop one of the two)")
+        }
+        var quota = Quota(max: max, target: target, evict: evict, minAge: minAge, keep: keep, unit: unit)
+        quota.eviction = eviction
+        quota.per = per
+        return .quota(quota)
     }
 
     package var effectiveYAML: String {
         let target = switch quota.target { case .size(let s): "\(s.bytes)"; case .percent(let p): EffectivePolicyWriter.percent(p) }
-        var parts = ["max: \(quota.max.bytes)", "target: \(target)", "evict: \(quota.evict.rawValue)"]
+        var parts = ["max: \(quota.max.bytes)", "target: \(target)",
+                     quota.eviction.order.map { "order: \($0.rawValue)" } ?? "evict: \(quota.evict.rawValue)"]
         if let a = quota.minAge { parts.append("minAge: \(a)") }
         if quota.keep > 0 { parts.append("keep: \(quota.keep)") }
         if quota.unit != .entry { parts.append("unit: \(quota.unit.rawValue)") }
+        parts += quota.eviction.effectiveParts
+        if let per = quota.per { parts.append("per: \(per.rawValue)") }
         return "quota: { \(parts.joined(separator: ", ")) }"
     }
 

@@ -10,6 +10,8 @@ public struct TrashRetention: Sendable, Hashable {
     public var layout: Layout
     /// After retention, the items trashed longest ago go until the trash holds at most this; nil: no cap.
     public var maxSize: ByteSize?
+    /// `order` and `first` (which items maxSize and maxEntries take first) and `maxEntries`.
+    public var eviction = EvictionChoice()
 
     /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
     public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
@@ -53,8 +55,9 @@ package struct TrashSyntax: RuleKindSyntax {
                 },
                 "maxSize": {
                   "$ref": "#/definitions/size",
-                  "description": "After retention, while the trash holds more than this (allocated bytes), the items trashed longest ago are deleted until it is at or below it."
-                }
+                  "description": "After retention, while the trash holds more than this (allocated bytes), items are deleted in `order` (by default trashed longest ago first) until it is at or below it. An item larger than maxSize on its own goes first, so one big item never empties the whole trash."
+                },
+    \#(EvictionChoice.schemaProperties(orderDefault: "For a trash, oldest is trashed longest ago first (the default) and newest-last-access reads the item's own atime.", indent: 12))
               }
             }
           ]
@@ -69,22 +72,28 @@ package struct TrashSyntax: RuleKindSyntax {
         var retain: PolicyDuration? = nil
         var layout = TrashRetention.Layout.automatic
         var maxSize: ByteSize? = nil
+        var eviction = EvictionChoice()
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize"], context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize"] + EvictionChoice.keys, context: context) else { continue }
             if name == "retain" { retain = decoder.duration(v, context: "\(context): 'retain'") }
             if name == "layout", let l = decoder.enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
             if name == "maxSize" { maxSize = decoder.size(v, context: "\(context): 'maxSize'") }
+            eviction.decode(name, v, context: context, &decoder)
         }
         guard let retain else {
             if !decoder.hasMisspelledKey(pairs, key: "retain") { decoder.error(node, "\(context): missing 'retain' (e.g. retain: 30d)") }
             return nil
         }
-        return .trash(TrashRetention(retain: retain, layout: layout, maxSize: maxSize))
+        var retention = TrashRetention(retain: retain, layout: layout, maxSize: maxSize)
+        retention.eviction = eviction
+        return .trash(retention)
     }
 
     package var effectiveYAML: String {
         var parts = ["retain: \(retention.retain)", "layout: \(retention.layout.rawValue)"]
         if let m = retention.maxSize { parts.append("maxSize: \(m.bytes)") }
+        if let o = retention.eviction.order { parts.append("order: \(o.rawValue)") }
+        parts += retention.eviction.effectiveParts
         return "trash: { \(parts.joined(separator: ", ")) }"
     }
 
