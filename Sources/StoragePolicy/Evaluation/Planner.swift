@@ -1,10 +1,11 @@
 // Plans a policy against a root: a few checks on known directories, one parallel walk evaluating every
 // rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
+import Foundation
 
 /// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
 public struct PlanOptions: Sendable {
-    /// The time ages are measured against, nanoseconds since the epoch; nil means now.
-    public var now: Int64?
+    /// The time ages are measured against, nanoseconds since the epoch; nil means now (``evaluationTime``).
+    package var now: Int64?
     /// Threads walking the tree; 0 means one per available core.
     public var threads: Int
     /// Directory descriptors the walk may keep open; nil derives it from the process's limit.
@@ -12,8 +13,19 @@ public struct PlanOptions: Sendable {
     /// Tests only: see WalkOptions.willStat.
     var willStat: (@Sendable (RelativePath) -> Void)?
 
+    /// The time ages are measured against; nil means the time the plan is made.
+    public var evaluationTime: Date? {
+        get { now.map(Date.init(nanosecondsSinceEpoch:)) }
+        set { now = newValue?.nanosecondsSinceEpoch }
+    }
+
     /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
-    public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+    public init(evaluationTime: Date? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+        self.now = evaluationTime?.nanosecondsSinceEpoch; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
+    }
+
+    /// Options measuring ages against `now`, nanoseconds since the epoch (exact, for tests and the CLI).
+    package init(now: Int64?, threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
     }
 }

@@ -41,6 +41,29 @@ public struct StorageEngine: Sendable {
         catch { throw .invalidPolicy(error) }
     }
 
+    /// An engine for `policy` over the folder at the file URL `root` (an app's container, say).
+    public init(policy: Policy, root: URL, planOptions: PlanOptions = PlanOptions(), waitForLock: Bool = true) {
+        self.init(policy: policy, root: StorageEngine.filePath(root), planOptions: planOptions, waitForLock: waitForLock)
+    }
+
+    /// An engine for the policy in the YAML file at the file URL `policyFile`, over the folder at `root`.
+    /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
+    public init(policyFile: URL, root: URL, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
+        try self.init(policyFile: StorageEngine.filePath(policyFile), root: StorageEngine.filePath(root), planOptions: planOptions)
+    }
+
+    /// The root as a file URL.
+    public var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
+
+    /// A file URL's path, as the byte path the engine opens (not percent-encoded). Any other URL has no file to
+    /// open: its path is used as given, and opening it fails naming it.
+    private static func filePath(_ url: URL) -> String {
+        var path = url.path(percentEncoded: false)
+        // A directory URL ends in "/": the root is named as the String forms name it.
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
     /// An engine for the policy in `yaml`; `file` names it in diagnostics.
     /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
     public init(yaml: String, file: String = "<policy>", root: String, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
@@ -104,7 +127,7 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/apply(_:)`` when apply was refused or rolled back (nothing changed), or failed
     ///   to roll back (``EngineError/needsRecovery``); ``EngineError/lockHeld(pid:)``; ``EngineError/fileSystem(_:)``.
     public func apply(maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try StorageEngine.apply(request(.policy(policy), maxDelete: maxDelete))!
+        try applyUnconfirmed(request(.policy(policy), maxDelete: maxDelete))
     }
 
     /// Applies a plan made earlier by this engine's policy on this root, after recovering any interrupted
@@ -112,7 +135,16 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/stalePlan(_:)`` for a plan of another root or policy, ``EngineError/planRefused(_:)``
     ///   for an action the policy never makes, and what ``apply(maxDelete:)`` throws.
     public func apply(_ plan: Plan, maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try StorageEngine.apply(request(.plan(plan, policy: policy), maxDelete: maxDelete))!
+        try applyUnconfirmed(request(.plan(plan, policy: policy), maxDelete: maxDelete))
+    }
+
+    /// Only a `confirm` that declines makes the apply return nil, and these requests have none; were one ever
+    /// to, the caller hears "declined", nothing changed, rather than a trap.
+    private func applyUnconfirmed(_ request: ApplyRequest) throws(EngineError) -> ApplyResult {
+        guard let result = try StorageEngine.apply(request) else {
+            throw .apply(.refused("apply declined; nothing was changed"))
+        }
+        return result
     }
 
     private func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
@@ -191,7 +223,7 @@ public struct StorageEngine: Sendable {
 
     /// Every transaction the root's journal records, oldest first: when, by which policy, what it did.
     /// Empty when nothing was ever applied here. Reads only; takes no lock.
-    /// - Throws: ``EngineError/other(_:)`` holding an ``UntrustedState`` when the state folder was not made by
+    /// - Throws: ``EngineError/untrustedState(_:)`` when the state folder was not made by
     ///   this user (another owner, group or other write, a symlink): it is never read.
     public func journal() throws(EngineError) -> [TransactionSummary] {
         try StorageEngine.journal(root: root, stateDirectory: stateDirectory)?.transactions ?? []
