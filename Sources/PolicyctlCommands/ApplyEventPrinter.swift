@@ -81,6 +81,9 @@ final class ApplyEventPrinter: @unchecked Sendable {
             case .failed, .rollbackIncomplete: return CommandFailure(code: .ioError, message: "")
             }
         case .undoRefused(let e): return CommandFailure(code: .rolledBack, message: "undo refused: \(e.message)")
+        // SIGINT/SIGTERM: stopped between groups and rolled back (said by the failed event), or before anything.
+        case .cancelled(nil): return CommandFailure(code: .rolledBack, message: "cancelled; nothing was changed")
+        case .cancelled: return CommandFailure(code: .rolledBack, message: "")
         }
     }
 

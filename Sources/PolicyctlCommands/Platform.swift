@@ -10,6 +10,7 @@ import Darwin
 #else
 #error("policyctl supports Linux (Glibc) and Apple platforms (Darwin) only")
 #endif
+import Dispatch
 import StoragePolicy
 
 // MARK: errno
@@ -153,6 +154,18 @@ func system_userNameOfEffectiveUser() -> String? {
     getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
 }
 func system_getpid() -> Int32 { Int32(getpid()) }
+
+/// SIGINT and SIGTERM stop ending the process (SIG_IGN) and are delivered to `handler` on a Dispatch queue
+/// instead, for as long as the returned sources live (SignalCancellation): nothing runs in signal context.
+func system_onTerminationSignals(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+        _ = signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { handler(number) }
+        source.resume()
+        return source
+    }
+}
 
 /// getenv(3): the variable's value, or nil when it is unset.
 func system_getenv(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }

@@ -12,6 +12,8 @@ public struct PlanOptions: Sendable {
     public var openDirectoryBudget: Int?
     /// Tests only: see WalkOptions.willStat.
     var willStat: (@Sendable (RelativePath) -> Void)?
+    /// Set, the walk stops before its next directory and the plan throws `FileSystemError` `.cancelled`.
+    package var cancellation: CancellationFlag?
 
     /// The time ages are measured against; nil means the time the plan is made.
     public var evaluationTime: Date? {
@@ -109,6 +111,7 @@ package struct Planner: Sendable {
                                   backupMarker: Markers.backupAttribute, progress: progress.map(ProgressReporter.init))
         var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
         walkOptions.willStat = options.willStat
+        walkOptions.cancellation = options.cancellation
         let walker = Walker(root: root, options: walkOptions)
         let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
             ?? walker.walk(evaluator)
@@ -116,6 +119,8 @@ package struct Planner: Sendable {
             throw FileSystemError(.open, path: .root, errno: .busy)
         }
 
+        // Cancelled after the last directory: the whole-tree work below is not started.
+        if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         let resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
@@ -127,6 +132,8 @@ package struct Planner: Sendable {
         outcome.actions = []
         ByteOrder.sortActions(&actions)
         InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle)
+        // The in-use look (a read of /proc) is one piece of work: a cancel during it is seen here.
+        if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
                         skipped: skipped, notes: notes,

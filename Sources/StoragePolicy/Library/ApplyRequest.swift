@@ -54,6 +54,10 @@ public struct ApplyRequest: Sendable {
     /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.
     /// nil applies without asking.
     public var confirm: (@Sendable (Plan, String) -> Bool)?
+    /// Set, the apply stops at its next check (between directories of the plan's walk, between groups of the
+    /// apply) and throws ``EngineError/cancelled(transaction:)``: what SIGINT and SIGTERM do to `policyctl apply`,
+    /// and what ``StorageEngine/Cancellation`` sets.
+    package var cancellation: CancellationFlag?
 
     public init(root: String, source: Source) {
         self.root = root; self.source = source

@@ -116,12 +116,20 @@ extension StorageEngine {
             events(.cancelled)
             return nil
         }
-        let report = try StorageEngine.report(events) { () throws(ApplyError) in
-            try Applier(holding: lock).apply(plan, options: options) { done, total in
-                events(.applying(done: done, total: total))
+        // Cancelled while planning or at the prompt: nothing was journaled, nothing changed.
+        if request.cancellation?.isCancelled == true { throw .cancelled(transaction: nil) }
+        options.cancellation = request.cancellation
+        do {
+            let report = try StorageEngine.report(events) { () throws(ApplyError) in
+                try Applier(holding: lock).apply(plan, options: options) { done, total in
+                    events(.applying(done: done, total: total))
+                }
             }
+            return ApplyResult(recovery: recovery, plan: plan, report: report)
+        } catch .apply(.rolledBack(let transaction, ApplyRun.Cancelled.reason, _, _)) {
+            // Stopped between groups and rolled back whole (the rollback event said what was undone).
+            throw .cancelled(transaction: transaction)
         }
-        return ApplyResult(recovery: recovery, plan: plan, report: report)
     }
 
     /// A saved plan checked against the policy file its fingerprint names, read once: stale when the root or
@@ -191,7 +199,9 @@ extension StorageEngine {
         // one on while it waits for the plan. A progress that arrives while the last is still being sent
         // replaces an unsent one (the walk dropped progress calls made while one ran before, too).
         let mailbox = ConditionLocked(PlanMailbox())
-        let planner = Planner(policy: policy, root: root, options: request.planOptions)
+        var planOptions = request.planOptions
+        planOptions.cancellation = request.cancellation
+        let planner = Planner(policy: policy, root: root, options: planOptions)
         let work: @Sendable () -> Void = {
             let made = Result { () throws(EngineError) -> Plan in
                 do {

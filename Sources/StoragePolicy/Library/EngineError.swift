@@ -35,6 +35,11 @@ public enum EngineError: Error, Sendable, CustomStringConvertible, LocalizedErro
     case recovery(RecoveryError)
     /// `undo` was refused: no such transaction, it did not commit, or its journal was compacted. Nothing was changed.
     case undoRefused(UndoError)
+    /// The call was cancelled (``StorageEngine/Cancellation/cancel()``, or SIGINT/SIGTERM in `policyctl`). A plan
+    /// made nothing (`transaction` nil); an apply stopped between groups and rolled `transaction` back as
+    /// `recover` would (the file deletes already made stay made), journaled with the reason `cancelled`:
+    /// nothing is left for `recover`. The `async` calls throw `CancellationError` instead.
+    case cancelled(transaction: String?)
 
     /// Where in the policy the first problem is, for a policy error that has a location.
     public var location: PolicyLocation? {
@@ -66,6 +71,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case .apply(let error): return error.description
         case .recovery(let error): return error.description
         case .undoRefused(let error): return "undo refused: \(error.message)"
+        case .cancelled(nil): return "cancelled; nothing was changed"
+        case .cancelled(let id?): return "cancelled; transaction \(id) was rolled back (the file deletes already made stay made)"
         }
     }
 
@@ -86,6 +93,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case .apply(let error): return error.description
         case .recovery(let error): return error.description
         case .undoRefused(let error): return error.message
+        case .cancelled: return "The call was cancelled."
         }
     }
 
@@ -98,7 +106,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case .stalePlan, .planMismatch: return "Make the plan again with the policy and root you apply it to."
         case .planRefused: return "Make the plan again; never edit a saved plan."
         case .apply(.rollbackIncomplete), .recovery: return "Run recover (policyctl recover ROOT) to finish the rollback."
-        case .fileSystem, .stateFolder, .planPolicyUnreadable, .apply, .undoRefused: return nil
+        case .fileSystem, .stateFolder, .planPolicyUnreadable, .apply, .undoRefused, .cancelled: return nil
         }
     }
 
@@ -108,6 +116,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible, LocalizedErro
         switch error {
         case let e as EngineError: return e
         case let e as PolicyLoadError: return .invalidPolicy(e)
+        case let e as FileSystemError where e.operation == .cancelled: return .cancelled(transaction: nil)
         case let e as FileSystemError: return .fileSystem(e)
         case let e as LockHeld: return .lockHeld(pid: e.pid)
         case let e as UntrustedState: return .untrustedState(e)
