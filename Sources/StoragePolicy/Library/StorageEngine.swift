@@ -105,11 +105,6 @@ public struct StorageEngine: Sendable {
         return plan
     }
 
-    /// ``plan(progress:)`` on a thread of its own: the caller (the main actor, say) is suspended, not blocked.
-    public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) async throws(EngineError) -> Plan {
-        try await offThread { () throws(EngineError) -> Plan in try self.plan(progress: progress) }
-    }
-
     /// Starts planning on a thread of its own and returns at once with the progress as an `AsyncStream`
     /// and the plan to await:
     ///
@@ -140,25 +135,20 @@ public struct StorageEngine: Sendable {
 
     /// Only a `confirm` that declines makes the apply return nil, and these requests have none; were one ever
     /// to, the caller hears "declined", nothing changed, rather than a trap.
-    private func applyUnconfirmed(_ request: ApplyRequest) throws(EngineError) -> ApplyResult {
-        guard let result = try StorageEngine.apply(request) else {
+    func applyUnconfirmed(_ request: ApplyRequest, events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> ApplyResult {
+        guard let result = try StorageEngine.apply(request, events: events) else {
             throw .apply(.refused("apply declined; nothing was changed"))
         }
         return result
     }
 
-    private func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
+    func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
         var request = ApplyRequest(root: root, source: source)
         request.maxDelete = maxDelete
         request.waitForLock = waitForLock
         request.stateDirectory = stateDirectory
         request.planOptions = planOptions
         return request
-    }
-
-    /// ``apply(maxDelete:)`` on a thread of its own.
-    public func apply(maxDelete: DeleteLimit? = nil) async throws(EngineError) -> ApplyResult {
-        try await offThread { () throws(EngineError) -> ApplyResult in try self.apply(maxDelete: maxDelete) }
     }
 
     // MARK: Audit, recover, journal
@@ -245,19 +235,6 @@ public struct StorageEngine: Sendable {
         guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
                                                    events: events) else { return nil }
         do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
-    }
-
-    /// Runs `work` on a thread of the engine's pool (never Swift's cooperative pool) and suspends the caller
-    /// until it is done: the continuation is resumed from that thread.
-    private func offThread<R: Sendable>(_ work: @escaping @Sendable () throws(EngineError) -> R) async throws(EngineError) -> R {
-        let result: Result<R, EngineError> = await withCheckedContinuation { continuation in
-            let job: @Sendable () -> Void = {
-                continuation.resume(returning: Result { () throws(EngineError) -> R in try work() })
-            }
-            // No thread to be had (the system refused one): the work still gets done, on this thread.
-            if WorkerPool.shared.start(job) == nil { job() }
-        }
-        return try result.get()
     }
 
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
