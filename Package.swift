@@ -74,6 +74,8 @@ let package = Package(
         // Examples of the library in use; each takes the root directory as its first argument.
         .executableTarget(name: "LaunchCleanup", dependencies: ["StoragePolicy"], path: "Examples/LaunchCleanup"),
         .executableTarget(name: "CustomRuleExample", dependencies: ["StoragePolicy"], path: "Examples/CustomRuleExample"),
+        // The app's day (Docs/library.md): launch look, BGProcessingTask apply with progress and expiry.
+        .executableTarget(name: "AppDay", dependencies: ["StoragePolicy"], path: "Examples/AppDay"),
         // Temporary trees built with a result builder, manifests and plan helpers, shared by both test targets.
         .target(
             name: "TreeFixture",

@@ -173,6 +173,10 @@ struct ApplyCommand: Command {
         }
 
         let printer = ApplyEventPrinter(log: log, started: started)
+        // From here SIGINT/SIGTERM stop the run cleanly (exit 3, "cancelled", nothing left for recover).
+        let signals = SignalCancellation()
+        request.cancellation = signals.flag
+        defer { withExtendedLifetime(signals) {} }
         do {
             guard let result = try StorageEngine.apply(request, events: printer.render) else {
                 writeMetrics(.success, nil, root: request.root)

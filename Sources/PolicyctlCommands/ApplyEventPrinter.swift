@@ -62,7 +62,7 @@ final class ApplyEventPrinter: @unchecked Sendable {
         case .fileSystem(let e): return CommandFailure(code: .ioError, message: "planning failed: \(e)")
         case .stateFolder(let e):
             return CommandFailure(code: .ioError, message: "\(rootPath ?? root): cannot set up the state folder: \(e); nothing was changed")
-        case .other(let untrusted as UntrustedState):
+        case .untrustedState(let untrusted):
             return CommandFailure(code: .ioError, message: "\(ApplyEventPrinter.located(untrusted, root: rootPath ?? root)); nothing was changed")
         case .stalePlan(let problem): return CommandFailure(code: .rolledBack, message: "\(problem); nothing was changed")
         case .planRefused(let invalid):
@@ -80,7 +80,10 @@ final class ApplyEventPrinter: @unchecked Sendable {
             case .refused, .rolledBack: return CommandFailure(code: .rolledBack, message: "")
             case .failed, .rollbackIncomplete: return CommandFailure(code: .ioError, message: "")
             }
-        case .other(let e): return CommandFailure(code: .ioError, message: "\(e)")
+        case .undoRefused(let e): return CommandFailure(code: .rolledBack, message: "undo refused: \(e.message)")
+        // SIGINT/SIGTERM: stopped between groups and rolled back (said by the failed event), or before anything.
+        case .cancelled(nil): return CommandFailure(code: .rolledBack, message: "cancelled; nothing was changed")
+        case .cancelled: return CommandFailure(code: .rolledBack, message: "")
         }
     }
 

@@ -110,12 +110,17 @@ struct AuditCommand: Command {
 
         let printer = PlanEventPrinter(.audit)
         var report: AuditReport
+        // SIGINT/SIGTERM stop the walk before its next directory: exit 3, and no report (nor --output file).
+        let signals = SignalCancellation()
+        defer { withExtendedLifetime(signals) {} }
+        var engine = StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath), planOptions: planOptions)
+        engine.planOptions.cancellation = signals.flag
         do {
             // With paths, the engine sets aside the baseline entries for paths not audited (neither new nor fixed).
-            report = try StorageEngine(policy: loaded.policy, root: OutputFile.absolute(rootPath), planOptions: planOptions)
-                .audit(only: restriction, baseline: baseline, failOn: failOn, events: printer.render)
+            report = try engine.audit(only: restriction, baseline: baseline, failOn: failOn, events: printer.render)
         } catch {
             printer.finish()
+            if case .cancelled = error { throw SignalCancellation.failure }
             // An unreadable root is said as the file-system error it is (74), naming the root as given: the
             // error's own path is root-relative, and the root itself would read as '.'.
             guard case .fileSystem(let e) = error else { throw error }

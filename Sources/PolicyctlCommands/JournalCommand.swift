@@ -54,7 +54,7 @@ struct JournalCommand: Command {
             switch error {
             case .fileSystem(let e) where rootPath == nil:
                 throw CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
-            case .other(let untrusted as UntrustedState):
+            case .untrustedState(let untrusted):
                 throw CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
             case .fileSystem(let e), .stateFolder(let e):
                 throw CommandFailure(code: .ioError, message: "\(e)")

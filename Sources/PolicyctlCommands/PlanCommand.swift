@@ -91,9 +91,15 @@ struct PlanCommand: Command {
     static func makePlan(_ policy: Policy, root: String, options: PlanOptions = PlanOptions()) throws -> Plan {
         let printer = PlanEventPrinter(.plan)
         defer { printer.finish() }
+        // SIGINT/SIGTERM stop the walk before its next directory: exit 3, and no plan (nor --out file) is written.
+        let signals = SignalCancellation()
+        defer { withExtendedLifetime(signals) {} }
+        var engine = StorageEngine(policy: policy, root: root, planOptions: options)
+        engine.planOptions.cancellation = signals.flag
         do {
-            return try StorageEngine(policy: policy, root: root, planOptions: options).plan(only: nil, events: printer.render)
+            return try engine.plan(only: nil, events: printer.render)
         } catch {
+            if case .cancelled = error { throw SignalCancellation.failure }
             guard case .fileSystem(let error) = error else { throw error }
             let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
             throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")

@@ -154,6 +154,21 @@ func system_userNameOfEffectiveUser() -> String? {
 }
 func system_getpid() -> Int32 { Int32(getpid()) }
 
+/// SIGINT and SIGTERM stop ending the process: each now calls `handler`, in signal context, so it may only
+/// do what is async-signal-safe (SignalCancellation's stores into an atomic). A plain signal(2): no helper
+/// thread, nothing opened.
+func system_onTerminationSignals(_ handler: @convention(c) (Int32) -> Void) {
+    _ = signal(SIGINT, handler)
+    _ = signal(SIGTERM, handler)
+    // A parent may hand its blocked mask down (a runtime that takes signals through signalfd does): unblocked
+    // on this thread, and so on every thread started after it, such as the walk's.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+}
+
 /// getenv(3): the variable's value, or nil when it is unset.
 func system_getenv(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 

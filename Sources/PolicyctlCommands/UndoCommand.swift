@@ -94,7 +94,7 @@ struct UndoCommand: Command {
                 return true
             }
         } catch {
-            if case .other(let refused as UndoError) = error {
+            if case .undoRefused(let refused) = error {
                 Terminal.err("undo refused: \(refused.message)")
                 return .rolledBack
             }

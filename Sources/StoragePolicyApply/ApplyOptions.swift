@@ -50,6 +50,9 @@ package struct ApplyOptions: Sendable {
     package var stagesEveryDelete = false
     /// Checked file deletes are unlinked on worker threads (UnlinkWorkers).
     package var unlinksInBackground = true
+    /// Looked at before each group: once set, the run stops there and rolls back as a crash would be after
+    /// `recover` (the file deletes made stay made), with the rollback reason `cancelled` (ApplyRun.Cancelled).
+    package var cancellation: CancellationFlag?
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
     /// that worker's thread, between the worker's check and its unlink.

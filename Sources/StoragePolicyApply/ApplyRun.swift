@@ -10,6 +10,12 @@
 import StoragePolicyFileSystem
 
 package final class ApplyRun {
+    /// Thrown between groups once the run's cancellation flag is set; the rollback reason is `reason`.
+    package struct Cancelled: Error {
+        /// What the journal's `rollback` record says (Docs/journal.md): the marker of a cancelled transaction.
+        package static let reason = "cancelled"
+    }
+
     private let options: ApplyOptions
     private let deadline: RunDeadline
     private let transaction: Transaction
@@ -67,6 +73,9 @@ package final class ApplyRun {
         do {
             var groups = StepGroups(firstSize: options.groupSize)
             while let group = groups.next(of: ledger.steps) {
+                // Between groups only: every group's intents are journaled and carried out together, so a stop
+                // here leaves exactly what a crash after a group leaves, and the rollback below is recovery's.
+                if options.cancellation?.isCancelled == true { throw Cancelled() }
                 // The trash folders are resolved once, before the first move, in folders as the unlinks left them.
                 if preparer.trash.needed(by: ledger.steps[group]) {
                     try unlinks.finish()
@@ -181,7 +190,7 @@ package final class ApplyRun {
     }
 
     private func rollback(after error: any Error) -> ApplyError {
-        var cause = deadline.cause(of: error) ?? "\(error)"
+        var cause = error is Cancelled ? Cancelled.reason : deadline.cause(of: error) ?? "\(error)"
         // Deletes made before the journal could begin (a full disk) roll forward: the reason says so.
         if let room = roomMade { cause += "; \(room.summary)" }
         let result = transaction.rollback(reason: cause)

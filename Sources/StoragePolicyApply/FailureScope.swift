@@ -25,7 +25,7 @@ package enum FailedCall: Sendable, Hashable {
         case .read, .pread: self = .read
         case .write, .ftruncate, .posixFallocate: self = .write
         case .fsync: self = .sync
-        case .mkdtemp, .utimensat, .flock, .mountPoint, .timeOutOfRange, .pastDeadline, .refused, .other: self = .other
+        case .mkdtemp, .utimensat, .flock, .mountPoint, .timeOutOfRange, .pastDeadline, .cancelled, .refused, .other: self = .other
         }
     }
 

@@ -28,7 +28,7 @@ package enum PlanFile {
 
     /// Why `plan` must not be applied to the root with `rootStatus`, or nil when it is fresh. `policyBytes` is
     /// the current content of the plan's policy file (nil when it cannot be read).
-    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> String? {
+    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> StalePlan? {
         let current = policyBytes.map {
             SHA256.hex(PolicyLoader.fingerprintBytes($0, file: plan.fingerprint?.policyPath ?? "<policy>"))
         }
@@ -39,22 +39,16 @@ package enum PlanFile {
     /// the plan is stale when it has no fingerprint, was made for another directory (device and inode), or
     /// by another policy than the one now at hand, whose fingerprint is `policySHA256` (nil: it cannot be
     /// read) and, when known, whose name is `policyName`.
-    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyName: String?, policySHA256: String?) -> String? {
+    package static func staleness(of plan: Plan, rootStatus: FileStatus, policyName: String?, policySHA256: String?) -> StalePlan? {
         // Ages measured against another instant say nothing of what is due now.
-        if let asOf = plan.asOf {
-            return "plan was evaluated as of \(PrintableText.escapingControls(asOf)) (plan --at), not now: a what-if plan is never applied; plan again without --at"
-        }
-        guard let fingerprint = plan.fingerprint else {
-            return "plan has no fingerprint; make it with 'policyctl plan --out FILE' (or StorageEngine.plan())"
-        }
+        if let asOf = plan.asOf { return StalePlan(.evaluatedAsOf(asOf)) }
+        guard let fingerprint = plan.fingerprint else { return StalePlan(.noFingerprint) }
         if rootStatus.device != fingerprint.rootDevice || rootStatus.inode != fingerprint.rootInode {
-            return "plan is stale: root changed (it was made for another directory at \(plan.root))"
+            return StalePlan(.rootChanged(plannedRoot: plan.root))
         }
-        guard let policySHA256 else {
-            return "plan is stale: policy file \(fingerprint.policyPath ?? "(unknown)") cannot be read"
-        }
+        guard let policySHA256 else { return StalePlan(.policyUnreadable(path: fingerprint.policyPath)) }
         if policySHA256 != fingerprint.policySHA256 || (policyName.map { $0 != plan.policy } ?? false) {
-            return "plan is stale: policy changed since the plan was made; plan again"
+            return StalePlan(.policyChanged)
         }
         return nil
     }

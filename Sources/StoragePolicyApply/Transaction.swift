@@ -331,7 +331,7 @@ package final class Transaction {
     // MARK: Rollback
 
     /// Undoes every change made so far, in reverse order, recording progress so a crash midway resumes.
-    func rollback(reason: String) -> Rollback.Result {
+    package func rollback(reason: String) -> Rollback.Result {
         // A roll-forward delete the run had not reached (or whose unlink failed) is not made now: the run
         // stopped (an I/O error, --max-runtime), so it is recorded as skipped, durable with the rollback record.
         // Only a crash leaves such intents to recovery, which finishes them.

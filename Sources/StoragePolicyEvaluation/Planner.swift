@@ -1,5 +1,6 @@
 // Plans a policy against a root: a few checks on known directories, one parallel walk evaluating every
 // rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
+import Foundation
 
 import StoragePolicyFileSystem
 import StoragePolicyModel
@@ -7,14 +8,14 @@ import StoragePolicyPlan
 
 /// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
 public struct PlanOptions: Sendable {
-    /// The time ages are measured against, nanoseconds since the epoch; nil means now.
-    public var now: Int64?
+    /// The time ages are measured against, nanoseconds since the epoch; nil means now (``evaluationTime``).
+    package var now: Int64?
     /// Threads walking the tree; 0 means one per available core.
     public var threads: Int
     /// Directory descriptors the walk may keep open; nil derives it from the process's limit.
     public var openDirectoryBudget: Int?
     /// Tests only: see WalkOptions.willStat.
-    var willStat: (@Sendable (RelativePath) -> Void)?
+    package var willStat: (@Sendable (RelativePath) -> Void)?
     /// How the in-use check learns which files are in use; nil: the platform's (see `inUseStrategyInEffect`).
     package var inUseStrategy: (any InUseStrategy)?
     /// The files the app says are busy, by root-relative path (the library's `inUse` hook): every in-use-checked
@@ -30,9 +31,22 @@ public struct PlanOptions: Sendable {
     /// Making room on request (`StorageEngine.reclaim(bytes:)`): the pressure rules act whatever their freeBelow,
     /// until this many bytes more than now are free.
     package var reclaimBytes: Int64?
+    /// Set, the walk stops before its next directory and the plan throws `FileSystemError` `.cancelled`.
+    package var cancellation: CancellationFlag?
+
+    /// The time ages are measured against; nil means the time the plan is made.
+    public var evaluationTime: Date? {
+        get { now.map(Date.init(nanosecondsSinceEpoch:)) }
+        set { now = newValue?.nanosecondsSinceEpoch }
+    }
 
     /// Options; the defaults (now, one thread per core, a budget from the process limit) suit most callers.
-    public init(now: Int64? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+    public init(evaluationTime: Date? = nil, threads: Int = 0, openDirectoryBudget: Int? = nil) {
+        self.now = evaluationTime?.nanosecondsSinceEpoch; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
+    }
+
+    /// Options measuring ages against `now`, nanoseconds since the epoch (exact, for tests and the CLI).
+    package init(now: Int64?, threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.now = now; self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
     }
 }
@@ -116,6 +130,7 @@ package struct Planner: Sendable {
                                   backupMarker: Markers.backupAttribute, progress: progress.map(ProgressReporter.init))
         var walkOptions = WalkOptions(threads: options.threads, openDirectoryBudget: options.openDirectoryBudget)
         walkOptions.willStat = options.willStat
+        walkOptions.cancellation = options.cancellation
         let walker = Walker(root: root, options: walkOptions)
         let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
             ?? walker.walk(evaluator)
@@ -123,6 +138,8 @@ package struct Planner: Sendable {
             throw FileSystemError(.open, path: .root, errno: .busy)
         }
 
+        // Cancelled after the last directory: the whole-tree work below is not started.
+        if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         var resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         // Pressure rules judge one statvfs of the root's volume, taken after the walk's start is settled.
@@ -142,6 +159,8 @@ package struct Planner: Sendable {
         ByteOrder.sortActions(&actions)
         InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle,
                           strategy: options.inUseStrategyInEffect)
+        // The in-use look (a read of /proc) is one piece of work: a cancel during it is seen here.
+        if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),
                         evaluatedAtNs: now, actions: consume actions, violations: outcome.violations,
                         skipped: skipped, notes: notes,

@@ -16,8 +16,8 @@ public struct Plan: Sendable, Hashable, Codable {
     public var root: String
     /// RFC 3339 UTC, e.g. `2026-11-29T13:22:43Z`.
     public var createdAt: String
-    /// The evaluation time all ages were measured against, in nanoseconds since the epoch.
-    public var evaluatedAtNs: Int64
+    /// The evaluation time all ages were measured against, in nanoseconds since the epoch (``evaluatedAt``).
+    package var evaluatedAtNs: Int64
     /// The changes apply would make, sorted by path then rule.
     public var actions: [Action]
     /// Findings no action fixes (and audit-mode rules' findings), sorted by path then rule.
@@ -45,6 +45,9 @@ public struct Plan: Sendable, Hashable, Codable {
                                skipped: skipped.count)
         self.fingerprint = fingerprint
     }
+
+    /// The evaluation time all ages were measured against.
+    public var evaluatedAt: Date { Date(nanosecondsSinceEpoch: evaluatedAtNs) }
 
     /// True when applying would change something.
     public var hasChanges: Bool { !actions.isEmpty }

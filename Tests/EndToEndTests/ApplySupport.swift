@@ -22,10 +22,12 @@ struct RunResult: CustomStringConvertible {
 }
 
 /// Runs the built policyctl (found by `PolicyctlBinary`, beside the test bundle) with `arguments`, stdin from
-/// /dev/null (no TTY), the extra environment merged in. `killAfter` sends SIGKILL after that many seconds.
+/// /dev/null (no TTY), the extra environment merged in. `killAfter` sends `killSignal` (SIGKILL unless told)
+/// after that many seconds.
 /// Fails the test with a clear message when the binary was not built.
 @discardableResult
-func policyctl(_ arguments: [String], environment: [String: String] = [:], killAfter: Double? = nil) throws -> RunResult {
+func policyctl(_ arguments: [String], environment: [String: String] = [:], killAfter: Double? = nil,
+               killSignal: Int32 = SIGKILL) throws -> RunResult {
     guard FileManager.default.isExecutableFile(atPath: PolicyctlBinary.path) else {
         Issue.record("policyctl was not built at \(PolicyctlBinary.path): 'swift test' builds it, or run 'swift build' first")
         throw PolicyctlBinary.BinaryMissing(path: PolicyctlBinary.path)
@@ -51,7 +53,7 @@ func policyctl(_ arguments: [String], environment: [String: String] = [:], killA
     try process.run()
     let pid = process.processIdentifier
     // Cancelled once the child has exited, so a recycled pid is never signalled.
-    let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+    let killer = DispatchWorkItem { kill(pid, killSignal) }
     if let killAfter { DispatchQueue.global().asyncAfter(deadline: .now() + killAfter, execute: killer) }
     process.waitUntilExit()
     killer.cancel()

@@ -83,6 +83,34 @@ import TreeFixture
         #expect(BundledPolicies.named("ios-app-sandbox")?.fileContents == file)
     }
 
+    @Test("AppDay: the launch look counts what is pending, the background task applies it with progress from the event stream")
+    func appDay() throws {
+        let tree = try Self.container()
+        defer { tree.remove() }
+        let r = try ExampleBinary.run("AppDay", [tree.root])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.first?.hasPrefix("launch: ") == true && r.lines.first?.hasSuffix(" bytes to free") == true, "\(r.lines)")
+        #expect(r.lines.contains { $0.hasPrefix("background: ") && $0.contains(" of ") && $0.hasSuffix(" steps") }, "\(r.lines)")
+        #expect(r.lines.last?.hasPrefix("background: committed ") == true, "\(r.lines)")
+        let names = Set(Manifest.take(tree.root).map { String(decoding: $0.path, as: UTF8.self) })
+        #expect(!names.contains("tmp/old.dat") && names.contains("tmp/fresh.dat"))
+        #expect(names.contains("Documents/UserFiles/inflight.tmp"))
+    }
+
+    @Test("AppDay: a background task that expires at once cancels the apply; nothing changed, nothing to recover")
+    func appDayExpired() throws {
+        let tree = try Self.container()
+        defer { tree.remove() }
+        let before = Manifest.take(tree.root).filter { !String(decoding: $0.path, as: UTF8.self).hasPrefix(".policyctl") }
+        let r = try ExampleBinary.run("AppDay", [tree.root, "--expire-after", "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.last == "background: expired: cancelled, nothing left half done", "\(r.lines)")
+        let after = Manifest.take(tree.root).filter { !String(decoding: $0.path, as: UTF8.self).hasPrefix(".policyctl") }
+        #expect(after.map(\.path) == before.map(\.path))
+        let engine = try StorageEngine(yaml: BundledPolicies.named("ios-app-sandbox")!.fileContents, root: tree.root)
+        #expect(try engine.recover().nothingToDo)
+    }
+
     @Test("CustomRuleExample prints the plan of its DSL policy with custom rules and changes nothing") func customRulePlan() throws {
         let tree = try Self.mediaTree()
         defer { tree.remove() }

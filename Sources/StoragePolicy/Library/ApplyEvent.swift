@@ -22,12 +22,12 @@ public enum ApplyEvent: Sendable {
     case recovered(RecoveryReport)
     /// The saved plan was refused as stale (another root, or its policy changed): nothing is done (the
     /// call then throws ``EngineError/stalePlan(_:)``).
-    case stalePlan(String)
+    case stalePlan(StalePlan)
     /// The plan holds an action its policy never makes (edited after it was made): nothing is done (the call
     /// then throws ``EngineError/planRefused(_:)``).
     case planRefused(InvalidPlanAction)
     /// A saved plan made with another policy file or for another root than the caller named; nothing was done.
-    case planMismatch(String)
+    case planMismatch(PlanMismatch)
     /// Planning progress: entries seen so far and the directory being read.
     case planning(PlanProgress)
     /// The plan that is about to be applied (made now, or the saved one that passed its checks).

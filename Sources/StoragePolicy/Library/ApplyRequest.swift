@@ -4,6 +4,7 @@
 import StoragePolicyModel
 import StoragePolicyPlan
 import StoragePolicyEvaluation
+import StoragePolicyFileSystem
 
 /// What ``StorageEngine/apply(_:events:)`` carries out, and how.
 public struct ApplyRequest: Sendable {
@@ -58,6 +59,10 @@ public struct ApplyRequest: Sendable {
     /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.
     /// nil applies without asking.
     public var confirm: (@Sendable (Plan, String) -> Bool)?
+    /// Set, the apply stops at its next check (between directories of the plan's walk, between groups of the
+    /// apply) and throws ``EngineError/cancelled(transaction:)``: what SIGINT and SIGTERM do to `policyctl apply`,
+    /// and what ``StorageEngine/Cancellation`` sets.
+    package var cancellation: CancellationFlag?
 
     public init(root: String, source: Source) {
         self.root = root; self.source = source

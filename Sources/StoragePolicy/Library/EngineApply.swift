@@ -35,16 +35,18 @@ extension StorageEngine {
                                                    create: true, events: events) else {
             throw .stateFolder(FileSystemError(.mkdir, path: .root, errno: .noSuchFile))
         }
-        // A saved plan is refused before anything else: no waiting for the lock, no recovery.
-        var checked: Policy? = nil
+        // A saved plan is refused before anything else: no waiting for the lock, no recovery. What passed is
+        // the source the rest runs from: a saved plan's policy is the one its check read (never an optional).
+        let source: CheckedSource
         switch request.source {
-        case .savedPlan(let plan, _, let policyFile):
+        case .savedPlan(let plan, let savedPath, let policyFile):
             if let problem = mismatch(plan, policyFile: policyFile, root: session.rootPath) {
                 events(.planMismatch(problem))
                 throw .planMismatch(problem)
             }
-            checked = try checkSaved(plan, policyPath: PathNormalization.absolute(policyFile), rootStatus: session.state.rootStatus,
-                                     compiled: request.compiledPolicy, events: events)
+            let checked = try checkSaved(plan, policyPath: PathNormalization.absolute(policyFile), rootStatus: session.state.rootStatus,
+                                         compiled: request.compiledPolicy, events: events)
+            source = .plan(plan, policy: checked, planFile: PathNormalization.absolute(savedPath))
         case .plan(let plan, let policy):
             let current = Planner(policy: policy, root: request.root).fingerprint(session.state.rootStatus).policySHA256
             if let problem = PlanFile.staleness(of: plan, rootStatus: session.state.rootStatus,
@@ -56,8 +58,11 @@ extension StorageEngine {
                 events(.planRefused(invalid))
                 throw .planRefused(invalid)
             }
-        case .policyFile, .policy:
-            break
+            source = .plan(plan, policy: policy, planFile: nil)
+        case .policyFile(let path):
+            source = .policyFile(path)
+        case .policy(let policy):
+            source = .policy(policy)
         }
 
         let lock = try session.lock(wait: request.waitForLock, events: events)
@@ -66,7 +71,7 @@ extension StorageEngine {
         let plan: Plan
         let policy: Policy
         var options = ApplyOptions(rootPath: session.rootPath, allOrNothing: request.allOrNothing)
-        switch request.source {
+        switch source {
         case .policyFile(let path):
             do { policy = try PolicyLoader.load(contentsOf: path).policy } catch { throw .invalidPolicy(error) }
             plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
@@ -77,13 +82,14 @@ extension StorageEngine {
             plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
-        case .plan(let given, let planner):
+        case .plan(let given, let planner, let planFile?):
+            // A saved plan: the journal names the plan file.
+            (plan, policy) = (given, planner)
+            options.planFile = planFile
+        case .plan(let given, let planner, nil):
             (plan, policy) = (given, planner)
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
-        case .savedPlan(let given, let path, _):
-            (plan, policy) = (given, checked!)
-            options.planFile = PathNormalization.absolute(path)
         }
         events(.planned(plan))
         if plan.actions.isEmpty {
@@ -118,19 +124,27 @@ extension StorageEngine {
             events(.cancelled)
             return nil
         }
-        let report = try StorageEngine.report(events) { () throws(ApplyError) in
-            try Applier(holding: lock).apply(plan, options: options) { done, total in
-                events(.applying(done: done, total: total))
+        // Cancelled while planning or at the prompt: nothing was journaled, nothing changed.
+        if request.cancellation?.isCancelled == true { throw .cancelled(transaction: nil) }
+        options.cancellation = request.cancellation
+        do {
+            let report = try StorageEngine.report(events) { () throws(ApplyError) in
+                try Applier(holding: lock).apply(plan, options: options) { done, total in
+                    events(.applying(done: done, total: total))
+                }
             }
+            return ApplyResult(recovery: recovery, plan: plan, report: report)
+        } catch .apply(.rolledBack(let transaction, ApplyRun.Cancelled.reason, _, _)) {
+            // Stopped between groups and rolled back whole (the rollback event said what was undone).
+            throw .cancelled(transaction: transaction)
         }
-        return ApplyResult(recovery: recovery, plan: plan, report: report)
     }
 
     /// A saved plan checked against the policy file its fingerprint names, read once: stale when the root or
     /// those bytes changed, refused when an action is not one that policy makes. Returns that policy.
     private static func checkSaved(_ plan: Plan, policyPath: String, rootStatus: FileStatus, compiled: Policy?,
                                    events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Policy {
-        var policyBytes: [UInt8]? = nil
+        let policyBytes: [UInt8]
         // A compiled Swift policy carries its script's bytes (read and hash-checked by whoever built it).
         if let compiled, let bytes = compiled.sourceBytes, compiled.source?.file == policyPath {
             if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyName: compiled.name,
@@ -149,7 +163,7 @@ extension StorageEngine {
         } catch {
             switch error {
             case .io(let e) where e.errno == .noSuchFile:
-                let problem = "plan is stale: policy file \(policyPath) is gone: \(e.errno)"
+                let problem = StalePlan(.policyGone(path: policyPath, e))
                 events(.stalePlan(problem))
                 throw .stalePlan(problem)
             case .io(let e):
@@ -160,14 +174,14 @@ extension StorageEngine {
                 throw .invalidPolicy(PolicyLoadError(diagnostics: [Diagnostic(severity: .error, location: nil, message: error.description)]))
             }
         }
-        if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyBytes: policyBytes) {
+        if let problem = PlanFile.staleness(of: plan, rootStatus: rootStatus, policyBytes: Optional(policyBytes)) {
             events(.stalePlan(problem))
             throw .stalePlan(problem)
         }
         // Whoever can write the plan file may have edited it: every action must be one the (hash-checked)
         // policy makes, or none is carried out.
         let policy: Policy
-        do { policy = try PolicyLoader.load(bytes: policyBytes!, file: policyPath).policy }
+        do { policy = try PolicyLoader.load(bytes: policyBytes, file: policyPath).policy }
         catch { throw .invalidPolicy(error) }
         if let invalid = PlanValidation(policy: policy).firstInvalid(in: plan) {
             events(.planRefused(invalid))
@@ -177,15 +191,11 @@ extension StorageEngine {
     }
 
     /// Why the caller's policy file and root are not the ones `plan` was made with (nil when they are).
-    static func mismatch(_ plan: Plan, policyFile: String, root: String) -> String? {
+    static func mismatch(_ plan: Plan, policyFile: String, root: String) -> PlanMismatch? {
         let named = PathNormalization.absolute(policyFile)
         let recorded = plan.fingerprint?.policyPath ?? "(none)"
-        if recorded != named {
-            return "the plan was made with the policy \(recorded), not \(named) that this apply names; plan again with it"
-        }
-        if plan.root != root {
-            return "the plan was made for the root \(plan.root), not \(root) that this apply names; plan again for it"
-        }
+        if recorded != named { return PlanMismatch(.policyFile, recorded: recorded, named: named) }
+        if plan.root != root { return PlanMismatch(.root, recorded: plan.root, named: root) }
         return nil
     }
 
@@ -197,7 +207,9 @@ extension StorageEngine {
         // one on while it waits for the plan. A progress that arrives while the last is still being sent
         // replaces an unsent one (the walk dropped progress calls made while one ran before, too).
         let mailbox = ConditionLocked(PlanMailbox())
-        let planner = Planner(policy: policy, root: root, options: request.planOptions)
+        var planOptions = request.planOptions
+        planOptions.cancellation = request.cancellation
+        let planner = Planner(policy: policy, root: root, options: planOptions)
         let work: @Sendable () -> Void = {
             let made = Result { () throws(EngineError) -> Plan in
                 do {
@@ -221,9 +233,18 @@ extension StorageEngine {
                 return (progress, progress == nil ? box.plan : nil)
             }
             if let progress { events(.planning(progress)); continue }
-            return try plan!.get()
+            // The wait above returns only with a progress or the plan.
+            if let plan { return try plan.get() }
         }
     }
+}
+
+/// An apply's source once its checks passed: a saved plan carries the policy its check read.
+private enum CheckedSource {
+    case policyFile(String)
+    case policy(Policy)
+    /// A plan and the policy it was checked against; `planFile` for a saved plan (absolute).
+    case plan(Plan, policy: Policy, planFile: String?)
 }
 
 /// What the planning thread hands to the thread waiting in ``StorageEngine/makePlan``: the walk's latest

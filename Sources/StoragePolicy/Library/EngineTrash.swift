@@ -54,7 +54,7 @@ extension StorageEngine {
     /// Undoes the committed `transaction`: `decide` sees what would be undone (under the lock, after recovery)
     /// and returns whether to go on. Returns that plan and the report (nil when `decide` declined or there was
     /// nothing to undo), or nil when the root has no state folder (nothing was ever applied).
-    /// - Throws: ``EngineError/other(_:)`` holding an ``UndoError`` when the transaction cannot be undone.
+    /// - Throws: ``EngineError/undoRefused(_:)`` when the transaction cannot be undone.
     public static func undo(_ transaction: String, session: Session, events: (ApplyEvent) -> Void = { _ in },
                             decide: (UndoPlan) -> Bool) throws(EngineError) -> (plan: UndoPlan, report: ApplyReport?)? {
         try locked(session, create: false, events: events) { lock, rootPath throws(EngineError) in
@@ -73,11 +73,14 @@ extension StorageEngine {
     private static func trashTransaction(layout: TrashRetention.Layout, policyPath: String?, session: Session,
                                          events: (ApplyEvent) -> Void,
                                          _ work: (Applier, ApplyOptions) throws(ApplyError) -> ApplyReport) throws(EngineError) -> ApplyReport {
-        try locked(session, create: true, events: events) { lock, rootPath throws(EngineError) in
+        let done = try locked(session, create: true, events: events) { lock, rootPath throws(EngineError) in
             var options = ApplyOptions(rootPath: rootPath, trashLayout: layout, policyPath: policyPath.map(PathNormalization.absolute))
             options.groupSize = 64
             return try report(events) { () throws(ApplyError) in try work(Applier(holding: lock), options) }
-        }!
+        }
+        // With `create`, the state folder is made or the open throws: nil cannot come back, but is no trap.
+        guard let done else { throw .stateFolder(FileSystemError(.mkdir, path: .root, errno: .noSuchFile)) }
+        return done
     }
 
     /// Opens the session, takes the lock and recovers, then runs `body`; nil when there is no state folder

@@ -8,15 +8,18 @@ public struct PlanningRun: Sendable {
     /// Progress reports while the walk runs; finishes when the plan is ready or planning failed.
     /// Only the newest few reports are buffered: a slow reader skips some, it never slows the walk.
     public let progress: AsyncStream<PlanProgress>
-    private let task: Task<Result<Plan, EngineError>, Never>
+    private let task: Task<Result<Plan, any Error>, Never>
+    private let token: StorageEngine.Cancellation
 
     init(engine: StorageEngine) {
         let (stream, continuation) = AsyncStream.makeStream(of: PlanProgress.self, bufferingPolicy: .bufferingNewest(16))
         progress = stream
+        let token = StorageEngine.Cancellation()
+        self.token = token
         task = Task {
             defer { continuation.finish() }
-            do throws(EngineError) {
-                return .success(try await engine.plan { continuation.yield($0) })
+            do {
+                return .success(try await engine.plan(cancellation: token) { continuation.yield($0) })
             } catch {
                 return .failure(error)
             }
@@ -24,9 +27,9 @@ public struct PlanningRun: Sendable {
     }
 
     /// Waits for the plan.
-    /// - Throws: what ``StorageEngine/plan(progress:)`` throws.
-    public func plan() async throws(EngineError) -> Plan { try await task.value.get() }
+    /// - Throws: `CancellationError` after ``cancel()``, else the ``EngineError`` of ``StorageEngine/plan(progress:)``.
+    public func plan() async throws -> Plan { try await task.value.get() }
 
-    /// Stops waiting for the plan; the walk already under way finishes in the background.
-    public func cancel() { task.cancel() }
+    /// Stops the walk before its next directory; ``plan()`` then throws `CancellationError`.
+    public func cancel() { token.cancel() }
 }

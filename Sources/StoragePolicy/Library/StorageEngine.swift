@@ -47,6 +47,29 @@ public struct StorageEngine: Sendable {
         catch { throw .invalidPolicy(error) }
     }
 
+    /// An engine for `policy` over the folder at the file URL `root` (an app's container, say).
+    public init(policy: Policy, root: URL, planOptions: PlanOptions = PlanOptions(), waitForLock: Bool = true) {
+        self.init(policy: policy, root: StorageEngine.filePath(root), planOptions: planOptions, waitForLock: waitForLock)
+    }
+
+    /// An engine for the policy in the YAML file at the file URL `policyFile`, over the folder at `root`.
+    /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
+    public init(policyFile: URL, root: URL, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
+        try self.init(policyFile: StorageEngine.filePath(policyFile), root: StorageEngine.filePath(root), planOptions: planOptions)
+    }
+
+    /// The root as a file URL.
+    public var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
+
+    /// A file URL's path, as the byte path the engine opens (not percent-encoded). Any other URL has no file to
+    /// open: its path is used as given, and opening it fails naming it.
+    private static func filePath(_ url: URL) -> String {
+        var path = url.path(percentEncoded: false)
+        // A directory URL ends in "/": the root is named as the String forms name it.
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
     /// An engine for the policy in `yaml`; `file` names it in diagnostics.
     /// - Throws: ``EngineError/invalidPolicy(_:)`` with every problem at `file:line:col`.
     public init(yaml: String, file: String = "<policy>", root: String, planOptions: PlanOptions = PlanOptions()) throws(EngineError) {
@@ -88,11 +111,6 @@ public struct StorageEngine: Sendable {
         return plan
     }
 
-    /// ``plan(progress:)`` on a thread of its own: the caller (the main actor, say) is suspended, not blocked.
-    public func plan(progress: (@Sendable (PlanProgress) -> Void)? = nil) async throws(EngineError) -> Plan {
-        try await offThread { () throws(EngineError) -> Plan in try self.plan(progress: progress) }
-    }
-
     /// Starts planning on a thread of its own and returns at once with the progress as an `AsyncStream`
     /// and the plan to await:
     ///
@@ -110,7 +128,7 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/apply(_:)`` when apply was refused or rolled back (nothing changed), or failed
     ///   to roll back (``EngineError/needsRecovery``); ``EngineError/lockHeld(pid:)``; ``EngineError/fileSystem(_:)``.
     public func apply(maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try StorageEngine.apply(request(.policy(policy), maxDelete: maxDelete))!
+        try applyUnconfirmed(request(.policy(policy), maxDelete: maxDelete))
     }
 
     /// Applies a plan made earlier by this engine's policy on this root, after recovering any interrupted
@@ -118,21 +136,25 @@ public struct StorageEngine: Sendable {
     /// - Throws: ``EngineError/stalePlan(_:)`` for a plan of another root or policy, ``EngineError/planRefused(_:)``
     ///   for an action the policy never makes, and what ``apply(maxDelete:)`` throws.
     public func apply(_ plan: Plan, maxDelete: DeleteLimit? = nil) throws(EngineError) -> ApplyResult {
-        try StorageEngine.apply(request(.plan(plan, policy: policy), maxDelete: maxDelete))!
+        try applyUnconfirmed(request(.plan(plan, policy: policy), maxDelete: maxDelete))
     }
 
-    private func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
+    /// Only a `confirm` that declines makes the apply return nil, and these requests have none; were one ever
+    /// to, the caller hears "declined", nothing changed, rather than a trap.
+    func applyUnconfirmed(_ request: ApplyRequest, events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> ApplyResult {
+        guard let result = try StorageEngine.apply(request, events: events) else {
+            throw .apply(.refused("apply declined; nothing was changed"))
+        }
+        return result
+    }
+
+    func request(_ source: ApplyRequest.Source, maxDelete: DeleteLimit?) -> ApplyRequest {
         var request = ApplyRequest(root: root, source: source)
         request.maxDelete = maxDelete
         request.waitForLock = waitForLock
         request.stateDirectory = stateDirectory
         request.planOptions = planOptions
         return request
-    }
-
-    /// ``apply(maxDelete:)`` on a thread of its own.
-    public func apply(maxDelete: DeleteLimit? = nil) async throws(EngineError) -> ApplyResult {
-        try await offThread { () throws(EngineError) -> ApplyResult in try self.apply(maxDelete: maxDelete) }
     }
 
     // MARK: Audit, recover, journal
@@ -197,7 +219,7 @@ public struct StorageEngine: Sendable {
 
     /// Every transaction the root's journal records, oldest first: when, by which policy, what it did.
     /// Empty when nothing was ever applied here. Reads only; takes no lock.
-    /// - Throws: ``EngineError/other(_:)`` holding an ``UntrustedState`` when the state folder was not made by
+    /// - Throws: ``EngineError/untrustedState(_:)`` when the state folder was not made by
     ///   this user (another owner, group or other write, a symlink): it is never read.
     public func journal() throws(EngineError) -> [TransactionSummary] {
         try StorageEngine.journal(root: root, stateDirectory: stateDirectory)?.transactions ?? []
@@ -219,19 +241,6 @@ public struct StorageEngine: Sendable {
         guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
                                                    events: events) else { return nil }
         do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
-    }
-
-    /// Runs `work` on a thread of the engine's pool (never Swift's cooperative pool) and suspends the caller
-    /// until it is done: the continuation is resumed from that thread.
-    private func offThread<R: Sendable>(_ work: @escaping @Sendable () throws(EngineError) -> R) async throws(EngineError) -> R {
-        let result: Result<R, EngineError> = await withCheckedContinuation { continuation in
-            let job: @Sendable () -> Void = {
-                continuation.resume(returning: Result { () throws(EngineError) -> R in try work() })
-            }
-            // No thread to be had (the system refused one): the work still gets done, on this thread.
-            if WorkerPool.shared.start(job) == nil { job() }
-        }
-        return try result.get()
     }
 
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.

@@ -45,9 +45,9 @@ public struct FileStatus: Sendable, Hashable {
     public var size: Int64
     /// Allocated bytes (st_blocks * 512), what `du` counts.
     public var allocatedSize: Int64
-    public var accessTimeNs: Int64
-    public var modificationTimeNs: Int64
-    public var changeTimeNs: Int64
+    package var accessTimeNs: Int64
+    package var modificationTimeNs: Int64
+    package var changeTimeNs: Int64
     /// The id of the mount holding the entry (statx STATX_MNT_ID, else name_to_handle_at); 0 when unknown.
     /// A bind mount of another folder has the device of its source but a mount id of its own.
     public var mountID: UInt64
@@ -56,7 +56,7 @@ public struct FileStatus: Sendable, Hashable {
     /// judged by them (the walk reports it as skipped; apply sees it as changed and keeps it).
     public var hasTimeOutOfRange: Bool
     /// The birth time (statx btime) in ns since the epoch; nil where the file system records none.
-    public var birthTimeNs: Int64?
+    package var birthTimeNs: Int64?
     /// The owning group (st_gid), for rules' `group:` filters.
     public var groupID: UInt32 = 0
 
@@ -123,7 +123,7 @@ public struct EntryIdentity: Sendable, Hashable, Codable {
     public var device: UInt64
     public var inode: UInt64
     public var size: Int64
-    public var modificationTimeNs: Int64
+    package var modificationTimeNs: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modificationTimeNs: Int64) {
         self.device = device; self.inode = inode; self.size = size; self.modificationTimeNs = modificationTimeNs

@@ -15,6 +15,8 @@ extension FileSystemError {
         case timeOutOfRange
         /// No call failed: a walk ran past the run's time budget (`--max-runtime`) and stopped (ETIMEDOUT).
         case pastDeadline
+        /// No call failed: the walk was cancelled (a Task, `cancel()`, SIGINT/SIGTERM) and stopped (EINTR).
+        case cancelled
         /// No call failed: the state directory was refused; the problem and the fix, in place of a call's name.
         case refused(String)
         /// Anything else, named as it should read (an error from outside the file system layer).
@@ -37,6 +39,8 @@ extension FileSystemError {
                 self = .timeOutOfRange
             } else if name == Operation.pastDeadline.name {
                 self = .pastDeadline
+            } else if name == Operation.cancelled.name {
+                self = .cancelled
             } else {
                 self = .other(name)
             }
@@ -74,6 +78,7 @@ extension FileSystemError {
             case .mountPoint: "mount point; not entered"
             case .timeOutOfRange: "timestamp out of range"
             case .pastDeadline: "past the time budget"
+            case .cancelled: "cancelled"
             case .refused(let reason): "refused: \(reason)"
             case .other(let text): text
             }

@@ -125,7 +125,7 @@ public struct TrashFolder: Sendable, Hashable {
     }
 
     /// RFC 3986 percent-encoding of a path: unreserved characters and `/` stay, every other byte is `%XX`.
-    static func percentEncoded(_ bytes: [UInt8]) -> [UInt8] {
+    package static func percentEncoded(_ bytes: [UInt8]) -> [UInt8] {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for b in bytes {

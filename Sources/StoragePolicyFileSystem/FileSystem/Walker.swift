@@ -51,6 +51,9 @@ package struct WalkOptions: Sendable {
     /// Tests only: called with an entry's path just before the walker stats it, so a test can make the
     /// entry vanish between listing and stat for real.
     package var willStat: (@Sendable (RelativePath) -> Void)?
+    /// Looked at before each directory is read: once set, no further directory is opened, every thread stops
+    /// and `walk` throws `.cancelled` (so a cancel takes effect within one directory's work).
+    package var cancellation: CancellationFlag?
 
     package init(threads: Int = 0, openDirectoryBudget: Int? = nil) {
         self.threads = threads; self.openDirectoryBudget = openDirectoryBudget
@@ -75,7 +78,7 @@ package struct Walker: Sendable {
         let rootDirectory = try WalkDirectory.open(root: root, counter: counter)
         let run = WalkRun(visitor: visitor, rootStatus: rootDirectory.status, counter: counter,
                           budget: options.openDirectoryBudget ?? Walker.defaultBudget(), threads: threadCount,
-                          willStat: options.willStat)
+                          willStat: options.willStat, cancellation: options.cancellation)
         let listing = DirectoryListing()
         listing.willStat = options.willStat
         try listing.load(rootDirectory, skipStateDirectory: true)
@@ -89,6 +92,8 @@ package struct Walker: Sendable {
             if index != 0 { workers.withLock { $0.append(worker) } }
             run.work(worker)
         }
+        // A cancelled walk's visitor saw part of the tree: nothing of it may become a plan.
+        if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         return (rootDirectory.status, workers.withLock { $0 })
     }
 
@@ -109,6 +114,7 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     let budget: Int
     let threads: Int
     let willStat: (@Sendable (RelativePath) -> Void)?
+    let cancellation: CancellationFlag?
     let stack = WorkStack<Work>()
 
     /// What a walking thread takes from the stack: a directory, or the stats of a large directory another
@@ -155,9 +161,9 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
     }
 
     init(visitor: V, rootStatus: FileStatus, counter: WalkDirectory.Counter, budget: Int, threads: Int,
-         willStat: (@Sendable (RelativePath) -> Void)?) {
+         willStat: (@Sendable (RelativePath) -> Void)?, cancellation: CancellationFlag?) {
         self.visitor = visitor; self.rootStatus = rootStatus; self.counter = counter; self.budget = budget
-        self.threads = threads; self.willStat = willStat
+        self.threads = threads; self.willStat = willStat; self.cancellation = cancellation
     }
 
     func start(_ root: WalkDirectory, listing: DirectoryListing, worker: V.Worker) {
@@ -173,6 +179,11 @@ private final class WalkRun<V: WalkVisitor>: Sendable {
         listing.willStat = willStat
         share(listing)
         while let work = stack.pop() {
+            // Between directories: a cancelled walk empties the stack, which wakes and ends every thread.
+            if let cancellation, cancellation.isCancelled {
+                stack.close()
+                return
+            }
             switch work {
             case .directory(let item): process(item, listing: listing, worker: worker)
             case .prefetch(let task): task.run()

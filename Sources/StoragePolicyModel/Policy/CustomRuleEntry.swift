@@ -1,5 +1,6 @@
 // One entry as a custom rule sees it: its byte path, type and, read only when asked, its status and
 // extended attributes. Reads never follow symlinks and never change atimes; nothing here writes.
+import Foundation
 
 import StoragePolicyFileSystem
 
@@ -16,7 +17,10 @@ public struct CustomRuleEntry {
     /// The entry's type, from the directory listing (a symlink is a symlink; it is never followed).
     public let type: FileType
     /// The evaluation instant (nanoseconds since the epoch) every age in the plan is measured against.
-    public let now: Int64
+    package let now: Int64
+
+    /// The evaluation instant every age in the plan is measured against.
+    public var evaluationTime: Date { Date(nanosecondsSinceEpoch: now) }
 
     package let listing: DirectoryListing
     package let index: Int

@@ -322,7 +322,7 @@ struct JournalTrustTests {
         #expect {
             _ = try engine.apply()
         } throws: { error in
-            guard case .other(let inner) = error as? EngineError, let untrusted = inner as? UntrustedState else { return false }
+            guard case .untrustedState(let untrusted) = error as? EngineError else { return false }
             return untrusted.path == ".policyctl" && untrusted.problem.hasPrefix("is owned by uid 12345")
         }
         #expect(f.exists("r/tmp/old"))

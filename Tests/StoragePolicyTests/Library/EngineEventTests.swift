@@ -122,7 +122,7 @@ import TreeFixture
             try StorageEngine.apply(s.request(.savedPlan(plan, path: s.folder + "/plan.json", policyFile: s.policyFile)), events: events.record)
         } throws: { error in
             guard case .stalePlan(let why) = error as? EngineError else { return false }
-            return why == "plan is stale: policy changed since the plan was made; plan again"
+            return why.cause == .policyChanged && why.description == "plan is stale: policy changed since the plan was made; plan again"
         }
         #expect(events.all == ["opened \(s.rootPath)", "stale: plan is stale: policy changed since the plan was made; plan again"])
         #expect(s.exists("tmp/old"))
@@ -144,7 +144,7 @@ import TreeFixture
             try StorageEngine.apply(other.request(.savedPlan(plan, path: "plan.json", policyFile: s.policyFile)), events: events.record)
         } throws: { error in
             guard case .planMismatch(let why) = error as? EngineError else { return false }
-            return why == mismatch
+            return why.subject == .root && why.description == mismatch
         }
         #expect(events.all == ["opened \(other.rootPath)", "mismatch: \(mismatch)"])
         // The engine's own apply(plan) says the same.
@@ -153,7 +153,7 @@ import TreeFixture
             try otherEngine.apply(plan)
         } throws: { error in
             guard case .stalePlan(let why) = error as? EngineError else { return false }
-            return why == expected
+            return why.cause == .rootChanged(plannedRoot: plan.root) && why.description == expected
         }
         #expect(other.exists("tmp/old") && s.exists("tmp/old"))
     }

@@ -94,7 +94,7 @@ import TreeFixture
             Issue.record("expected a stale plan")
         } catch {
             guard case .stalePlan(let why) = error else { Issue.record("wrong case: \(error)"); return }
-            #expect(why.hasPrefix("plan is stale: root changed (it was made for another directory"))
+            #expect(why.description.hasPrefix("plan is stale: root changed (it was made for another directory"))
         }
         let other = try StorageEngine(yaml: Self.policy.replacingOccurrences(of: "24h", with: "12h"), root: a.root)
         #expect(throws: EngineError.self) { try other.apply(planForA) }
