@@ -83,6 +83,9 @@ final class BackgroundUnlinks {
         if !workers.failedSoFar { directoryTimes.noteFinished(before: settled, in: ledger.transaction.directories) }
         directoryTimes.notesWait = settled != Int.max || workers.failedSoFar
         if threads == 0 && settled == Int.max { try finish() }
+        // A batch may span a whole plan of file deletes: recorded every 4,096, so what waits to be recorded (and
+        // for how long a folder's times may wait) stays bounded, for one wait per 4,096 deletes.
+        else if inBackground.count >= UnlinkWorkers.maximumWaiting { try finish() }
     }
 
     /// Waits for the workers' unlinks and records each in step order: made ones first (a failure below may stop

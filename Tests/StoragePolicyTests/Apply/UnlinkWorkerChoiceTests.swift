@@ -195,4 +195,29 @@ import Testing
         #expect(report.outcome("tmp/sub") == .done)
         #expect(try f.listing() == ["tmp"])
     }
+
+    @Test("4,500 file deletes over 3 folders in one batch are recorded every 4,096: all made, counted once, every folder's times back")
+    func longBatchRecordedInParts() throws {
+        let f = try ApplyFixture()
+        f.dir("tmp")
+        var actions: [Action] = []
+        for d in 0..<3 {
+            f.dir("tmp/d\(d)")
+            for i in 0..<1_500 {
+                f.file("tmp/d\(d)/f\(i)", size: 0, ageHours: 240)
+                actions.append(try f.action(.delete, "tmp/d\(d)/f\(i)"))
+            }
+            f.file("tmp/d\(d)/keep", size: 0, ageHours: 1)
+            f.age("tmp/d\(d)", hours: 240)
+        }
+        let before = try (0..<3).map { try f.status("tmp/d\($0)") }
+        let report = try f.apply(f.plan(actions, scanned: 5_000))
+        #expect(report.counts[.delete] == 4_500)
+        #expect(report.items.allSatisfy { $0.outcome == .done })
+        #expect(try f.listing() == ["tmp", "tmp/d0", "tmp/d0/keep", "tmp/d1", "tmp/d1/keep", "tmp/d2", "tmp/d2/keep"])
+        for d in 0..<3 {
+            #expect(try f.status("tmp/d\(d)").modificationTimeNs == before[d].modificationTimeNs, "tmp/d\(d)")
+        }
+        #expect(try Recovery.run(holding: f.lock).nothingToDo)
+    }
 }
