@@ -229,7 +229,7 @@ struct ApplyCommand: Command {
             throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
         }
         do {
-            return (try Plan.decode(json: Data(planBytes)), planBytes)
+            return (try Plan.decode(json: planBytes), planBytes)
         } catch {
             throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
         }

@@ -53,6 +53,9 @@ package struct ApplyOptions: Sendable {
     /// Looked at before each group: once set, the run stops there and rolls back as a crash would be after
     /// `recover` (the file deletes made stay made), with the rollback reason `cancelled` (ApplyRun.Cancelled).
     package var cancellation: CancellationFlag?
+    /// Fewest consecutive file deletes of a group (in any folders) that go to worker threads; a smaller run is
+    /// carried out on the run's own thread (BackgroundUnlinks.choose). Tests set 1 to send every one to a worker.
+    package var unlinkWorkersFrom = 64
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
     /// that worker's thread, between the worker's check and its unlink.

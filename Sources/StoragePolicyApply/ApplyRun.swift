@@ -123,6 +123,7 @@ package final class ApplyRun {
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
         try transaction.makeDurable()
+        unlinks.choose(prepared)
         for (i, intents) in prepared {
             try carryOut(i, intents)
             try deadline.check()
@@ -151,7 +152,7 @@ package final class ApplyRun {
         }
         // The folder times first: a step in another folder notes how the previous removals left theirs now.
         directoryTimes.willChange(step.action, in: directories)
-        if let parent { return unlinks.hand(i, step, intent: intents[0], parent: parent) }
+        if let parent { return try unlinks.hand(i, step, intent: intents[0], parent: parent) }
         options.willChange?(step.action.path)
         guard try change(i, step, intents) else { return }
         directoryTimes.didChange(step.action, step: i, in: directories)

@@ -1,8 +1,13 @@
 // The run's file deletes made on worker threads (UnlinkWorkers), and all their bookkeeping: which steps are
-// with the workers, the folder they are in, when their outcomes are collected and how each is recorded. The
-// run hands a checked file delete over here and goes on journaling; the outcomes are collected (`finish`)
-// before anything that must see the folder as the unlinks left it: a step in another folder, a step that is not
-// such a delete, the trash folders being resolved, the end of the run.
+// with the workers, when their outcomes are collected and how each is recorded. The run hands a checked file
+// delete over here and goes on journaling; the outcomes are collected (`finish`) before anything that must see
+// the tree as the unlinks left it: a step that is not such a delete, the trash folders being resolved, the end
+// of the run. A batch spans folders (issue 31): a delete in the next folder is handed over while the workers
+// still unlink in the previous one, so a tree of many small folders does not wait for the workers at every
+// folder's end. What the next folder's steps need of the previous one is only its folder times, whose note
+// waits for the workers (DirectoryTimes.notesWait). A group's run of fewer than `ApplyOptions.unlinkWorkersFrom`
+// consecutive file deletes is carried out on the run's own thread as it is handed over, with the same check and
+// the same bookkeeping: for a few deletes, waking the workers costs more than they save (Docs/performance.md).
 
 import StoragePolicyFileSystem
 
@@ -13,46 +18,76 @@ package final class BackgroundUnlinks {
     private let workers: UnlinkWorkers
     /// The steps with the workers, in step order, with their intents.
     private var inBackground: [(step: Int, intent: Intent)] = []
-    /// The folder they delete from.
-    private var folder: RelativePath?
+    /// The folder of the batch's first delete.
+    private var firstFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
     private var removalBeforeBatch: Int?
+    /// Fewest consecutive file deletes in a group handed to worker threads.
+    private let workersFrom: Int
+    /// The current group's steps whose file delete goes to worker threads (`choose`); the others' are made as
+    /// they are handed over.
+    private var chosen: Set<Int> = []
 
     package init(ledger: StepLedger, directoryTimes: DirectoryTimes, options: ApplyOptions, rootStatus: FileStatus, deadline: RunDeadline) {
         self.ledger = ledger
         self.directoryTimes = directoryTimes
         self.deadline = deadline
+        workersFrom = max(1, options.unlinkWorkersFrom)
         // A worker checks the file in its folder's descriptor just before the unlink, as the run would.
         workers = UnlinkWorkers(check: { job throws(FileSystemError) in
             StepVerifier.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: rootStatus)
         }, willChange: options.willChange, deadline: options.deadline)
     }
 
-    /// No unlink is with the workers: the folders are as this run's steps left them.
-    var isIdle: Bool { inBackground.isEmpty }
-
-    /// Before step `step` is checked: anything but another file delete in the same folder (`background`: it
-    /// would go to the workers) sees the folder as the workers' unlinks left it.
-    func barrier(before step: Step, background: Bool) throws {
-        if let folder, !(background && step.action.path.isChild(of: folder)) {
-            try finish()
+    /// Picks the group's file deletes (a step whose one intent is an unlink) that go to worker threads: those in
+    /// a run of at least `workersFrom` consecutive ones, in any folders. Any other step between ends a run: it
+    /// waits for the workers anyway.
+    func choose(_ prepared: [(Int, [Intent])]) {
+        chosen.removeAll(keepingCapacity: true)
+        var start = 0
+        for end in 0...prepared.count {
+            if end < prepared.count, prepared[end].1.count == 1, prepared[end].1[0].change.isUnlink { continue }
+            if end - start >= workersFrom { chosen.formUnion(prepared[start..<end].lazy.map(\.0)) }
+            start = end + 1
         }
     }
 
+    /// No unlink is with the workers: the folders are as this run's steps left them.
+    var isIdle: Bool { inBackground.isEmpty }
+
+    /// Before step `step` is checked: anything but another file delete for the workers (`background`) sees the
+    /// tree as the workers' unlinks left it.
+    func barrier(before step: Step, background: Bool) throws {
+        if !background { try finish() }
+    }
+
     /// Hands step `i`'s checked file delete (its one intent, an unlink in `parent`) to the workers; its outcome
-    /// is recorded by `finish`.
-    func hand(_ i: Int, _ step: Step, intent: Intent, parent: DirectoryHandle) {
-        let threads = step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
+    /// is recorded by `finish`. One not chosen for a worker is made here and now, and recorded at once when no
+    /// worker has one in flight: the run then goes on exactly as after a step made here.
+    func hand(_ i: Int, _ step: Step, intent: Intent, parent: DirectoryHandle) throws {
+        let threads = !chosen.contains(i) ? 0 : step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
         workers.submit(.init(step: i, path: step.action.path, parent: parent, name: step.action.path.lastComponent!,
                              identity: step.action.identity!, type: step.action.type), workers: threads)
         ledger.transaction.unlinkingElsewhere(intent)
         ledger.touch(intent.change)
-        if folder == nil {
-            folder = step.action.path.parent
+        if inBackground.isEmpty {
+            firstFolder = step.action.path.parent
             removalBeforeBatch = directoryTimes.pendingStep
         }
         inBackground.append((i, intent))
         directoryTimes.didChange(step.action, step: i, in: ledger.transaction.directories)
+        // While a delete may still be in flight on a worker, a folder's times wait: the run may move on to the
+        // next folder before the workers are done with this one. A folder they are done with is noted as soon as
+        // the run hears so (at each hand-over of a batch of jobs); after a failure, only at `finish`, which
+        // knows which removal each folder's times then belong to. With nothing in flight (a short run, made
+        // here) a folder is noted on moving on, as for any step made here.
+        let settled = workers.finishedBelow
+        if !workers.failedSoFar { directoryTimes.noteFinished(before: settled, in: ledger.transaction.directories) }
+        directoryTimes.notesWait = settled != Int.max || workers.failedSoFar
+        if threads == 0 && settled == Int.max { try finish() }
+        // A batch may span a whole plan of file deletes: recorded every 4,096, so what waits to be recorded (and
+        // for how long a folder's times may wait) stays bounded, for one wait per 4,096 deletes.
+        else if inBackground.count >= UnlinkWorkers.maximumWaiting { try finish() }
     }
 
     /// Waits for the workers' unlinks and records each in step order: made ones first (a failure below may stop
@@ -62,10 +97,8 @@ package final class BackgroundUnlinks {
         let failures = workers.finish()
         let batch = inBackground
         inBackground.removeAll(keepingCapacity: true)
-        folder = nil
         // Both are in step order: one pass pairs each failure with its intent.
         var unmade: [(step: Int, why: UnlinkWorkers.Unmade, intent: Intent)] = []
-        var lastMade = removalBeforeBatch
         for (i, intent) in batch {
             if unmade.count < failures.count && failures[unmade.count].step == i {
                 unmade.append((i, failures[unmade.count].why, intent))
@@ -73,9 +106,8 @@ package final class BackgroundUnlinks {
             }
             ledger.transaction.madeElsewhere(intent)
             ledger.done(i)
-            lastMade = i
         }
-        if let last = failures.last, last.step == batch.last!.step { directoryTimes.lastRemovalsFailed(lastMade: lastMade) }
+        noteFolders(batch, failed: unmade.map(\.step))
         var pastDeadline = false
         for (i, why, intent) in unmade {
             switch why {
@@ -87,6 +119,23 @@ package final class BackgroundUnlinks {
         }
         // As after a step made here: a run past its budget stops.
         if pastDeadline || deadline.hasPassed { throw RunDeadline.Exceeded() }
+    }
+
+    /// The folders' times, now that the unlinks are made: each folder noted while they were in flight, and the
+    /// last one, still pending. A folder's `times` intent belongs to the last removal made there, so a note of a
+    /// failed step moves to the last made one in its folder (or the removal made there before the batch), or
+    /// to none.
+    private func noteFolders(_ batch: [(step: Int, intent: Intent)], failed: [Int]) {
+        let directories = ledger.transaction.directories
+        guard !failed.isEmpty else { return directoryTimes.noteWaiting(in: directories) }
+        let failedSteps = Set(failed)
+        var lastMade: [RelativePath: Int] = [:]
+        if let firstFolder, let removalBeforeBatch { lastMade[firstFolder] = removalBeforeBatch }
+        for (i, _) in batch where !failedSteps.contains(i) { lastMade[ledger.steps[i].action.path.parent] = i }
+        directoryTimes.noteWaiting(in: directories) { folder, step in failedSteps.contains(step) ? lastMade[folder] : step }
+        if let last = batch.last?.step, failedSteps.contains(last) {
+            directoryTimes.lastRemovalsFailed(lastMade: lastMade[ledger.steps[last].action.path.parent])
+        }
     }
 
     /// Ends the workers once their unlinks are finished (recorded or not: `finish` first to record them).

@@ -95,7 +95,43 @@ package final class DirectoryTimes {
         lastRemovedFrom = nil
     }
 
+    /// Set while file deletes are with the unlink workers (BackgroundUnlinks), which may be unlinking in several
+    /// folders at once: a folder's note then waits (`noteWaiting`), since its times are not yet as this run's
+    /// removals will leave them.
+    var notesWait = false
+    /// The notes waiting for the workers, in step order.
+    private var waiting: [(folder: RelativePath, step: Int)] = []
+
+    /// The workers' unlinks are finished: notes each waiting folder, in order. `made` gives the step a folder's
+    /// note belongs to: the step noted, or when that one's unlink failed the last one made there (nil: none).
+    func noteWaiting(in directories: DirectoryCache, made: ((RelativePath, Int) -> Int?)? = nil) {
+        notesWait = false
+        let notes = waiting
+        waiting.removeAll(keepingCapacity: true)
+        for (folder, step) in notes {
+            let noted = if let made { made(folder, step) } else { step }
+            if let noted { note((folder, noted), in: directories) }
+        }
+    }
+
+    /// The workers have finished every unlink of a step below `step`, and none failed: the folders waiting for
+    /// those are noted now, while the workers go on in later folders, so a writer there after the run's last
+    /// removal keeps its times as when each folder was noted on moving on.
+    func noteFinished(before step: Int, in directories: DirectoryCache) {
+        var n = 0
+        while n < waiting.count && waiting[n].step < step {
+            record(waiting[n], in: directories)
+            n += 1
+        }
+        if n > 0 { waiting.removeFirst(n) }
+    }
+
     private func note(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
+        if notesWait { return waiting.append(pending) }
+        record(pending, in: directories)
+    }
+
+    private func record(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
         guard tracked[pending.folder] != nil, let handle = try? directories.directoryIfPresent(pending.folder),
               let s = try? handle.status() else { return }
         tracked[pending.folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)

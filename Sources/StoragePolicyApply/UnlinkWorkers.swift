@@ -54,6 +54,13 @@ package final class UnlinkWorkers {
     private let shared: Shared
     /// Jobs not yet handed to the workers (the run's thread only).
     private var staged: [Job] = []
+    /// As of the last hand-over: every job of a step below this one is finished (Int.max: every job), and
+    /// whether one of them failed. The run's thread only; lets it note a folder the workers are done with
+    /// while they go on in later ones (BackgroundUnlinks).
+    var finishedBelow: Int { min(finishedBelowPublished, staged.first?.step ?? Int.max) }
+    private(set) var failedSoFar = false
+    /// `finishedBelow` of the jobs handed over, as the workers last said.
+    private var finishedBelowPublished = Int.max
     /// One per worker borrowed from the pool: each ends once `stop` closes the queue.
     private var workers: [WorkerPool.Completion] = []
 
@@ -61,8 +68,16 @@ package final class UnlinkWorkers {
         shared = Shared(check: check, willChange: willChange, deadline: deadline)
     }
 
-    /// Checks and unlinks `job.name` in `job.parent` on a worker, with at least `workers` of them running.
+    /// Checks and unlinks `job.name` in `job.parent` on a worker, with at least `workers` of them running;
+    /// with `workers` 0, here and now (a short run of deletes, not worth a hand-off), recorded as a worker's.
     func submit(_ job: Job, workers wanted: Int) {
+        if wanted == 0 {
+            if let failure = shared.carryOut(job) {
+                failedSoFar = true
+                shared.state.withLock { $0.failures.append(failure) }
+            }
+            return
+        }
         while workers.count < min(wanted, Self.maximumThreads) {
             let shared = self.shared
             guard let worker = WorkerPool.shared.start({ shared.work() }) else { break }
@@ -75,7 +90,10 @@ package final class UnlinkWorkers {
             // No thread could be had: the caller's thread does the work.
             let failures = staged.compactMap(shared.carryOut)
             staged.removeAll(keepingCapacity: true)
-            shared.state.withLock { $0.failures += failures }
+            if !failures.isEmpty {
+                failedSoFar = true
+                shared.state.withLock { $0.failures += failures }
+            }
         } else if staged.count >= Self.batch {
             publish()
         }
@@ -83,12 +101,16 @@ package final class UnlinkWorkers {
 
     /// Waits until every submitted unlink is made or failed; the failures, in step order.
     package func finish() -> [Failure] {
-        if workers.isEmpty { return takeFailures() }
+        if workers.isEmpty {
+            failedSoFar = false
+            return takeFailures()
+        }
         if !staged.isEmpty { publish() }
         shared.state.withLock(when: { $0.taken == $0.queue.count && $0.running == 0 }) { state in
             state.queue.removeAll(keepingCapacity: true)
             state.taken = 0
         }
+        (finishedBelowPublished, failedSoFar) = (Int.max, false)
         return takeFailures()
     }
 
@@ -114,7 +136,7 @@ package final class UnlinkWorkers {
             if state.queue.count - state.taken >= Self.maximumWaiting { state.waitingToPublish = true }
         }
         let staged = self.staged
-        shared.state.withLock(when: { $0.queue.count - $0.taken < Self.maximumWaiting }, wake: .all) { state in
+        let progress = shared.state.withLock(when: { $0.queue.count - $0.taken < Self.maximumWaiting }, wake: .all) { state in
             state.waitingToPublish = false
             if state.taken >= 4096 {
                 // Drop what the workers have taken: the queue holds only the jobs still waiting.
@@ -122,7 +144,12 @@ package final class UnlinkWorkers {
                 state.taken = 0
             }
             state.queue += staged
+            // Jobs are queued in step order and taken in runs from the front: the first unfinished one is the
+            // first of a run still with a worker, or else the first not taken.
+            let untaken = state.taken < state.queue.count ? state.queue[state.taken].step : Int.max
+            return (min(state.inFlight.min() ?? Int.max, untaken), !state.failures.isEmpty)
         }
+        (finishedBelowPublished, failedSoFar) = progress
         self.staged.removeAll(keepingCapacity: true)
     }
 
@@ -135,6 +162,8 @@ package final class UnlinkWorkers {
             /// Taken jobs not finished yet.
             var running = 0
             var failures: [Failure] = []
+            /// The first step of each run of jobs a worker has taken and not finished.
+            var inFlight: [Int] = []
             var closed = false
             /// Workers running `work`.
             var workers = 0
@@ -181,6 +210,7 @@ package final class UnlinkWorkers {
                     let caughtUp = state.withLock { state -> Bool in
                         state.running -= jobs.count
                         state.failures += failed
+                        if let k = state.inFlight.firstIndex(of: jobs[0].step) { state.inFlight.remove(at: k) }
                         return state.running == 0 && state.taken == state.queue.count
                     }
                     // The run may be waiting in `finish` for the last of these.
@@ -194,6 +224,7 @@ package final class UnlinkWorkers {
                     // Alone, take all there is; with others, a fair share, so files holding data spread out.
                     let n = state.workers == 1 ? available : max(1, min(UnlinkWorkers.batch, available / state.workers))
                     jobs += state.queue[state.taken..<state.taken + n]
+                    state.inFlight.append(state.queue[state.taken].step)
                     state.taken += n
                     state.running += n
                     return (true, state.waitingToPublish)

@@ -49,5 +49,5 @@ package final class WorkStack<Item: Sendable>: Sendable {
     }
 
     /// Threads asleep in `pop` right now.
-    var waiting: Int { state.withLock { $0.waiting } }
+    package var waiting: Int { state.withLock { $0.waiting } }
 }
