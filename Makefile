@@ -59,7 +59,8 @@ install: build
 	# of the C modules StoragePolicy imports.
 	install -d $(LIBDIR)/Modules $(LIBDIR)/include/CPosix $(LIBDIR)/include/CYAML
 	install -m 755 $(BINPATH)/libPolicyctlScripting.so $(LIBDIR)/
-	install -m 644 $(BINPATH)/Modules/StoragePolicy.swiftmodule $(BINPATH)/Modules/PolicyctlCommands.swiftmodule $(LIBDIR)/Modules/
+	# The front door and the layer modules it re-exports (StoragePolicyFileSystem ... StoragePolicyReports).
+	install -m 644 $(BINPATH)/Modules/StoragePolicy*.swiftmodule $(BINPATH)/Modules/PolicyctlCommands.swiftmodule $(LIBDIR)/Modules/
 	install -m 644 Sources/CPosix/include/CPosix.h $(LIBDIR)/include/CPosix/
 	printf 'module CPosix {\n    umbrella header "CPosix.h"\n    export *\n}\n' > $(LIBDIR)/include/CPosix/module.modulemap
 	install -m 644 Sources/CYAML/shim.h $(LIBDIR)/include/CYAML/

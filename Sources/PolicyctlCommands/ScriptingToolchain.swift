@@ -35,6 +35,10 @@ struct ScriptToolchain {
 /// are `internal import`).
 struct ScriptLibrary {
     static let name = "PolicyctlScripting"
+    /// The modules a script's `import StoragePolicy` loads: the front door, the layers it re-exports, and the
+    /// command layer. Each is part of the cache key, so a rebuilt layer recompiles the script.
+    static let modules = ["StoragePolicyFileSystem", "StoragePolicyModel", "StoragePolicyPlan", "StoragePolicyEvaluation",
+                          "StoragePolicyApply", "StoragePolicyReports", "StoragePolicy", "PolicyctlCommands"]
     /// The folder holding lib<name>.so.
     var directory: String
     /// swiftc's flags to import and link it (and to find it at run time: rpath).
@@ -87,7 +91,7 @@ struct ScriptLibrary {
             where exists(cModule + "/module.modulemap") {
                 flags += ["-I", cModule]
             }
-            let parts = [library, modules + "/StoragePolicy.swiftmodule", modules + "/PolicyctlCommands.swiftmodule"].map { path in
+            let parts = ([library] + ScriptLibrary.modules.map { modules + "/\($0).swiftmodule" }).map { path in
                 // A path that cannot be stat'ed counts as all zeros (it then fails to load, named by swiftc).
                 let st = system_stat(path)
                 return "\(path):\(st?.device ?? 0):\(st?.inode ?? 0):\(st?.size ?? 0):\(st?.modified.seconds ?? 0).\(st?.modified.nanoseconds ?? 0)"

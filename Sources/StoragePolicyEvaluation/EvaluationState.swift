@@ -110,7 +110,7 @@ package final class QuotaLedger: @unchecked Sendable {
     /// without one pays nothing, and the records keep their 56 bytes.
     @exclusivity(unchecked) private var owners: [UInt32] = []
     /// Every file is on the root's device (the walk never crosses one).
-    package private(set) var device: UInt64 = 0
+    @exclusivity(unchecked) package private(set) var device: UInt64 = 0
 
     package var count: Int { records.count }
 

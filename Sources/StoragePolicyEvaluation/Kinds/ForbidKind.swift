@@ -128,7 +128,7 @@ package struct ForbiddenEntry: Sendable {
 
 /// One thread's forbidden entries, moved once the walk is done.
 package final class ForbiddenEntries: KindRecords {
-    package var entries: [ForbiddenEntry] = []
+    @exclusivity(unchecked) package var entries: [ForbiddenEntry] = []
     package init() {}
 }
 

@@ -29,7 +29,7 @@ package final class DirectoryListing {
     @exclusivity(unchecked) private(set) var entered: [Int] = []
     @exclusivity(unchecked) package private(set) var descriptor: Int32 = -1
     /// Tests only (WalkOptions.willStat).
-    package var willStat: (@Sendable (RelativePath) -> Void)?
+    @exclusivity(unchecked) package var willStat: (@Sendable (RelativePath) -> Void)?
     /// Set by a walk with more than one thread: hands a large directory's remaining stats to an idle thread.
     var offer: ((StatPrefetch) -> Void)?
     /// The stats being fetched ahead for this directory, if any (see StatPrefetch).
