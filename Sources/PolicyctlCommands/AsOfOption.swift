@@ -6,7 +6,7 @@ import StoragePolicy
 enum AsOfOption {
     static let option = OptionSpec.option(
         "at", value: "time",
-        help: "Evaluate as of this instant instead of now, e.g. 2027-01-01T00:00Z (UTC; \(InstantText.forms)): a what-if. A plan saved with --at is never applied.")
+        help: "Evaluate as of this instant instead of now, e.g. 2027-01-01T00:00Z; accepted: \(InstantText.forms). A what-if: a plan saved with --at is never applied.")
 
     /// The plan options for `--at text` (now when nil); a text that is no instant is a usage error naming it.
     static func planOptions(_ text: String?, command: String) throws -> PlanOptions {
