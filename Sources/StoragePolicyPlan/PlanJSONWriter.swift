@@ -188,7 +188,9 @@ package struct PlanJSONWriter: ~Copyable {
     @inline(__always)
     package mutating func text(_ s: StaticString) { out.literal(s) }
 
-    private mutating func number<N: BinaryInteger>(_ n: N) { out.integer(n) }
+    // Through the writer's non-generic digits: this generic is specialised here, in the plan's own module, while
+    // one across the target boundary would not be (Docs/performance.md).
+    private mutating func number<N: BinaryInteger>(_ n: N) { out.decimal(negative: n < 0, magnitude: UInt64(n.magnitude)) }
 
     /// A JSON string, escaped as JSONEncoder escapes (the plan's Codable form and this writer agree).
     private mutating func string(_ s: String) { out.string(s) }

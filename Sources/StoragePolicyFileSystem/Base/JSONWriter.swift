@@ -73,6 +73,11 @@ package struct JSONWriter: ~Copyable {
         self.key(key)
         integer(value)
     }
+    package mutating func int(_ key: StaticString, _ value: Int) { self.key(key); integer(value) }
+    package mutating func int(_ key: StaticString, _ value: Int64) { self.key(key); integer(value) }
+    package mutating func int(_ key: StaticString, _ value: UInt64) { self.key(key); integer(value) }
+    package mutating func int(_ key: StaticString, _ value: UInt32) { self.key(key); integer(value) }
+    package mutating func int(_ key: StaticString, _ value: Int32) { self.key(key); integer(value) }
 
     /// A key known only at run time (the commit record's count names): escaped like any string.
     @inlinable
@@ -194,13 +199,20 @@ package struct JSONWriter: ~Copyable {
         count += level * 2
     }
 
-    /// Decimal digits of any integer. Inlinable, so a caller in another layer (the plan writer, the journal)
-    /// gets it specialised for its integer type: an unspecialised generic call looks up `N`'s metadata and
-    /// witnesses for every number, which cost plan 2 % of its instructions when the layers became targets.
+    /// Decimal digits of any integer. The concrete overloads below are what callers in other layers (the plan
+    /// writer, journal records) get: a generic call across a target boundary is not specialised, and looking up
+    /// `N`'s metadata and witnesses for every number cost plan 5 % of its instructions when the layers became
+    /// targets (Docs/performance.md).
     @inlinable
     package mutating func integer<N: BinaryInteger>(_ n: N) {
         decimal(negative: n < 0, magnitude: UInt64(n.magnitude))
     }
+    package mutating func integer(_ n: Int) { decimal(negative: n < 0, magnitude: UInt64(n.magnitude)) }
+    package mutating func integer(_ n: Int64) { decimal(negative: n < 0, magnitude: n.magnitude) }
+    package mutating func integer(_ n: Int32) { decimal(negative: n < 0, magnitude: UInt64(n.magnitude)) }
+    package mutating func integer(_ n: UInt64) { decimal(negative: false, magnitude: n) }
+    package mutating func integer(_ n: UInt32) { decimal(negative: false, magnitude: UInt64(n)) }
+    package mutating func integer(_ n: UInt16) { decimal(negative: false, magnitude: UInt64(n)) }
 
     /// Decimal digits straight into the buffer (no String per number), two at a time from the right.
     package mutating func decimal(negative: Bool, magnitude: UInt64) {
