@@ -60,30 +60,11 @@ enum MetricsFile {
             Terminal.err("warning: --metrics-file \(path) was not written: it is not a regular file (remove it, or name a file)")
             return
         }
-        let temporary = path + ".tmp-\(system_getpid())"
-        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
-        guard fd >= 0 else {
-            Terminal.err("warning: --metrics-file \(path) was not written: cannot create \(temporary): \(system_errno) (is its folder there and writable?)")
-            return
-        }
-        let bytes = Array(text.utf8)
-        var written = 0
-        var failure: Errno? = nil
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if system_errno == .interrupted { continue }
-                failure = system_errno
-                break
-            }
-            written += n
-        }
-        if failure == nil, system_fsync(fd) != 0 { failure = system_errno }
-        system_close(fd)
-        if failure == nil, system_rename(temporary, path) != 0 { failure = system_errno }
-        if let failure {
-            _ = system_unlink(temporary)
-            Terminal.err("warning: --metrics-file \(path) was not written: \(failure)")
+        // The commands' one atomic writer (temporary name beside it with O_EXCL, fsync, rename).
+        do {
+            try OutputFile.write(Array(text.utf8), to: path)
+        } catch {
+            Terminal.err("warning: --metrics-file \(path) was not written: \(error.message)")
         }
     }
 }
