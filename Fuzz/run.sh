@@ -30,7 +30,7 @@ swiftc -O Plugins/EmbedPoliciesTool/main.swift -o "$out/embed-policies"
 # of one layer by another go (each file is copied without them).
 rm -rf "$out/src" && mkdir -p "$out/src"
 find Sources -path 'Sources/StoragePolicy*' -name '*.swift' | while read -r f; do
-  sed -E '/^(@_exported )?import StoragePolicy/d' "$f" > "$out/src/$(echo "$f" | tr / _)"
+  sed -E '/^(@_exported |@_spi\(Layers\) )?import StoragePolicy/d' "$f" > "$out/src/$(echo "$f" | tr / _)"
 done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -module-name "$module" -package-name policyctl -swift-version 6 \

@@ -2,6 +2,8 @@
 // those the lines have always had: keys in sorted order, strings escaped as JSONEncoder escapes them, `/` as it
 // is, seconds with at most three decimals and no `.0` on a whole number.
 import StoragePolicy
+// The JSON writer is SPI of the bottom layer (Base/JSONWriter.swift says why); the command layer writes through it.
+@_spi(Layers) import StoragePolicyFileSystem
 
 struct JSONLogLine {
     enum Value {

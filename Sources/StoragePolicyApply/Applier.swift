@@ -1,9 +1,9 @@
 // The public entry point of apply: checks the blast-radius cap, orders a plan's actions so each one finds what
 // it needs, and runs them as one transaction; also `trash` and `restore`. Changes nothing without the lock.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// Applies plans (and trash/restore requests) as journaled transactions, holding the root's lock.
 package struct Applier: Sendable {

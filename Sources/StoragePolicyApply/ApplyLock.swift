@@ -1,7 +1,7 @@
 // Proof that this process holds the exclusive flock on ROOT/.policyctl/lock; released when it goes away
 // (or when the process dies, which is why flock and not a pid file). Never taken twice by one run.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// Proof that this process holds the root's exclusive lock; released when the value goes away.
 package final class ApplyLock: Sendable {

@@ -1,8 +1,8 @@
 // How one apply (or trash, or restore) runs: the blast-radius cap, the time budget, and what the journal's
 // begin record says about where the work came from. A value; holds no handles.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 /// How one apply runs: the blast-radius cap, the time budget, and what the journal records about its origin.
 package struct ApplyOptions: Sendable {

@@ -1,8 +1,8 @@
 // What an apply did, action by action, and how it can fail. Reported, never printed: the executable decides
 // how to show it. A failure always says whether the tree was put back.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 /// What an apply did, action by action: outcomes, counts, bytes freed, warnings.
 public struct ApplyReport: Sendable {

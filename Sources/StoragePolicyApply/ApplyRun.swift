@@ -7,7 +7,7 @@
 // The parts: StepPreparer (a step in, planned changes out), StepVerifier (the checks), BackgroundUnlinks (file
 // deletes on workers), StepLedger (the steps and their outcomes). This file is the order they run in.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class ApplyRun {
     /// Thrown between groups once the run's cancellation flag is set; the rollback reason is `reason`.

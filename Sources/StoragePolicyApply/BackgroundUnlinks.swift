@@ -9,7 +9,7 @@
 // consecutive file deletes is carried out on the run's own thread as it is handed over, with the same check and
 // the same bookkeeping: for a few deletes, waking the workers costs more than they save (Docs/performance.md).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class BackgroundUnlinks {
     private let ledger: StepLedger

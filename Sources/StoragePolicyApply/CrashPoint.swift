@@ -5,7 +5,7 @@
 // embeds the library, or the release binary, can never be killed or slowed through its environment, and
 // carries none of these names (InstallTests checks the release binary's strings).
 import Synchronization
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 #if POLICYCTL_FAULT_INJECTION
 package enum CrashPoint {

@@ -2,7 +2,7 @@
 // root handle, so apply acts by name inside a directory it opened itself. Never enters another mount (bind
 // mounts of folders on the root's own device included).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class DirectoryCache {
     package let root: DirectoryHandle

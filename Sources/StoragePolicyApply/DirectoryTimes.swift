@@ -8,8 +8,8 @@
 // Noted once per run of consecutive removals in a folder (steps are sorted by path) and at the end of every
 // group, not after each removal: the value between two of this run's removals was never looked at.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 /// The folders one apply run removed entries from, and their times from before the run changed them.
 package final class DirectoryTimes {

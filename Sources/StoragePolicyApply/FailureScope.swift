@@ -1,7 +1,7 @@
 // Sorts an error met while applying one step into "this entry" (skip the step and what depends on it) or
 // "this run" (roll everything back). Decided by the failed call and the errno, typed; never by message text.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The system call behind a `FileSystemError`, as apply classifies it.
 package enum FailedCall: Sendable, Hashable {

@@ -1,7 +1,7 @@
 // One change a transaction is about to make, as written to the journal before it is made, and read back
 // by recovery. Holds everything its undo needs; never anything that would require following a path string.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The primitive changes every action is built from. Each one can be undone by looking at the tree.
 package enum Change: Sendable, Equatable {

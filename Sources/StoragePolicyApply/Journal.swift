@@ -2,7 +2,7 @@
 // group, and reading back with torn or corrupt lines detected. Never rewrites a record in place. On ENOSPC the
 // space reserve beside it is given back and the write tried once more, so a full disk can still be cleaned.
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class Journal {
     package static let fileName = FileName(unchecked: Array("journal.jsonl".utf8))

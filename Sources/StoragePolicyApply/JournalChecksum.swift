@@ -3,7 +3,7 @@
 // before it carry the first 16 hex digits of the body's SHA-256 (the `sum` frame): those are still read, so a
 // transaction an older policyctl left unfinished is recovered.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum JournalChecksum {
     /// The 8 lowercase hex digits of CRC-32(`bytes`): the `crc` frame.

@@ -2,7 +2,7 @@
 // one input: the bytes made into a journal with valid checksums (so mutations get past them), read back by
 // `journal`, then recovered twice on a scratch root. Never a crash; never a change outside the scratch root.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum JournalFuzzing {
     /// The input made into a journal: each line is a record body, framed here with its valid checksum; a line

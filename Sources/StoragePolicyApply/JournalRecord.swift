@@ -2,7 +2,7 @@
 // journal an older version wrote, `{"sum":"<16 hex>","rec":{...}}` with a SHA-256 prefix), and the body's
 // fields. Never trusts a line whose checksum does not match its bytes.
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct JournalRecord: Sendable {
     package enum Kind: String, Sendable {

@@ -2,7 +2,7 @@
 // when a journal write meets ENOSPC, so a cleanup can still be journaled (and so free space) on a full disk.
 // Best effort on creation; never holds data, never read.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// Space kept for the journal on the root's filesystem: a preallocated file released on ENOSPC.
 package final class JournalReserve {

@@ -1,10 +1,10 @@
 // Reading a saved plan and deciding whether it may still be applied: a plan whose policy file or root
 // changed since it was made is stale (as Terraform refuses a stale saved plan). Reads only; never applies.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
 
 package enum PlanFile {
     /// The largest plan file read: 1 GiB. A plan action takes about 300 to 500 bytes of pretty JSON, so a

@@ -4,7 +4,7 @@
 // `policyctl apply FILE` take the policy and root from a place only this user can write, so the usual
 // `plan --out` / `apply FILE` pair keeps working without naming them again.
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One plan's record: the policy and the root it was made with.
 package struct PlanRecord: Codable, Sendable, Equatable {

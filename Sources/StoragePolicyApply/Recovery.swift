@@ -1,8 +1,8 @@
 // Brings a root back to a closed state after a crash: an uncommitted transaction is rolled back, a committed
 // one has its purge finished. Idempotent and crash-safe; never deletes anything a rolled-back run staged.
 
-import StoragePolicyFileSystem
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyEvaluation
 
 /// What recovery did with each transaction the journal showed as open.
 public struct RecoveryReport: Sendable {

@@ -3,7 +3,7 @@
 // one change that goes forward instead is a roll-forward `unlink`: it is finished, only on an entry that still
 // has the identity, type and mount its intent recorded.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct Rollback {
     /// Something that could not be put back; it is kept, never removed.

@@ -5,9 +5,9 @@
 // batches, until the journal's reserve fits and the transaction can begin. Never a rename, a trash move, a
 // directory (staged, so undone on rollback) or anything under --all-or-nothing. The run then goes on as always.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
 
 /// The deletes made before the journal could begin on a full disk, and what they freed.
 package struct RoomBeforeJournal {

@@ -1,7 +1,7 @@
 // The time budget of one apply run (--max-runtime): checked after each step made here and after each batch of
 // background unlinks; a run past it stops and rolls back, naming the budget as the caller spelled it.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct RunDeadline {
     /// Thrown where the run notices it is past its budget; the rollback reason says which budget.

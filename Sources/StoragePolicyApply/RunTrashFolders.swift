@@ -3,8 +3,8 @@
 // (TrashTrust): one another user made or can write is never moved into; only the moves into it are skipped.
 // Owned by the preparer, read by the verifier.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 package final class RunTrashFolders {
     private let ledger: StepLedger

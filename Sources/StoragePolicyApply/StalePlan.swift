@@ -2,7 +2,7 @@
 // messages, an app's alert) switch on the cause instead of reading a sentence. The sentence is the
 // description, byte for byte what `policyctl apply` has always printed.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// Why a plan is stale: it was made for another directory, or by another policy than the one at hand.
 public struct StalePlan: Error, Sendable, Equatable, CustomStringConvertible {

@@ -3,7 +3,7 @@
 // still owns is used: every folder and file is opened without following a symlink and checked through its
 // descriptor (owner, no group/other write, type, device); anything else is refused, naming the path and fix.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The lock, the journal and the staging folders of one root.
 package final class StateDirectory: Sendable {

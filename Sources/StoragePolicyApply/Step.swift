@@ -1,8 +1,8 @@
 // What an apply run carries out: a plan action (or a trash item to put back) with how it is named and what
 // goes with it. Built by Applier and Undo, read by every part of the run.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 /// One unit of work: a plan action, or a trash item to put back.
 package struct Step {

@@ -3,8 +3,8 @@
 // too; a done step counts in the report. It also remembers what the run moved and touched, which later checks
 // and later paths depend on.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 package final class StepLedger {
     /// A step failed midway and what it had already changed could not be put back: the run rolls back.

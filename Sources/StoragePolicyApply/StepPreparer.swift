@@ -4,8 +4,8 @@
 // moves and restores resolves the folder they use (StepPreparerTrash.swift, RunTrashFolders). It changes nothing
 // on disk; the changes are journaled as intents and made later by the run.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 package final class StepPreparer {
     package enum Preparation {

@@ -3,8 +3,8 @@
 // checked as opened now; the verifier checks them again just before the rename. A restore never lands in
 // someone else's folder, and never comes out of a folder another user can write (TrashTrust).
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 extension StepPreparer {
     func prepareTrash(_ action: Action) throws(FileSystemError) -> Preparation {

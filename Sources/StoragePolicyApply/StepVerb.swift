@@ -2,7 +2,7 @@
 // text. The raw values are the exact words the journal, the JSON lines and the text output have always carried;
 // the case order is the order counts are shown in.
 
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyPlan
 
 /// The verb of one step: a plan action's name, or what a trash restore or an undo does.
 public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {

@@ -4,9 +4,9 @@
 // is kept; none changes the tree or the run's record (its only state is the in-use tables it caches). The run
 // records the answer (StepLedger).
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
 
 package final class StepVerifier {
     /// Why a checked step is not carried out.

@@ -3,7 +3,7 @@
 // its parent), so the check is linear in the tree's depth however deep a co-tenant made it, and stops at the
 // run's deadline inside the walk instead of after it.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 extension StepVerifier {
     /// A whole-tree delete keeps the tree (so the entry and every folder above it) when anything in it was

@@ -1,7 +1,7 @@
 // One transaction under ROOT/.policyctl: begin record, intents made durable before their changes, the
 // changes themselves, commit, purge of staging, end record. Never makes a change whose intent is not durable.
 import Synchronization
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class Transaction {
     /// What the begin record says about a transaction.

@@ -3,9 +3,9 @@
 // `.trashinfo` / index entry root or the euid wrote in a trusted trash), never the item's own xattr; the date is
 // read as retention reads it. Read-only; never follows a symlink; the folder's own structure is not listed.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyEvaluation
 
 public struct TrashedItem: Sendable, Hashable {
     /// The name inside the trash (what `--restore` takes).

@@ -4,7 +4,7 @@
 // in a folder that fails the trust rule: a co-tenant's script would otherwise be restored as another user's
 // `.git/hooks/pre-commit`.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The move into a trash the journal records: where from, and the entry it moved (device and inode).
 package struct JournaledOrigin: Sendable, Equatable {

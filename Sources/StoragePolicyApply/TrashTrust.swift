@@ -3,7 +3,7 @@
 // descriptor opened O_NOFOLLOW. Otherwise a co-tenant who made the folder (in a 1777 root, where it was
 // missing) would be handed another user's file, or could plant the item and the record of where it goes.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The one trust rule for the folders of a trash, and the messages that name what fails it.
 package enum TrashTrust {

@@ -3,9 +3,9 @@
 // once empty. Deletes cannot be undone and are named. Every piece re-checks that its target is still what the
 // transaction left (dev, ino; size and mtime for files), and the undo runs as a new journaled transaction.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
 
 /// What undoing one transaction would do, worked out from the journal and the tree as they are now.
 public struct UndoPlan: Sendable {

@@ -6,7 +6,7 @@
 // under its own action number, staged both, so a rollback or recovery puts both back (Docs/journal.md,
 // "Units of change").
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 extension Step {
     /// True for a delete whose path ends in `.trashinfo`: a candidate record of a trash item.

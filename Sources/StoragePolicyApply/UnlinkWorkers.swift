@@ -5,7 +5,7 @@
 // unlink is the kernel's work under the folder's lock, so two workers overlap it with their checks and the run's
 // own work; a file holding data waits on its blocks being freed, so four overlap those waits (Docs/performance.md).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package final class UnlinkWorkers {
     // Not Sendable, and need not be: only the thread that owns the run calls it. What the workers share with it

@@ -1,7 +1,7 @@
 // Expire rules that judge by access time (`by: atime`, or `newest`, which includes it) on a mount that does not
 // keep access times current: plan and audit say so once per rule, so an age that looks wrong is explained.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum AccessTimeNotes {
     /// Expire rules by birth time on a file system that records none: said once per rule; entries are kept.

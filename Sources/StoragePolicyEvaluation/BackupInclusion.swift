@@ -3,8 +3,8 @@
 // signature, or exactly what this engine writes (the signature and its comment lines) (`untag`). Anything else there (a tag with more in it, a symlink, a file with
 // other hard links, which may be someone's file outside the root) is left alone and reported: never removed.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 package enum BackupInclusion {
     /// The two contents a removable CACHEDIR.TAG may have: the bare signature, or the engine's own tag.

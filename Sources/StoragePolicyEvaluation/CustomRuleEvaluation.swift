@@ -1,9 +1,9 @@
 // The evaluator's hook for custom rules: turns a rule's verdicts on one entry into the plan's actions and
 // violations, as built-in kinds do in the same pass. Never acts on disk; audit-mode rules only report.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 extension Evaluator {
     /// Asks custom `rule` about entry `i` of `listing` and records what it says.

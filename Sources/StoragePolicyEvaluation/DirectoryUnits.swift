@@ -4,9 +4,9 @@
 // that cannot be dated (an entry that cannot be stat'ed, a time out of range, a folder that cannot be entered)
 // is kept: its age is unknown. Unit rules that share a folder date it by one timestamp (validation sees to it).
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The unit rules a directory is a unit of: at most one expire rule, and any number of quota rules.
 package struct DirectoryUnit: Sendable {

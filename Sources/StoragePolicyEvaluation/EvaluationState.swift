@@ -1,9 +1,9 @@
 // What the evaluator keeps while the walk runs: one state per unfinished directory, one result set per
 // thread, and the few records (quota files, trash items, each kind's own) that are decided at the end.
 import Synchronization
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The evaluator's state for one directory, kept until its subtree is finished.
 package final class EvaluatedDirectory: Sendable {

@@ -1,9 +1,9 @@
 // The single pass: every rule whose scope holds an entry judges it as the walker lists it, stat'ing only
 // when a verdict needs metadata. Produces actions and findings; never changes anything on disk.
 import Synchronization
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package final class Evaluator: WalkVisitor {
     package typealias Directory = EvaluatedDirectory

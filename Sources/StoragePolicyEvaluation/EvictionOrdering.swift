@@ -2,8 +2,8 @@
 // the oldest-first order before this runs, so `order: largest` never lets a quota take the newest files keep
 // protects; this only rearranges what may go. Ties keep the order they came in (oldest, then path).
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 package enum EvictionOrdering {
     /// Rearranges `candidates` (oldest first, ties by path) into `choice`'s order: `first` matches before the

@@ -1,9 +1,9 @@
 // Explains one path: for every rule, whether its scope holds the path, what match/exclude say, and the
 // verdict with its reason; then what the full plan does to it. Changes nothing on disk.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// What every rule of a policy makes of one path.
 public struct Explanation: Sendable {

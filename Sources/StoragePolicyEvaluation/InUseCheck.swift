@@ -8,9 +8,9 @@
 // entry out: as root or not, in the initial PID namespace and on a local filesystem, no entry it does not list
 // is probed (see FlockTable).
 import Synchronization
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// Whether one entry is in use, against one reading of /proc.
 package struct InUseCheck: Sendable {

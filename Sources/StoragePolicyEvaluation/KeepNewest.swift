@@ -2,8 +2,8 @@
 // deleted by that rule, expired or not. Worked out once per directory listing, before any entry is judged,
 // from the same timestamp the rule expires by; ties break by name so a plan is deterministic.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 /// The entries of one directory that `keep: N` protects, per expire rule (by rule index, then name).
 package struct KeptEntries: Sendable {

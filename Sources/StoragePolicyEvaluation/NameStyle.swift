@@ -2,7 +2,7 @@
 // `unicode: nfc | nfd`, applied in that order. Bytes in, bytes out; only valid UTF-8 is restyled. `case: lower`
 // alone is LowercaseForm exactly (the fast path most rules take, and the words plans have always used).
 import Foundation
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyModel
 
 package struct NameStyle: Sendable {
     let naming: Naming

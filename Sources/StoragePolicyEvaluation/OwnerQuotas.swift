@@ -5,9 +5,9 @@
 // The uid is the one the walk's lstat saw; a file can change owner only through root (chown), so a co-tenant
 // cannot move its bytes onto someone else's account.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package enum OwnerQuotas {
     private struct Owner {

@@ -1,7 +1,7 @@
 // Matches a compiled Glob against a path given as a directory's components plus one name, without building
 // a RelativePath per entry. Must give exactly Glob.matches' answer (the tests compare the two).
 
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyModel
 
 package final class PathMatcher: Sendable {
     /// The glob as written (what explain and findings name).

@@ -3,9 +3,9 @@
 // path, plus the layout's findings on the directories on the way. Quota rules are left out: a quota needs its
 // whole scope measured, which is exactly the walk a restricted plan does not make.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// Which paths a restricted plan covers.
 public struct PathRestriction: Sendable {

@@ -3,9 +3,9 @@
 // A plan file can be edited by anyone who can write it; the policy (hash-checked) is what is trusted.
 // Static: reads no disk. Uses the evaluator's own compiled rules, so there is one matcher, not two.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// Why a saved plan was refused: the first action the current policy could not have produced.
 public struct InvalidPlanAction: Error, Sendable, CustomStringConvertible {

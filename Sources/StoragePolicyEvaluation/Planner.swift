@@ -2,9 +2,9 @@
 // rule, then the whole-tree decisions. Changes nothing on disk, not even atimes where the kernel allows.
 import Foundation
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// How a plan is made: the instant ages are measured against, walking threads, open-directory budget.
 public struct PlanOptions: Sendable {

@@ -1,9 +1,9 @@
 // Before the walk: checks on a few known directories (layout, backup markers on scopes, trash layouts).
 // Opens directories one component at a time, never following a symlink; changes nothing.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package struct Preflight {
     package let root: DirectoryHandle

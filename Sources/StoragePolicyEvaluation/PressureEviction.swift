@@ -5,9 +5,9 @@
 // the run's max-delete still caps the apply (these are ordinary deletes). Files with several hard links free
 // nothing and are never taken. Every step is in the plan's notes: the statvfs snapshot and the bytes expected.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package enum PressureEviction {
     package static func resolve(_ pressure: [PressureRule], reclaim: Int64? = nil, _ c: inout ResolutionContext) {

@@ -1,8 +1,8 @@
 // quota `minAge` and `keep`: units a quota must not evict, whatever the total. When they stop eviction short of
 // the target, the plan evicts what it may and reports a violation naming the rule and the bytes still over.
 
-import StoragePolicyModel
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum QuotaProtection {
     /// Drops the protected candidates from the tail of `candidates` (sorted oldest first): the `keep` newest,

@@ -4,7 +4,7 @@
 // to units. A unit that could not be dated, or that is structure (a scope, a layout directory), still counts
 // toward the total but is never evicted. Touches no disk: the walk recorded everything.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum QuotaUnits {
     package struct Candidate {

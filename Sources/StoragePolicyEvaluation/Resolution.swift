@@ -2,9 +2,9 @@
 // units, moves into the trash with free names, quota eviction) and the precedence that makes the actions consistent.
 // Touches no disk.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyModel
 
 package struct Resolution {
     package let rules: [CompiledRule]

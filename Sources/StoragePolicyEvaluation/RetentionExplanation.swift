@@ -1,8 +1,8 @@
 // `explain` for the language 1.1 retention keys: why an entry a rule would otherwise take was kept (expire keep,
 // quota minAge and keep) and how unit: directory judges it. Words only; the plan decides.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 package enum RetentionExplanation {
     /// Extra lines for `rule`'s verdict on `path`; `deleted` is whether the plan deletes the path by this rule.

@@ -1,8 +1,8 @@
 // The policy's rules compiled for the walk, indexed by scope in a trie over path components, so an entry
 // meets only the rules whose scope holds it. Never touches the disk.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 /// A rule ready for the walk: its globs as matchers, its kind's judge, its position in the policy.
 /// A class: the walk reads rules for every entry, and a reference is one retain, not one per field.

@@ -3,8 +3,8 @@
 // scope, with the closest name that is there; `--strict` makes it an error. Looked up one component at a time
 // from the root's descriptor (fstatat, openat without following a symlink), as the walk would reach it.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 package enum ScopeCheck {
     /// Characters that would make a component a pattern rather than a name: a scope is checked only up to

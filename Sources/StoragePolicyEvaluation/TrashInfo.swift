@@ -2,7 +2,7 @@
 // Never guesses and never traps: a date it cannot read, an impossible calendar date or one outside what
 // nanoseconds since the epoch can hold is reported as unreadable, and the item is kept.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum TrashDates {
     /// What a `.trashinfo` says about when its item was trashed.

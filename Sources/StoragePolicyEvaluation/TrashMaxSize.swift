@@ -5,9 +5,9 @@
 // (default: trashed longest ago first), ties by path. Items whose trash time cannot be told count toward the
 // size and the count but are never chosen: their order is unknown.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package struct TrashSizeCap {
     private struct Candidate {

@@ -1,7 +1,7 @@
 // One change a plan proposes: what, on which root-relative path, by which rule, why, and the identity
 // of the target when planned so apply can refuse to touch anything that changed since.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One change a plan proposes: what, on which root-relative path, by which rule, and why.
 public struct Action: Sendable, Hashable {

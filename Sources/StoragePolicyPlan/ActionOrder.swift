@@ -1,6 +1,6 @@
 // Paths and actions in ByteOrder: the order plans are sorted in (Base/ByteOrder.swift holds the bytes part).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 extension ByteOrder {
     @inline(__always)

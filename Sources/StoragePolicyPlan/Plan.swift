@@ -1,7 +1,7 @@
 // The result of planning: every action and violation, what was skipped, and a summary; deterministic
 // (sorted by path then rule) so the same tree and policy always give the same plan. Changes nothing.
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The result of planning: every action and violation, what was skipped, a summary and a fingerprint.
 ///

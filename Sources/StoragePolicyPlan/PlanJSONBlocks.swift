@@ -1,7 +1,7 @@
 // A large plan's actions, rendered on two threads: a pool thread renders every other block while the calling
 // thread renders the blocks between and writes all of them in order. The same bytes, about half the time.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 extension PlanJSONWriter {
     /// Actions per block (each about 0.7 MB of JSON).

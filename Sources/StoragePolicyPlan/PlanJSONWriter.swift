@@ -1,7 +1,7 @@
 // Writes a plan as pretty JSON (keys sorted, as Plan's Codable form) in chunks, so a plan of a million
 // actions never exists twice in memory as one string. Must decode with Plan.decode(json:) to the same plan.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// Writes a plan as JSON in chunks, so a plan with a million actions is never one string in memory.
 /// Noncopyable: it owns its buffer (two copies can never write into one).

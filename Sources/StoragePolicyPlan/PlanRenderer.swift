@@ -1,7 +1,7 @@
 // Renders a plan as text for people: actions grouped by rule, human sizes and ages, findings, a summary.
 // Returns strings and never prints; colour (ANSI) only when the caller asks for it.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A plan as text for people: actions grouped by rule, violations, skipped entries and a summary.
 public struct PlanRenderer: Sendable {

@@ -1,8 +1,8 @@
 // A finding no action fixes (or an audit-mode rule's finding): which rule, which path, what is wrong.
 // Violations are reported, never acted on.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 /// A finding no action fixes, or an audit-mode rule's finding: which rule, which path, what is wrong.
 public struct Violation: Sendable, Hashable, Codable {

@@ -1,9 +1,9 @@
 // What an apply (and a recover) reports while it runs, in order, to the handler its caller passes: the
 // library never prints. The CLI renders these as text or JSON log lines; tests assert the sequence.
 
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyApply
 
 /// One step of ``StorageEngine/apply(_:events:)`` or ``StorageEngine/recover(root:stateDirectory:waitForLock:events:)``,
 /// in the order it happened. Nothing is printed: the caller renders what it wants.

@@ -1,10 +1,10 @@
 // Everything one apply needs, as `policyctl apply` and the engine's own `apply` calls pass it: what to
 // apply (a policy to plan now, or a saved plan to check), where, and the limits. A value; no I/O here.
 
-import StoragePolicyModel
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// What ``StorageEngine/apply(_:events:)`` carries out, and how.
 public struct ApplyRequest: Sendable {

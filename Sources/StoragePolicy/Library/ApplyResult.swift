@@ -1,8 +1,8 @@
 // What `StorageEngine.apply` did: the recovery it ran first, the plan it applied and the per-action report.
 // A value for the caller to show as it likes; the library never prints.
 
-import StoragePolicyPlan
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyApply
 
 /// The outcome of a successful ``StorageEngine`` apply (a failed one throws ``EngineError``).
 public struct ApplyResult: Sendable {

@@ -2,11 +2,11 @@
 // check a saved plan (staleness, then every action against its policy), lock, recover, plan, confirm,
 // apply. Each step is an ApplyEvent; nothing is printed. Nothing changes past a refused check.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyApply
 
 extension StorageEngine {
     /// Carries out `request` as one journaled transaction, sending every step to `events` in order, each on

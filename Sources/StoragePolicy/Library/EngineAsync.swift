@@ -9,12 +9,12 @@
 // The synchronous `StorageEngine.apply(_:events:)` is the other shape: its handler need not be Sendable,
 // because every event reaches it on the calling thread.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyApply
-import StoragePolicyReports
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyApply
+@_spi(Layers) import StoragePolicyReports
 
 extension StorageEngine {
     /// A way to stop a running call from anywhere (a `BGTask` expiration handler, a Cancel button): pass it to

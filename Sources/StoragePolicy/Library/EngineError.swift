@@ -2,10 +2,10 @@
 // (a policy problem keeps its file:line:col). Never loses the cause to a string or to an `any Error`.
 import Foundation
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyEvaluation
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyApply
 
 /// Why a ``StorageEngine`` call failed. Every case says whether the tree may have changed.
 ///

@@ -2,7 +2,7 @@
 // download". Evicts only through the policy's pressure rules (so only regenerable quota rules' files, never
 // past their minAge and keep), until that many bytes more than now are free, and says how far short it fell.
 
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyPlan
 
 /// What ``StorageEngine/reclaimPlan(bytes:)`` expects, and (after ``StorageEngine/reclaim(bytes:)``) what it did.
 public struct ReclaimOutcome: Sendable {

@@ -2,8 +2,8 @@
 // taken, recovery run first. The only place the library's callers (the engine, and through it the CLI) get
 // a lock or run recovery; every step is reported as an ApplyEvent, nothing is printed.
 
-import StoragePolicyFileSystem
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyApply
 
 /// The root opened and its state folder set up, for one ``StorageEngine`` call.
 struct EngineSession {

@@ -1,9 +1,9 @@
 // Trash, restore and undo through the engine: the same session as apply (root opened, lock, recovery first,
 // each step an ApplyEvent), then the applier's own trash, restore or undo as one journaled transaction.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyApply
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyApply
 
 extension StorageEngine {
     /// Where a trash, restore or undo runs, and how it waits.

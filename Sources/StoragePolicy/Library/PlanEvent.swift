@@ -1,9 +1,9 @@
 // What plan, audit and explain report while they run, in order, to the handler their caller passes: the
 // library never prints. The CLI renders these (a progress line, the result); tests assert the sequence.
 
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyReports
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyReports
 
 /// One step of ``StorageEngine/plan(only:events:)``, ``StorageEngine/audit(only:baseline:failOn:events:)`` or
 /// ``StorageEngine/explain(_:events:)``, in the order it happened. Nothing is printed: the caller renders it.

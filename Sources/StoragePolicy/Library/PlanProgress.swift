@@ -1,7 +1,7 @@
 // A progress report from a running plan: how many entries the walk has seen and where it is.
 // A plain value, safe to send anywhere; producing one never slows the walk by more than a callback.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// How far a plan's walk has got.
 public struct PlanProgress: Sendable, Hashable {

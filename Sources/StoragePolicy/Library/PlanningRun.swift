@@ -1,7 +1,7 @@
 // A plan being made on a thread of its own: its progress as an AsyncStream and the plan to await.
 // Starting one never blocks; the stream ends when the plan is ready or has failed.
 
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyPlan
 
 /// A plan in progress, from ``StorageEngine/startPlan()``.
 public struct PlanningRun: Sendable {

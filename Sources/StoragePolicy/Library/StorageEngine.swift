@@ -1,12 +1,12 @@
 // The library's front door: one policy and one root, with plan, apply, audit, recover and journal as the
 // CLI runs them (lock, recovery first, journal). Never prints; never acts outside the root.
 import Foundation
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
-import StoragePolicyEvaluation
-import StoragePolicyApply
-import StoragePolicyReports
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyApply
+@_spi(Layers) import StoragePolicyReports
 
 /// Runs a storage policy against a root directory: the same planner, apply, journal and recovery as
 /// `policyctl`, for apps (at launch) and Swift scripts.

@@ -1,9 +1,9 @@
 // backup: the scope (or, with match, the selected entries) carries the backup-exclusion marker, and a
 // CACHEDIR.TAG with `cacheTag`. Decided during the walk; a marker is set, never a file replaced.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The backup rule kind.
 package struct BackupKind: RuleKindBehavior {

@@ -1,9 +1,9 @@
 // custom: a rule written in Swift (CustomRule) judges each selected entry during the walk; its verdicts are
 // limited to what apply can undo. The YAML decoder never produces one.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The custom rule kind.
 package struct CustomKind: RuleKindBehavior {

@@ -4,7 +4,7 @@
 // Kinds/ file whose Sendable conformance the compiler checks: judges hold only `let` settings, shared by every
 // walking thread; what a thread gathers goes into its EvaluationResults (records(_:)).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// How one rule kind judges what the walk lists. The defaults (below) judge nothing.
 package protocol EntryJudge: AnyObject, Sendable {

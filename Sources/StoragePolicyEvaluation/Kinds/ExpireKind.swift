@@ -1,9 +1,9 @@
 // expire: entries (or, with `unit: directory`, whole child folders) older than `after` are deleted, the `keep`
 // newest per directory spared. Scopes and layout directories are structure: never expired.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The expire rule kind.
 package struct ExpireKind: RuleKindBehavior {

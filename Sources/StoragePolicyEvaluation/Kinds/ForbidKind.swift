@@ -2,9 +2,9 @@
 // reported. Never moves what is already in the trash, or what an earlier step deletes or moves. Its language side
 // (YAML, checks, `Rule.forbid`) is Policy/Kinds/ForbidSyntax.swift.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The forbid rule kind.
 package struct ForbidKind: RuleKindBehavior {

@@ -2,9 +2,9 @@
 // names not matching `pattern` are reported. Decided per directory during the walk; a pattern is never fixed.
 // Its language side (settings, YAML, checks, `Rule.naming`) is Policy/Kinds/NamingSyntax.swift.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The naming rule kind.
 package struct NamingKind: RuleKindBehavior {

@@ -2,9 +2,9 @@
 // recently used) files, or with `unit: directory` whole child folders, are evicted down to the target.
 // Never evicts a file with several hard links, what minAge or keep protect, or what an earlier step removes.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The quota rule kind.
 package struct QuotaKind: RuleKindBehavior {

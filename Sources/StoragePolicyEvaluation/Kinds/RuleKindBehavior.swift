@@ -3,9 +3,9 @@
 // Kinds/ switches on a kind for these; the walk's per-entry code never goes through an existential. The
 // kind's language side (YAML, validation, effective YAML, DSL) is its Policy/Kinds/<Kind>Syntax.swift.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// What one rule kind does to a tree. Each kind's file (Kinds/<Kind>Kind.swift) implements it;
 /// `Rule.Kind.behavior` is the only switch from a kind to its behaviour.

@@ -2,9 +2,9 @@
 // index policyctl trash wrote), deleted once kept longer than `retain`, then down to `maxSize`. Never dates an item
 // by its mtime, and never trusts an index entry written by anyone but root or the item's owner.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// The trash rule kind.
 package struct TrashKind: RuleKindBehavior {

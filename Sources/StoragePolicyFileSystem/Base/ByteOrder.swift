@@ -2,9 +2,10 @@
 // part is bytes only; ordering paths and actions by it is Plan/ActionOrder.swift.
 
 /// Byte-wise ordering with memcmp: the order plans are sorted in, at a fraction of the generic cost.
-package enum ByteOrder {
-    @inline(__always)
-    package static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+/// SPI-public and inlinable, as ConditionLocked explains: the sorts that call it are in the layers above.
+@_spi(Layers) public enum ByteOrder {
+    @inlinable @inline(__always)
+    public static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         let n = min(a.count, b.count)
         if n > 0 {
             let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in system_memcmp(x.baseAddress!, y.baseAddress!, n) } }
@@ -13,8 +14,8 @@ package enum ByteOrder {
         return a.count - b.count
     }
 
-    @inline(__always)
-    package static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    @inlinable @inline(__always)
+    public static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
         let n = min(a.count, b.count)
         if n > 0 {
             let r = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in system_memcmp(x.baseAddress!, y.baseAddress!, n) } }
@@ -27,8 +28,8 @@ package enum ByteOrder {
     /// 16 bytes, big-endian, zero padded. Keys that differ order their strings as `compare` does (no name or
     /// path holds a NUL, so the padding puts the shorter of two strings first); equal keys leave it to
     /// `compare`. Most comparisons of a large sort then look at two integers instead of calling memcmp.
-    @inline(__always)
-    package static func key(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Key16 {
+    @inlinable @inline(__always)
+    public static func key(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Key16 {
         var high: UInt64 = 0, low: UInt64 = 0
         let end = min(bytes.count, offset + 16)
         var i = offset
@@ -38,14 +39,14 @@ package enum ByteOrder {
     }
 
     /// Sixteen bytes of a byte string, as two integers compared in order.
-    package struct Key16: Equatable {
-        package var high: UInt64
-        package var low: UInt64
+    public struct Key16: Equatable {
+        public var high: UInt64
+        public var low: UInt64
 
-        package init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
+        @inlinable public init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
 
-        @inline(__always)
-        package static func < (a: Key16, b: Key16) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+        @inlinable @inline(__always)
+        public static func < (a: Key16, b: Key16) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
     }
 
     /// How many leading bytes the `count` strings `string(i)` all share (0 when there are none).
@@ -66,7 +67,7 @@ package enum ByteOrder {
     /// Puts `items[order[k]]` at position k (`order` a permutation of the indices), cycle by cycle, each
     /// item moved once through a pointer, bits only: building a new array would copy (retain) every field,
     /// and `swapAt` checked uniqueness and bounds per swap. No second array: a plan's actions can be many.
-    package static func permute<Element>(_ items: inout [Element], _ order: [Int]) {
+    @inlinable public static func permute<Element>(_ items: inout [Element], _ order: [Int]) {
         let n = items.count
         precondition(order.count == n, "a permutation of every index")
         guard n > 1 else { return }

@@ -6,7 +6,9 @@
 // Strings are escaped the way each output has always been escaped (`Escaping`), so no output changes bytes.
 // Never emits invalid JSON. Standard library only: no Foundation on the paths that write plans and journals.
 
-package struct JSONWriter: ~Copyable {
+/// SPI-public so its small pieces (`literal`, `byte`, `bytes`, `reserve`) inline into the plan writer of the layer
+/// above, as ConditionLocked explains; the rest is `package`.
+@_spi(Layers) public struct JSONWriter: ~Copyable {
     /// How a string's bytes are escaped. Every style escapes `"`, `\` and control characters; they differ
     /// only where the outputs that use them always have.
     package enum Escaping {
@@ -19,10 +21,11 @@ package struct JSONWriter: ~Copyable {
         case journal
     }
 
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
     /// Bytes written so far.
-    package private(set) var count: Int
+    package var count: Int { used }
+    @usableFromInline var used: Int
     /// No field written yet (compact objects only).
     private var empty = true
 
@@ -32,14 +35,14 @@ package struct JSONWriter: ~Copyable {
         capacity = 384
         base = .allocate(capacity: capacity)
         base[0] = 0x7B
-        count = 1
+        used = 1
     }
 
     /// An empty buffer for pieces, with room for `capacity` bytes before it grows.
     package init(capacity: Int) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
-        count = 0
+        used = 0
     }
 
     deinit { base.deallocate() }
@@ -47,14 +50,14 @@ package struct JSONWriter: ~Copyable {
     // MARK: A compact object
 
     /// The bytes written so far (the object without its closing brace).
-    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: used)) }
 
     /// The finished object, `{...}`.
     package var finished: [UInt8] { bytes + [0x7D] }
 
     /// Appends the finished object to `out` without building it first.
     package func appendFinished(to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        out.append(contentsOf: UnsafeBufferPointer(start: base, count: used))
         out.append(0x7D)
     }
 
@@ -68,7 +71,7 @@ package struct JSONWriter: ~Copyable {
         if let value { string(key, value) } else { null(key) }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func int(_ key: StaticString, _ value: some BinaryInteger) {
         self.key(key)
         integer(value)
@@ -80,14 +83,14 @@ package struct JSONWriter: ~Copyable {
     package mutating func int(_ key: StaticString, _ value: Int32) { self.key(key); integer(value) }
 
     /// A key known only at run time (the commit record's count names): escaped like any string.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func int(named key: String, _ value: some BinaryInteger) {
         self.key(named: key)
         integer(value)
     }
 
     /// `,"key":` for a key known only at run time, escaped like any string.
-    package mutating func key(named key: String) {
+    @usableFromInline package mutating func key(named key: String) {
         if !empty { byte(0x2C) }
         empty = false
         string(key, escaping: .journal)
@@ -118,8 +121,8 @@ package struct JSONWriter: ~Copyable {
     package mutating func object(_ key: StaticString, _ value: borrowing JSONWriter) {
         self.key(key)
         reserve(value.count + 1)
-        (base + count).update(from: value.base, count: value.count)
-        count += value.count
+        (base + used).update(from: value.base, count: value.count)
+        used += value.count
         byte(0x7D)
     }
 
@@ -134,56 +137,56 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// `,"key":` (`,"keySuffix":`), the comma unless it is the first field.
-    package mutating func key(_ key: StaticString, suffix: StaticString = "") {
+    @usableFromInline package mutating func key(_ key: StaticString, suffix: StaticString = "") {
         let k = key.utf8CodeUnitCount, x = suffix.utf8CodeUnitCount
         reserve(k + x + 4)
         if !empty {
-            base[count] = 0x2C
-            count += 1
+            base[used] = 0x2C
+            used += 1
         }
         empty = false
-        base[count] = 0x22
-        (base + count + 1).update(from: key.utf8Start, count: k)
-        if x > 0 { (base + count + 1 + k).update(from: suffix.utf8Start, count: x) }
-        base[count + 1 + k + x] = 0x22
-        base[count + 2 + k + x] = 0x3A
-        count += k + x + 3
+        base[used] = 0x22
+        (base + used + 1).update(from: key.utf8Start, count: k)
+        if x > 0 { (base + used + 1 + k).update(from: suffix.utf8Start, count: x) }
+        base[used + 1 + k + x] = 0x22
+        base[used + 2 + k + x] = 0x3A
+        used += k + x + 3
     }
 
     // MARK: Pieces
 
     /// Makes room for `n` more bytes.
-    @inline(__always)
-    package mutating func reserve(_ n: Int) {
-        if count + n > capacity { grow(n) }
+    @inlinable @inline(__always)
+    public mutating func reserve(_ n: Int) {
+        if used + n > capacity { grow(n) }
     }
 
-    private mutating func grow(_ n: Int) {
-        let grown = max(capacity * 2, count + n)
+    @usableFromInline mutating func grow(_ n: Int) {
+        let grown = max(capacity * 2, used + n)
         let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        new.update(from: base, count: count)
+        new.update(from: base, count: used)
         base.deallocate()
         base = new
         capacity = grown
     }
 
-    @inline(__always)
-    package mutating func byte(_ b: UInt8) {
+    @inlinable @inline(__always)
+    public mutating func byte(_ b: UInt8) {
         reserve(1)
-        base[count] = b
-        count += 1
+        base[used] = b
+        used += 1
     }
 
-    @inline(__always)
-    package mutating func bytes(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
+    @inlinable @inline(__always)
+    public mutating func bytes(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
         reserve(n)
-        (base + count).update(from: bytes, count: n)
-        count += n
+        (base + used).update(from: bytes, count: n)
+        used += n
     }
 
     /// Literal JSON text (punctuation, keys known to need no escape, `true`).
-    @inline(__always)
-    package mutating func literal(_ s: StaticString) {
+    @inlinable @inline(__always)
+    public mutating func literal(_ s: StaticString) {
         // A one-character literal may be stored as a scalar, without a pointer to its bytes.
         if s.hasPointerRepresentation {
             bytes(s.utf8Start, s.utf8CodeUnitCount)
@@ -195,15 +198,15 @@ package struct JSONWriter: ~Copyable {
     /// Two spaces per level.
     package mutating func indent(_ level: Int) {
         reserve(level * 2)
-        (base + count).update(repeating: 0x20, count: level * 2)
-        count += level * 2
+        (base + used).update(repeating: 0x20, count: level * 2)
+        used += level * 2
     }
 
     /// Decimal digits of any integer. The concrete overloads below are what callers in other layers (the plan
     /// writer, journal records) get: a generic call across a target boundary is not specialised, and looking up
     /// `N`'s metadata and witnesses for every number cost plan 5 % of its instructions when the layers became
     /// targets (Docs/performance.md).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func integer<N: BinaryInteger>(_ n: N) {
         decimal(negative: n < 0, magnitude: UInt64(n.magnitude))
     }
@@ -215,7 +218,7 @@ package struct JSONWriter: ~Copyable {
     package mutating func integer(_ n: UInt16) { decimal(negative: false, magnitude: UInt64(n)) }
 
     /// Decimal digits straight into the buffer (no String per number), two at a time from the right.
-    package mutating func decimal(negative: Bool, magnitude: UInt64) {
+    @usableFromInline package mutating func decimal(negative: Bool, magnitude: UInt64) {
         if negative { byte(0x2D) }
         var value = magnitude
         // The digit count first, by comparisons (no division), so the digits go straight to their place.
@@ -227,7 +230,7 @@ package struct JSONWriter: ~Copyable {
             power &*= 10
         }
         reserve(digits)
-        var at = base + count + digits
+        var at = base + used + digits
         let pairs = JSONWriter.pairs.utf8Start
         while value >= 100 {
             let pair = Int(value % 100) &* 2
@@ -244,7 +247,7 @@ package struct JSONWriter: ~Copyable {
             at -= 1
             at[0] = 0x30 + UInt8(value)
         }
-        count += digits
+        used += digits
     }
 
     /// "00" to "99", back to back.
@@ -333,15 +336,15 @@ package struct JSONWriter: ~Copyable {
 
     /// The bytes written so far, read in place.
     package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: base, count: count))
+        try body(UnsafeBufferPointer(start: base, count: used))
     }
 
     /// The bytes written so far, handed over; the buffer starts empty again.
     package mutating func takeBytes() -> [UInt8] {
-        defer { count = 0 }
+        defer { used = 0 }
         return bytes
     }
 
     /// Forgets what was written (keeps the memory).
-    package mutating func removeAll() { count = 0 }
+    package mutating func removeAll() { used = 0 }
 }

@@ -6,32 +6,42 @@ internal import CPosix
 /// directory, so a visitor copies out what it keeps (`name(_:)`, `path(of:)`), never the listing.
 /// One thread uses a listing at a time, and no access overlaps another: the stored properties read per
 /// entry skip the dynamic exclusivity checks (`@exclusivity(unchecked)`) that otherwise cost a tenth of the walk.
-package final class DirectoryListing {
+/// The attribute holds only for accesses made in this module: a stored property read directly from another one
+/// is checked there. So what the layers above read is a getter (`path`, `count`, ...) over `@usableFromInline`
+/// storage: inlined, it is a plain load.
+/// SPI-public so the per-entry reads (`nameBytes`, `type`, `hasStatus`) inline into the judges of the layer
+/// above, as ConditionLocked explains; the rest is `package`.
+@_spi(Layers) public final class DirectoryListing {
     /// The directory's path, relative to the walk's root.
-    @exclusivity(unchecked) package private(set) var path: RelativePath = .root
+    @exclusivity(unchecked) @usableFromInline var _path: RelativePath = .root
+    @inlinable public var path: RelativePath { _path }
     /// The directory's own status (fstat of the open descriptor).
-    @exclusivity(unchecked) package private(set) var directoryStatus: FileStatus = FileStatus(device: 0, inode: 0, type: .directory, size: 0,
+    @exclusivity(unchecked) @usableFromInline var _directoryStatus: FileStatus = FileStatus(device: 0, inode: 0, type: .directory, size: 0,
                                                               allocatedSize: 0, accessTimeNs: 0,
                                                               modificationTimeNs: 0, changeTimeNs: 0)
+    @inlinable public var directoryStatus: FileStatus { _directoryStatus }
     /// The directory's components, sliced from `path` once: lets matchers see paths without copying.
-    @exclusivity(unchecked) package private(set) var components: [ArraySlice<UInt8>] = []
+    @exclusivity(unchecked) @usableFromInline var _components: [ArraySlice<UInt8>] = []
+    @inlinable public var components: [ArraySlice<UInt8>] { _components }
     /// How many entries (without "." and "..", and without the root's state folder).
-    @exclusivity(unchecked) package private(set) var count = 0
+    @exclusivity(unchecked) @usableFromInline var _count: Int = 0
+    @inlinable public var count: Int { _count }
 
     // All names back to back, each followed by a NUL so system calls can use them in place.
-    @exclusivity(unchecked) private var names: [UInt8] = []
-    @exclusivity(unchecked) private var starts: [Int] = []
-    @exclusivity(unchecked) private var types: [FileType?] = []
+    @exclusivity(unchecked) @usableFromInline var names: [UInt8] = []
+    @exclusivity(unchecked) @usableFromInline var starts: [Int] = []
+    @exclusivity(unchecked) @usableFromInline var types: [FileType?] = []
     /// Per entry: the index of its status in `fetched`, or -1 (statuses are large: stored only when fetched).
-    @exclusivity(unchecked) private var statusSlots: [Int32] = []
+    @exclusivity(unchecked) @usableFromInline var statusSlots: [Int32] = []
     @exclusivity(unchecked) private var fetched: [FileStatus] = []
     @exclusivity(unchecked) private var statusErrors: [Int: FileSystemError] = [:]
-    @exclusivity(unchecked) private(set) var entered: [Int] = []
+    @exclusivity(unchecked) @usableFromInline var _entered: [Int] = []
+    @inlinable public var entered: [Int] { _entered }
     @exclusivity(unchecked) package private(set) var descriptor: Int32 = -1
     /// Tests only (WalkOptions.willStat).
     @exclusivity(unchecked) package var willStat: (@Sendable (RelativePath) -> Void)?
     /// Set by a walk with more than one thread: hands a large directory's remaining stats to an idle thread.
-    var offer: ((StatPrefetch) -> Void)?
+    package var offer: ((StatPrefetch) -> Void)?
     /// The stats being fetched ahead for this directory, if any (see StatPrefetch).
     @exclusivity(unchecked) private var prefetch: StatPrefetch?
     /// The highest entry whose status was asked for while `prefetch` runs.
@@ -49,30 +59,30 @@ package final class DirectoryListing {
     /// Reads every entry of `directory`; DT_UNKNOWN entries are stat'ed at once to learn their type.
     package func load(_ directory: WalkDirectory, skipStateDirectory: Bool) throws(FileSystemError) {
         endVisit()
-        path = directory.path
-        directoryStatus = directory.status
+        _path = directory.path
+        _directoryStatus = directory.status
         descriptor = directory.descriptor
-        components = path.isEmpty ? [] : path.bytes.split(separator: 0x2F, omittingEmptySubsequences: false)
+        _components = _path.isEmpty ? [] : _path.bytes.split(separator: 0x2F, omittingEmptySubsequences: false)
         names.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
         types.removeAll(keepingCapacity: true)
         statusSlots.removeAll(keepingCapacity: true)
         fetched.removeAll(keepingCapacity: true)
         statusErrors.removeAll(keepingCapacity: true)
-        entered.removeAll(keepingCapacity: true)
-        count = 0
+        _entered.removeAll(keepingCapacity: true)
+        _count = 0
         let nameOffset = MemoryLayout<CInterop.DirectoryEntry>.offset(of: \CInterop.DirectoryEntry.d_name)!
         try directory.withStream { (stream) throws(FileSystemError) in
             while true {
                 if let injected = FaultInjection.check(.readdir) {
-                    throw FileSystemError(.readdir, path: path, errno: injected)
+                    throw FileSystemError(.readdir, path: _path, errno: injected)
                 }
                 system_errno = 0
                 guard let entry = system_readdir(stream) else {
                     let e = Errno.current
                     if e.rawValue == 0 { break }
                     if e == .interrupted { continue }
-                    throw FileSystemError(.readdir, path: path, errno: e)
+                    throw FileSystemError(.readdir, path: _path, errno: e)
                 }
                 let raw = UnsafeRawPointer(entry) + nameOffset
                 let length = system_strlen(raw.assumingMemoryBound(to: CChar.self))
@@ -84,18 +94,18 @@ package final class DirectoryListing {
                 names.append(0)
                 types.append(FileType(directoryEntryType: entry.pointee.d_type))
                 statusSlots.append(-1)
-                count += 1
+                _count += 1
             }
         }
         starts.append(names.count)
-        for i in 0..<count where types[i] == nil {
+        for i in 0..<_count where types[i] == nil {
             if let s = try? status(i) { types[i] = s.type }
         }
     }
 
     /// The visit of this listing is over: any helper fetching its stats ahead stops before the walker
     /// reuses the listing or closes the directory.
-    func endVisit() {
+    package func endVisit() {
         prefetch?.withdraw()
         prefetch = nil
     }
@@ -103,7 +113,7 @@ package final class DirectoryListing {
     // MARK: What a visitor reads
 
     /// The name's bytes, without copying them.
-    package func nameBytes(_ i: Int) -> ArraySlice<UInt8> { names[starts[i]..<(starts[i + 1] - 1)] }
+    @inlinable public func nameBytes(_ i: Int) -> ArraySlice<UInt8> { names[starts[i]..<(starts[i + 1] - 1)] }
 
     /// `entries` in byte order of their names: integer keys of each name's first 16 bytes decide most
     /// comparisons (a slice and a memcmp per comparison cost a large folder's naming rule most of its time).
@@ -114,7 +124,7 @@ package final class DirectoryListing {
             func name(_ i: Int) -> UnsafeBufferPointer<UInt8> {
                 UnsafeBufferPointer(start: base + starts[i], count: starts[i + 1] - 1 - starts[i])
             }
-            var keys = [ByteOrder.Key16](repeating: ByteOrder.Key16(high: 0, low: 0), count: count)
+            var keys = [ByteOrder.Key16](repeating: ByteOrder.Key16(high: 0, low: 0), count: _count)
             for i in entries { keys[i] = ByteOrder.key(name(i), from: 0) }
             keys.withUnsafeBufferPointer { k in
                 sorted.sort { x, y in
@@ -137,12 +147,12 @@ package final class DirectoryListing {
         // Put together on the stack, then copied into an array of the exact size in one go: growing an empty
         // array cost more, and so did the arrays' unspecialized uninitialized-capacity initializers.
         let start = starts[i], length = starts[i + 1] - 1 - starts[i]
-        let prefix = path.bytes.count
+        let prefix = _path.bytes.count
         let total = prefix == 0 ? length : prefix + 1 + length
         let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(total, 1)) { out in
             let base = out.baseAddress!
             if prefix > 0 {
-                path.bytes.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: prefix) }
+                _path.bytes.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: prefix) }
                 base[prefix] = 0x2F
             }
             if length > 0 { names.withUnsafeBufferPointer { (base + (total - length)).update(from: $0.baseAddress! + start, count: length) } }
@@ -152,10 +162,10 @@ package final class DirectoryListing {
     }
 
     /// The type from d_type (or a stat when the file system did not say); nil when it could not be learnt.
-    package func type(_ i: Int) -> FileType? { types[i] }
+    @inlinable public func type(_ i: Int) -> FileType? { types[i] }
 
     /// True when the entry's status was already fetched (so asking again costs nothing).
-    package func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
+    @inlinable public func hasStatus(_ i: Int) -> Bool { statusSlots[i] >= 0 }
 
     /// The entry's status, fetched with statx(AT_SYMLINK_NOFOLLOW) the first time it is asked for.
     /// ENOENT means the entry vanished after it was listed. An entry that is a mount point (its mount id is
@@ -173,12 +183,12 @@ package final class DirectoryListing {
             if let (status, code) = prefetch.result(i) {
                 return try record(i, status, code)
             }
-        } else if fetched.count == DirectoryListing.prefetchEvidence, count >= DirectoryListing.prefetchThreshold,
+        } else if fetched.count == DirectoryListing.prefetchEvidence, _count >= DirectoryListing.prefetchThreshold,
                   i < 2 * DirectoryListing.prefetchEvidence, let offer {
             // Most of the first entries needed a stat: the rest likely will too, so an idle thread starts
             // from the end. (Statuses it fetches that the visitor never asks for are simply dropped.)
-            let task = StatPrefetch(descriptor: descriptor, path: path, directoryStatus: directoryStatus,
-                                    names: names, starts: starts, types: types, count: count, willStat: willStat)
+            let task = StatPrefetch(descriptor: descriptor, path: _path, directoryStatus: _directoryStatus,
+                                    names: names, starts: starts, types: types, count: _count, willStat: willStat)
             task.cursor.store(i, ordering: .relaxed)
             asked = i
             prefetch = task
@@ -190,7 +200,7 @@ package final class DirectoryListing {
         switch r {
         case .success:
             let status = FileStatus(s)
-            if !status.isOnSameMount(as: directoryStatus) {
+            if !status.isOnSameMount(as: _directoryStatus) {
                 return try record(i, nil, StatPrefetch.mountPoint)
             } else if status.hasTimeOutOfRange {
                 return try record(i, nil, StatPrefetch.timeOutOfRange)
@@ -218,9 +228,9 @@ package final class DirectoryListing {
     }
 
     /// Asks the walker to walk into subdirectory `i` after this visit.
-    package func enter(_ i: Int) { entered.append(i) }
+    package func enter(_ i: Int) { _entered.append(i) }
     /// Drops the subdirectories entered so far that `keep` refuses (a walk restricted to some paths).
-    package func keepEntered(where keep: (Int) -> Bool) { entered.removeAll { !keep($0) } }
+    package func keepEntered(where keep: (Int) -> Bool) { _entered.removeAll { !keep($0) } }
 
     /// An extended attribute of entry `i` (nil: of this directory itself); nil when it is not set.
     /// Never follows a symlink.
@@ -241,7 +251,7 @@ package final class DirectoryListing {
             case .success(let n): return Array(buffer[0..<n])
             case .failure(let e) where e == .noData: return nil
             case .failure(let e) where e == .range && size < 65536: size *= 16
-            case .failure(let e): throw FileSystemError(.getxattr, path: i.map(path(of:)) ?? path, errno: e)
+            case .failure(let e): throw FileSystemError(.getxattr, path: i.map(path(of:)) ?? _path, errno: e)
             }
         }
     }

@@ -12,6 +12,11 @@ package enum Markers {
         bytes.elementsEqual(stateDirectory.bytes) || bytes.starts(with: stagingPrefix.utf8)
     }
 
+    // Concrete forms for the callers in the layers above: there the generic one ran unspecialised (a witness
+    // call per byte compared: 2 % of an apply's instructions).
+    package static func isEngineState(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.withUnsafeBytes { isEngineState($0) } }
+    package static func isEngineState(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isEngineState($0) } }
+
     /// The freedesktop backup-exclusion key honoured by borg and others on Linux, and its value.
     package static let linuxBackupAttribute = "user.xdg.robots.backup"
     package static let linuxBackupValue: [UInt8] = Array("false".utf8)

@@ -1,12 +1,15 @@
 // A path relative to a root, as bytes: components joined by '/', no leading '/', no "." or ".." parts.
 // It can never name anything outside its root; the empty path is the root itself.
+// The small reads apply and the planner make per step (comparisons, prefixes, parents, hashing) are `@inlinable`:
+// their callers are in the layers above, and a call across the module boundary cost apply a tenth more
+// instructions than the same code in one module (Docs/performance.md, "The layers as targets").
 
 public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConvertible {
     public private(set) var bytes: [UInt8]
 
     public static let root = RelativePath(unchecked: [])
 
-    package init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+    @usableFromInline package init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses a root-relative path. Repeated and trailing slashes and "." parts are dropped;
     /// nil for an absolute path, a ".." component or a NUL byte: those could escape the root.
@@ -34,7 +37,9 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
         self.bytes = out
     }
 
+    @inlinable
     public var isEmpty: Bool { bytes.isEmpty }
+    @inlinable
     public var isRoot: Bool { bytes.isEmpty }
 
     public var components: [FileName] {
@@ -49,6 +54,7 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// The parent path; the root's parent is the root.
+    @inlinable
     public var parent: RelativePath {
         guard let slash = bytes.lastIndex(of: 0x2F) else { return .root }
         return RelativePath(unchecked: Array(bytes[..<slash]))
@@ -68,6 +74,7 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// True when `self` is `other` or lies beneath it.
+    @inlinable
     public func hasPrefix(_ other: RelativePath) -> Bool {
         if other.isEmpty { return true }
         guard bytes.count >= other.bytes.count, bytes.starts(with: other.bytes) else { return false }
@@ -75,7 +82,8 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// True when `self` is an entry directly inside `folder` (its parent is `folder`), without building the parent.
-    package func isChild(of folder: RelativePath) -> Bool {
+    @_spi(Layers) @inlinable
+    public func isChild(of folder: RelativePath) -> Bool {
         let n = folder.bytes.count
         return bytes.withUnsafeBufferPointer { path in
             folder.bytes.withUnsafeBufferPointer { prefix in
@@ -92,6 +100,7 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// The remainder of `self` below `prefix`, nil when `self` is not under it.
+    @inlinable
     public func relative(to prefix: RelativePath) -> RelativePath? {
         guard hasPrefix(prefix) else { return nil }
         if prefix.isEmpty { return self }
@@ -113,15 +122,18 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
 
     public var description: String { escaped }
 
+    @inlinable
     public static func < (a: RelativePath, b: RelativePath) -> Bool {
         a.bytes.lexicographicallyPrecedes(b.bytes)
     }
 
     // The synthesized hash feeds the hasher one byte at a time; apply looks paths up several times per step.
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         hasher.combine(bytes.count)
     }
 
+    @inlinable
     public static func == (a: RelativePath, b: RelativePath) -> Bool { a.bytes == b.bytes }
 }

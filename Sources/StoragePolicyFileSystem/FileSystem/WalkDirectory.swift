@@ -9,6 +9,8 @@ package struct WalkLink: Sendable {
     package var name: FileName
     package var device: UInt64
     package var inode: UInt64
+
+    package init(name: FileName, device: UInt64, inode: UInt64) { self.name = name; self.device = device; self.inode = inode }
 }
 
 /// The closed ancestors between an open anchor and a directory, as a list shared from the bottom up: siblings
@@ -32,6 +34,7 @@ package final class WalkDirectory: Sendable {
     /// Live streams across the whole walk; compared with the budget before keeping one open.
     package final class Counter: Sendable {
         package let live = Atomic<Int>(0)
+        package init() {}
     }
 
     /// O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC, plus O_NOATIME so a dry run leaves directory atimes alone.
@@ -73,7 +76,7 @@ package final class WalkDirectory: Sendable {
     }
 
     /// openat with the directory flags; O_NOATIME is refused (EPERM) on directories we do not own.
-    static func openDescriptor(_ name: FileName, in parent: Int32, path: RelativePath) throws(FileSystemError) -> Int32 {
+    package static func openDescriptor(_ name: FileName, in parent: Int32, path: RelativePath) throws(FileSystemError) -> Int32 {
         var r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flags) } }
         if case .failure(let e) = r, e == .notPermitted {
             r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flagsWithoutNoAtime) } }

@@ -3,24 +3,28 @@
 
 /// LIFO keeps the walk depth-first, so the directories waiting (and the descriptors they pin) stay few.
 /// Sendable because its one field is: the items live inside a `ConditionLocked` and are reached only through it.
-package final class WorkStack<Item: Sendable>: Sendable {
-    private struct State {
-        var items: [Item] = []
-        var closed = false
+/// SPI-public and inlinable for the reason ConditionLocked is: the walk above specialises it for its work items.
+@_spi(Layers) public final class WorkStack<Item: Sendable>: Sendable {
+    @usableFromInline struct State {
+        @usableFromInline var items: [Item] = []
+        @usableFromInline var closed = false
         /// Threads asleep in `pop` (for tests: a close must wake them all).
-        var waiting = 0
+        @usableFromInline var waiting = 0
+        @usableFromInline init() {}
     }
 
-    private let state = ConditionLocked(State())
+    @usableFromInline let state = ConditionLocked(State())
 
-    package func push(_ new: [Item]) {
+    @inlinable public init() {}
+
+    @inlinable public func push(_ new: [Item]) {
         guard !new.isEmpty else { return }
         // One item can feed one sleeper; more may feed several, and a woken thread finding none sleeps again.
         state.withLock(wake: new.count == 1 ? .one : .all) { $0.items.append(contentsOf: new) }
     }
 
     /// The next item; nil once the stack is closed (the walk is over).
-    package func pop() -> Item? {
+    @inlinable public func pop() -> Item? {
         // The fast path takes the lock once; `.some(nil)` is "closed", nil is "must sleep".
         let now = state.withLock { state -> Item?? in
             if state.closed { return .some(nil) }
@@ -33,7 +37,7 @@ package final class WorkStack<Item: Sendable>: Sendable {
     }
 
     /// The slow path of `pop`: sleeps (already counted in `waiting`) until there is an item or the stack closes.
-    private func sleepThenPop() -> Item? {
+    @usableFromInline func sleepThenPop() -> Item? {
         state.withLock(when: { $0.closed || !$0.items.isEmpty }) { state in
             state.waiting -= 1
             return state.closed ? nil : state.items.popLast()
@@ -41,7 +45,7 @@ package final class WorkStack<Item: Sendable>: Sendable {
     }
 
     /// Ends the walk: every waiting and future `pop` returns nil.
-    package func close() {
+    @inlinable public func close() {
         state.withLock(wake: .all) { state in
             state.closed = true
             state.items.removeAll()

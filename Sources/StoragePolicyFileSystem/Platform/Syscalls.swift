@@ -201,7 +201,7 @@ package func system_processorCount() -> Int { max(1, Int(sysconf(Int32(_SC_NPROC
 
 package func system_strlen(_ s: UnsafePointer<CChar>) -> Int { strlen(s) }
 
-package func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Int32 { memcmp(a, b, count) }
+@usableFromInline package func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Int32 { memcmp(a, b, count) }
 
 // MARK: threads
 

@@ -2,7 +2,7 @@
 // Pure arithmetic on nanoseconds: never reads the clock itself, never rounds an age down to "expired", never
 // traps (ages that overflow are "not older", and saturate in text).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum Ages {
     /// The timestamp `by` names; `newest` is the newest of atime, mtime, the birth time where the file system

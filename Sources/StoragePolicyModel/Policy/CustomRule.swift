@@ -1,7 +1,7 @@
 // A rule written in Swift: it judges each entry the walker sees in its scope and answers with verdicts
 // limited to the built-in action kinds. It never touches the disk itself; apply does, through the journal.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A rule YAML cannot express, written in Swift and evaluated in the same single walk as the built-in kinds.
 ///

@@ -2,7 +2,7 @@
 // extended attributes. Reads never follow symlinks and never change atimes; nothing here writes.
 import Foundation
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// An entry of a custom rule's scope, handed to ``CustomRule/evaluate(_:)`` during the walk.
 ///

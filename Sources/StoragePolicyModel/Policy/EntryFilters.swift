@@ -3,7 +3,7 @@
 // match (Evaluation/RuleIndex.swift, CompiledRule). Names of users and groups are resolved once, here, when the
 // policy is decoded: an unknown name is an error at its file:line:col, never a filter that matches nothing.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A user or a group a rule's `owner:` / `group:` names: its id, and the name it was written as.
 public struct PrincipalFilter: Sendable, Hashable {

@@ -1,7 +1,7 @@
 // A glob compiled once and matched against root- or scope-relative byte paths: `*`, `**`, `?`, `[...]`, `{a,b}`.
 // Matching never depends on names being valid UTF-8; `*` and `?` never cross a '/'.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A compiled glob (`*`, `**`, `?`, `[...]`, `{a,b}`) matched against scope-relative byte paths.
 public struct Glob: Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 // A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
 // A value: it holds no file handles and never touches the disk.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A storage policy (language version 1): the layout that must exist and the rules evaluated over a root.
 ///

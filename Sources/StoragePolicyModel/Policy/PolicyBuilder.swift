@@ -2,7 +2,7 @@
 // `try Policy("app") { LayoutDirectory("tmp"); Rule.expire("tmp-expiry", in: "tmp", after: .hours(24)) }`.
 // It runs the same validation as the YAML loader; an invalid policy throws, it is never half-built.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One piece of a policy built in Swift: a layout entry or a rule.
 public protocol PolicyComponent: Sendable {

@@ -1,7 +1,7 @@
 // The DSL's vocabulary: `LayoutDirectory(...)` and modifiers for the keys every rule shares; each kind's
 // `Rule.<kind>(...)` is in its Kinds/<Kind>Syntax.swift. Components only describe; nothing is checked until `Policy(_:content:)` builds them.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// `layout:` entry: a directory that must exist.
 public struct LayoutDirectory: PolicyComponent {

@@ -1,7 +1,7 @@
 // PolicyDecoder's readers for the values of keys: scalars, mappings and lists, numbers, durations, sizes,
 // paths and globs, each reporting what is wrong with its mark and never guessing.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 extension PolicyDecoder {
     mutating func mapping(_ node: Node, _ what: String) -> [(key: Node, value: Node)]? {

@@ -3,7 +3,7 @@
 // keys the file writes override inherited ones. Cycles, unknown names, unreadable files and chains deeper than
 // `maximumDepth` are errors at the `extends` entry; errors inside an inherited file are located in that file.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum PolicyInheritance {
     /// How many files deep a chain may go (a policy, what it extends, what that extends...).

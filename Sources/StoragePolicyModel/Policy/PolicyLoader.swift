@@ -1,7 +1,7 @@
 // Loads a policy file: YAML bytes -> nodes -> a validated Policy, with every problem collected as a
 // Diagnostic at file:line:col. Never returns a policy that has errors.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// Reads policies from YAML (a file, a string or bytes) into a validated `Policy`, with every problem at `file:line:col`.
 public enum PolicyLoader {

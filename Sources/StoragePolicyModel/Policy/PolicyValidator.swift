@@ -1,7 +1,7 @@
 // Semantic checks over a decoded policy: duplicate names, globs that can never match, scopes that fight.
 // Reads only the model; errors make the policy invalid, warnings are shown and the policy still loads.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct PolicyValidator {
     package let file: String

@@ -4,7 +4,7 @@
 // vector, so pressure may only ever take data that can be fetched or rebuilt), and only quota rules in this
 // version: a co-tenant who fills the disk drains caches, down to their minAge and keep floors, and nothing else.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// `- name: low-disk, freeBelow: 10%, freeUntil: 15%, evict: [thumbnail-quota]`
 public struct PressureRule: Sendable, Hashable {

@@ -1,7 +1,7 @@
 // One rule: a scope under the root, optional globs that narrow it, and exactly one kind of behaviour.
 // A rule never names anything outside the root: its scope is a RelativePath.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One rule of a policy: a scope under the root, optional globs narrowing it, and one kind of behaviour.
 public struct Rule: Sendable, Hashable {

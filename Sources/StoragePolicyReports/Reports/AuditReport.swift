@@ -1,9 +1,9 @@
 // `audit` is `plan` seen as findings: every pending action and every violation, with its rule, severity and
 // baseline state, plus what decides pass or fail. Built from a Plan and its Policy; it never reads the disk.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 /// Every change a plan proposes and every violation as findings with a severity, for CI report formats.
 public struct AuditReport: Sendable {

@@ -1,7 +1,7 @@
 // A saved set of finding fingerprints: findings in it are reported as known and never fail an audit,
 // which is how a team adopts the audit on an old tree. Reading or writing the file is the caller's job.
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 public struct Baseline: Sendable, Hashable {
     /// The `version` of the baseline file this library reads and writes.

@@ -2,9 +2,9 @@
 // with the rule that raised it, its severity and a fingerprint that stays the same from run to run.
 // A value: building one never touches the disk, and its message never holds the raw (unescaped) path.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 public struct Finding: Sendable, Hashable {
     /// What the planner produced for this finding.

@@ -2,7 +2,7 @@
 // Actions toolkit escapes them, so no file name can end a command early or start one of its own. Only
 // commands: the plain lines a person needs (known findings, what overflows the notice budget) are separate.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct GitHubReport: Sendable {
     /// GitHub turns only the first 10 notices of a step into annotations; the summary must be one of them.

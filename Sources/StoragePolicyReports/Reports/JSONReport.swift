@@ -1,9 +1,9 @@
 // The audit as stable JSON for other tools (the format is documented in Docs/ci.md): sorted keys, findings in
 // report order, a path that is not UTF-8 also given exactly as `pathBase64`. Fields are only ever added.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 package struct JSONReport: Sendable {
     /// The `version` field: bumped only if a field changes meaning or goes away.

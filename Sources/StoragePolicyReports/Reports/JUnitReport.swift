@@ -1,7 +1,7 @@
 // The audit as JUnit XML for GitLab and other test viewers: a test suite per rule, a failing test case per
 // finding that fails the audit, a passing one for a clean rule. Everything is escaped; never ill-formed XML.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct JUnitReport: Sendable {
     package init() {}

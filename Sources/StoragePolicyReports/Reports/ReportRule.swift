@@ -1,8 +1,8 @@
 // What a report says about one rule: its id, kind, default severity and a description people can act on
 // (SARIF's rule entries, JUnit's test suites). Derived from the policy; it never invents a location.
 
-import StoragePolicyModel
-import StoragePolicyEvaluation
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyEvaluation
 
 public struct ReportRule: Sendable, Hashable {
     /// The id findings refer to: the rule's name, or `layout` for the directories the layout requires.

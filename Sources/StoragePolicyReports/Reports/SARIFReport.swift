@@ -1,7 +1,7 @@
 // The audit as SARIF 2.1.0 for GitHub code scanning and other SARIF viewers: one run, a rule entry per policy
 // rule, a result per finding located at its root-relative path. Never emits an absolute path as a plain uri.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct SARIFReport: Sendable {
     package static let schema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -1,7 +1,7 @@
 // The audit for people: one line per finding, compiler-style (`path: severity: message [rule]`), then skipped
 // entries and a verdict. Paths are shown escaped and messages without control characters; never colour.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct TextReport: Sendable {
     package init() {}

@@ -1,7 +1,7 @@
 // Escapes text for XML 1.0 (JUnit reports, launchd plists): markup characters become entities and the
 // characters XML 1.0 forbids become visible escapes, so no name can make a document ill-formed.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum XMLText {
     /// Text for element content.

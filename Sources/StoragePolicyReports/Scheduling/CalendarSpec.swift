@@ -1,7 +1,7 @@
 // The common forms of systemd's calendar syntax (`daily`, `Mon..Fri 02:30`, `*-*-01 04:00`, `*:0/15`), parsed
 // into value sets so launchd and cron can be given the same times. Never accepts what systemd would refuse.
 
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyModel
 
 package struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     /// The specification as given (whitespace collapsed): what `OnCalendar=` is written with.

@@ -1,8 +1,8 @@
 // A crontab line (five time fields, the user for /etc/cron.d, the apply command) for the intervals and
 // calendars cron can express; others are refused with the forms it can. No flock: apply takes its own lock.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 package struct CronLine: Sendable {
     package var job: ScheduledJob

@@ -1,7 +1,7 @@
 // A launchd job (macOS): a property list with the label, the apply command, its interval or calendar, and
 // background priority. Text only, every string XML-escaped; loading it is the user's step, never this one's.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct LaunchdPlist: Sendable {
     package var job: ScheduledJob

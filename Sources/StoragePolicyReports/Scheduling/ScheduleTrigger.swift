@@ -1,7 +1,7 @@
 // When a scheduled apply runs: every DURATION (counted from the last run) or on a calendar specification.
 // Parsing refuses what no scheduler should run (`0s`, `banana`) and says which forms are accepted.
 
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyModel
 
 package enum ScheduleTrigger: Sendable, Hashable, CustomStringConvertible {
     case every(PolicyDuration)

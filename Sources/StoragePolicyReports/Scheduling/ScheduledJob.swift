@@ -1,7 +1,7 @@
 // Everything a scheduler needs to run one policy on one root: a name, absolute paths, the trigger and
 // whether it is a system or a per-user job. Refuses paths and names a unit file or crontab cannot carry.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct ScheduledJob: Sendable, Hashable {
     /// System-wide (root's units, /etc/cron.d, LaunchDaemons) or one user's (user units, crontab, LaunchAgents).

@@ -1,7 +1,7 @@
 // A hardened systemd service (Type=oneshot, idle priority, read-only system but the root) and the timer that
 // starts it, for `systemd-analyze verify`-clean units. Generates text only; never enables or starts anything.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct SystemdUnits: Sendable {
     package var job: ScheduledJob

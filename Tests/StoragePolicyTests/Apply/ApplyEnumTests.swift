@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
 

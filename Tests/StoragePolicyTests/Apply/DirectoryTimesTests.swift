@@ -10,7 +10,7 @@ import Foundation
 import Testing
 import TreeFixture
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyApply

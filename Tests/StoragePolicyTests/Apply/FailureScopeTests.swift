@@ -2,7 +2,7 @@
 // and the calls (write, read, fsync) that are about the disk whatever their errno.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyApply
 
 @Suite("Failure scope")

@@ -2,7 +2,7 @@
 // percent-encoding, wall-clock formats. No disk involved.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("Trash conventions")
 struct TrashFolderTests {

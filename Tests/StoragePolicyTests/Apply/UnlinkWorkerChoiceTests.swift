@@ -11,7 +11,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
 

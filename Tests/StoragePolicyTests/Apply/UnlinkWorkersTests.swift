@@ -4,7 +4,7 @@
 
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
 

@@ -2,7 +2,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("Descending slots") struct DescendingSlotsTests {
     final class Counted: Sendable {

@@ -1,7 +1,7 @@
 // The instants --at takes: dates, minutes, seconds, fractions and offsets; impossible dates and missing zones refused.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("Instant text") struct InstantTextTests {
     @Test("the accepted forms, each to the same instant as its RFC 3339 spelling")

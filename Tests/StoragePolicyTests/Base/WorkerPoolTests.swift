@@ -1,7 +1,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite struct WorkerPoolTests {
     @Test func runGivesEveryIndexOnceAndWaitsForAll() {

@@ -2,7 +2,7 @@
 // directories that are missing or blocked. Expected actions are spelled out by hand.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 

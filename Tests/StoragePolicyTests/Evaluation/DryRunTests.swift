@@ -2,7 +2,7 @@
 // sizes, modes, mtimes, atimes, xattrs) is the same before and after, atimes included.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 

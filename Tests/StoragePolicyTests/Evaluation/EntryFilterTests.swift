@@ -3,7 +3,7 @@
 // newlines). Checked on the walk, in explain, in validate --effective and in saved-plan validation.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

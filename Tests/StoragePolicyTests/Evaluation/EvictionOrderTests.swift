@@ -2,7 +2,7 @@
 // item over the cap goes alone, not the whole trash. Expected evictions worked out here by hand.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture

@@ -2,7 +2,7 @@
 // file just made has a fresh ctime, so `by: newest` keeps it where `[atime, mtime]` judges its old times.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

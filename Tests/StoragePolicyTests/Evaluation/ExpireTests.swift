@@ -2,7 +2,7 @@
 // Every expected plan is written out by hand here, never computed by the engine.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 import TreeFixture

@@ -3,7 +3,7 @@
 // lone thread would have fetched, vanished entries included.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 #if canImport(Glibc)

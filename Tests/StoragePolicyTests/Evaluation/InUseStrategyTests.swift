@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

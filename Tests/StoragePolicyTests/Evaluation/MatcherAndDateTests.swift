@@ -2,7 +2,7 @@
 // stamps parse in every form the specs and implementations write, and nothing else.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture

@@ -2,7 +2,7 @@
 // file system records one, and, for non-directories, ctime. Docs/policy-reference.md says so.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 
 @Suite("by: newest") struct NewestTimestampTests {

@@ -2,7 +2,7 @@
 // entry is not renamed, markers are independent. Expected plans written out by hand.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 

@@ -4,7 +4,7 @@
 // names that are no regenerable quota rule, at their line and column.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

@@ -2,7 +2,7 @@
 // stops the total short of the target, the plan evicts what it may and reports the bytes still over.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 

@@ -2,7 +2,7 @@
 // path, down to the target; files other rules delete do not count. Expected evictions worked out here.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 

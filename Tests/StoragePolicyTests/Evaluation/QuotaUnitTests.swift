@@ -3,7 +3,7 @@
 // minAge and keep protect units, and a shortfall is a violation naming the bytes still over.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

@@ -1,7 +1,7 @@
 // `explain` for keep, minAge and unit: the words that say why an entry a rule would otherwise take was kept.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture

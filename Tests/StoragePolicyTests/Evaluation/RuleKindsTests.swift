@@ -2,7 +2,7 @@
 // it: Rule.Kind, RuleKinds.all, the report and explain texts, and Docs/policy.schema.json. Reads only the schema.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyReports

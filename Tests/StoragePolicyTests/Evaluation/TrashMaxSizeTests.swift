@@ -2,7 +2,7 @@
 // A trash at exactly maxSize is left alone; items retention deletes do not count. Expected plans by hand.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture

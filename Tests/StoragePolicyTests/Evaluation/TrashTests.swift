@@ -2,7 +2,7 @@
 // app layout's stamp or ctime. Never mtime; undated items are kept and reported. Expected plans by hand.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
 #if canImport(Glibc)

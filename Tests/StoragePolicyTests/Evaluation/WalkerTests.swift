@@ -2,7 +2,7 @@
 // vanishing entries, the state folder, and the promise that planning changes nothing on disk.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture

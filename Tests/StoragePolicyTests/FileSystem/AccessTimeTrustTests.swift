@@ -1,7 +1,7 @@
 // Darwin's atime trust is decided from statfs f_flags alone; the decision table runs on Linux, where the flags
 // are never read (Linux keeps its statvfs reading, CPosix.c).
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyEvaluation
 import Testing
 import TreeFixture

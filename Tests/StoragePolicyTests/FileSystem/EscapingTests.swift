@@ -2,7 +2,7 @@
 // exact escape, in paths (PathEscaping) and in report text (PrintableText). Machine formats keep the bytes.
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("Escaping names for people") struct EscapingTests {
     @Test("every control class in a name has its exact escape", arguments: [

@@ -9,7 +9,7 @@ import Darwin
 #endif
 import Foundation
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 import Testing
 import TreeFixture
 

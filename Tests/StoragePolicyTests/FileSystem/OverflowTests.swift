@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 
 @Suite("Overflow-safe times, durations and sizes") struct OverflowTests {

@@ -1,6 +1,6 @@
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("RelativePath") struct RelativePathTests {
     @Test("normalises slashes and dots", arguments: [("a//b/", "a/b"), ("./a/./b", "a/b"), ("", ""), (".", "")])

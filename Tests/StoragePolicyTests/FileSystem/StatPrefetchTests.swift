@@ -4,7 +4,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 import TreeFixture
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,7 @@
 import Testing
 import Synchronization
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("Work stack") struct WorkStackTests {
     @Test("pops in last-in-first-out order, a pushed batch included")

@@ -11,7 +11,7 @@ import Synchronization
 import Testing
 import TreeFixture
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyApply

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TreeFixture
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyReports
 

@@ -50,6 +50,9 @@ import Testing
         var openExtension: String? = nil
         for lineSlice in source.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(lineSlice)
+            // SPI (`@_spi(Layers) public`) is seen only by a file that imports it by name: the layers' own hot
+            // primitives, public for the optimiser (ConditionLocked says why), not API.
+            if line.hasPrefix("@_spi(") { continue }
             if let name = capture(declaration, line) { names.insert(name) }
             if let extended = capture(publicExtension, line) {
                 extensions[extended] = true
@@ -110,6 +113,7 @@ import Testing
             public struct Nested {}
         }
         @available(macOS 13, *) public final class Shown {}
+        @_spi(Layers) public final class Layered {}
         package struct Hidden {}
         struct Internal { public var x = 1 }
         public func helper() {}

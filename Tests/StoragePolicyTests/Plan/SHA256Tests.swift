@@ -1,6 +1,6 @@
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 
 @Suite("SHA-256") struct SHA256Tests {
     @Test("matches the FIPS 180-4 test vectors", arguments: [

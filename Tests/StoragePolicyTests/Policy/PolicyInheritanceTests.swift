@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TreeFixture
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 
 @Suite("extends: policies that build on each other") struct PolicyInheritanceTests {

@@ -1,6 +1,6 @@
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 
 @Suite("Policy loading") struct PolicyLoaderTests {

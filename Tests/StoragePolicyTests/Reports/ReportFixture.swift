@@ -1,7 +1,7 @@
 // A policy and a plan shaped like the reference app-sandbox policy, with hostile names (a newline, markup
 // characters, bytes that are not UTF-8, control characters), for every report format's tests.
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyReports

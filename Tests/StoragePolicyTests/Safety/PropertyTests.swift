@@ -8,7 +8,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import StoragePolicy
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation

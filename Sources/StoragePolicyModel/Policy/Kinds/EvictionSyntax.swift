@@ -2,7 +2,7 @@
 // `first: [globs]` (matching entries go before the rest) and `maxEntries: N` (ccache's max_files: inodes run
 // out too). Kept apart from each kind's own keys so both kinds read, write and document them the same way.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// The order a quota or a trash evicts in (ties break by path).
 public enum EvictionOrder: String, Sendable, Hashable, CaseIterable {

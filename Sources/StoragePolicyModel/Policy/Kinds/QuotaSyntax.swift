@@ -1,6 +1,6 @@
 // quota in the policy language: `quota: { max: 512MiB, target: 90%, evict: oldest, minAge: 1d, keep: 2, unit: directory }`.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// `quota: { max: 512MiB, target: 90%, evict: oldest }`
 public struct Quota: Sendable, Hashable {

@@ -1,6 +1,6 @@
 // trash in the policy language: `trash: 30d` or `trash: { retain: 30d, layout: freedesktop, maxSize: 1GiB }`.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// `trash: { retain: 30d }`
 public struct TrashRetention: Sendable, Hashable {
