@@ -41,8 +41,15 @@ import TreeFixture
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let shm = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : work
+        // A fresh name in a folder anyone can write: OutsideApp makes it (0700) and refuses one that exists; what
+        // is left after a failed run is removed only when it is the folder this uid made, never a stranger's.
         let big = shm + "/policyctl-outside-\(getpid())-\(UInt32.random(in: 0 ... .max))"
-        defer { try? FileManager.default.removeItem(atPath: big) }
+        defer {
+            var st = stat()
+            if lstat(big, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == geteuid() {
+                try? FileManager.default.removeItem(atPath: big)
+            }
+        }
 
         let running = clock.now
         let r = try ChildProcess.run(Self.scratch + "/debug/OutsideApp", [work, big, String(Self.entries)])

@@ -15,9 +15,11 @@ struct SetupError: Error, CustomStringConvertible {
 }
 
 enum Files {
-    /// A directory at `url`, `age` old by its modification time when given (set after whatever `contents` makes).
-    static func directory(_ url: URL, age: Duration? = nil, contents: () throws -> Void = {}) throws {
-        guard mkdir(url.path, 0o755) == 0 || errno == EEXIST else { throw SetupError("mkdir", url.path) }
+    /// A new directory at `url`, `age` old by its modification time when given (set after whatever `contents`
+    /// makes). One that exists already is an error, never reused: the large tree goes in /dev/shm, where anyone
+    /// may have put a folder or a symlink at the name first, and this program runs as root.
+    static func directory(_ url: URL, mode: mode_t = 0o755, age: Duration? = nil, contents: () throws -> Void = {}) throws {
+        guard mkdir(url.path, mode) == 0 else { throw SetupError("mkdir", url.path) }
         try contents()
         if let age { try setAge(url, age) }
     }

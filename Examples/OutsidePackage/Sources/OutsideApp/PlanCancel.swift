@@ -14,7 +14,8 @@ enum PlanCancelPart {
         let directories = max(1, entries / perDirectory)
         let files = entries / directories - 1
         let tmp = big.appendingPathComponent("tmp", isDirectory: true)
-        try Files.directory(big)
+        // 0700: nobody else may add to (or take from) what the loops below create and remove by name.
+        try Files.directory(big, mode: 0o700)
         try Files.directory(tmp)
         let clock = ContinuousClock()
         let built = clock.now
