@@ -34,6 +34,15 @@ public struct StorageEngine: Sendable {
     /// (created 0700 when missing, its parent must exist), like `policyctl apply --state-dir`. With it, a
     /// ROOT/.policyctl someone else left is ignored. Staging stays on the root's filesystem.
     public var stateDirectory: String? = nil
+    /// The files the app says are busy (a download in flight, a document open in an editor), by root-relative
+    /// path; nil: none. What no process table can know on iOS, where only the app's own processes hold its
+    /// files. An in-use-checked delete (`inUse: skip`, the default of expire, quota and trash) of such a path,
+    /// or of a folder holding one, is kept, when planning and again just before the delete; the plan lists it as
+    /// `in use: the app says it is busy`. Called from the walking threads, hence `@Sendable`.
+    public var inUse: (@Sendable (RelativePath) -> Bool)? {
+        get { planOptions.busyFiles }
+        set { planOptions.busyFiles = newValue }
+    }
 
     /// An engine for `policy` (loaded from YAML, or built with the DSL) over `root`.
     public init(policy: Policy, root: String, planOptions: PlanOptions = PlanOptions(), waitForLock: Bool = true) {
