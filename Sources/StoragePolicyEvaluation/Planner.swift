@@ -79,8 +79,10 @@ package struct Planner: Sendable {
         let rootStatus = try rootHandle.status()
 
         var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+        let pressureNamed = Set(policy.pressure.flatMap(\.evict))
         let rules = policy.rules.enumerated().map {
-            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
+            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element),
+                         pressureNamed: pressureNamed.contains($0.element.name))
         }
         for rule in rules {
             // A rule its kind cannot judge (Kinds/: compileProblem) is an error before the walk.

@@ -112,6 +112,14 @@ package struct TrashKind: RuleKindBehavior {
         }
         let evictions = sizeCap.evictions(c.rules, now: now) { c.report($0, $1, $2) }
         c.actions += evictions
+        // The items kept so far, for the pressure rules that name this trash (PressureEviction).
+        if c.space != nil {
+            for rule in c.rules where rule.pressureNamed {
+                if case .trash(let retention) = rule.rule.kind {
+                    c.trashPressure[rule.index] = sizeCap.pressureCandidates(rule.index, retention.eviction)
+                }
+            }
+        }
         // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
         // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
         // was listed whole: an unreadable files/ makes nothing an orphan.
