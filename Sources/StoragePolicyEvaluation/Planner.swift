@@ -168,6 +168,10 @@ package struct Planner: Sendable {
                         skipped: skipped, notes: notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
+        // Every delete is on the root's volume (the walk never crosses a device): its share, and its free
+        // space when pressure rules measured it.
+        plan.summary.volumes = [Plan.Summary.Volume(device: rootStatus.device, bytesFreed: plan.summary.bytesFreed,
+                                                    freeBefore: resolution.space?.available, size: resolution.space?.total)]
         // The actions are in plan order already (sortActions above; the in-use check only removes): sorting
         // them again copied every action twice.
         plan.sortFindings()
