@@ -417,9 +417,10 @@ struct ApplyLog {
         if report.bytesFreed > 0 { text += "; \(ByteSize.human(report.bytesFreed)) freed" }
         if let tx = report.transaction { text += "; transaction \(tx)" }
         text += String(format: " in %.2fs", seconds)
-        Terminal.out(text)
-        // Per rule and per volume, on a line of its own after the summary (which stays the first line).
-        guard report.bytesFreed > 0 else { return }
+        // Per rule and per volume, on a line of its own beside the summary line, which stays where readers look
+        // for it: the first line of human output, the last of a plain log.
+        guard report.bytesFreed > 0 else { Terminal.out(text); return }
+        if format == .human { Terminal.out(text) }
         var freed = "freed per rule: " + PlanRenderer.perRule(byRule)
         if let volume {
             freed += "; on the root's volume (device \(PlanRenderer.device(volume.device))): \(ByteSize.human(report.bytesFreed))"
@@ -428,6 +429,7 @@ struct ApplyLog {
             }
         }
         Terminal.out(freed)
+        if format != .human { Terminal.out(text) }
     }
 
     /// Prints the outcome and returns the exit code: 0 applied, 1 applied with items skipped for an error,

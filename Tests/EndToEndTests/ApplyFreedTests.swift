@@ -28,7 +28,7 @@ struct ApplyFreedTests {
         return (scratch, root, scratch.path + "/p.yaml")
     }
 
-    @Test("text: the line after the summary names each rule's bytes and the root's volume")
+    @Test("text: the line after the summary (before it in a plain log) names each rule's bytes and the root's volume")
     func text() throws {
         let t = try Self.tree()
         var st = stat()
@@ -40,6 +40,10 @@ struct ApplyFreedTests {
         #expect(lines.first?.hasPrefix("applied: 3 delete; ") == true, "\(r)")
         #expect(lines.count == 2 && lines[1].hasPrefix("freed per rule: tmp ") && lines[1].contains(", logs ")
                 && lines[1].contains("; on the root's volume (device \(device)): "), "\(r)")
+        let plain = try Self.tree()
+        let log = try policyctl(["apply", "--policy", plain.policy, "--root", plain.root, "--yes", "--log-format", "plain"])
+        let logLines = log.stdout.split(separator: "\n").map(String.init)
+        #expect(logLines.last?.hasPrefix("applied: 3 delete; ") == true && logLines.dropLast().last?.hasPrefix("freed per rule: tmp ") == true, "\(log)")
         let again = try policyctl(["apply", "--policy", t.policy, "--root", t.root, "--yes"])
         #expect(!again.stdout.contains("freed per rule"), "\(again)")
     }
