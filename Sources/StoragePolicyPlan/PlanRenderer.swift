@@ -84,16 +84,8 @@ public struct PlanRenderer: Sendable {
             .map { "\($0.key) \(ByteSize.human($0.value))" }.joined(separator: ", ")
     }
 
-    /// `8:3`: a device number as major:minor (Linux's encoding, or Darwin's 8/24 split).
-    public static func device(_ d: UInt64) -> String {
-        #if canImport(Darwin)
-        return "\(d >> 24):\(d & 0xFF_FFFF)"
-        #else
-        let major = ((d >> 8) & 0xFFF) | ((d >> 32) & ~UInt64(0xFFF))
-        let minor = (d & 0xFF) | ((d >> 12) & ~UInt64(0xFF))
-        return "\(major):\(minor)"
-        #endif
-    }
+    /// `8:3`: a device number as major:minor (the platform layer knows how it is encoded).
+    public static func device(_ d: UInt64) -> String { VolumeSpace.majorMinor(d) }
 
     /// `- delete  tmp/a.dat  4.0 KiB  mtime 2d3h ago > 1d`
     public func line(_ a: Action) -> String {
