@@ -39,7 +39,14 @@ package struct ExpireKind: RuleKindBehavior {
     package func explain(_ entry: ExplainedEntry) -> [String] {
         let (label, time) = expire.timestamp(of: entry.status)
         let text = Ages.describe(label, time, limit: expire.after, now: entry.now)
-        guard Ages.isOlder(time, than: expire.after, now: entry.now) else { return ["\(text): keep"] }
+        guard Ages.isOlder(time, than: expire.after, now: entry.now) else {
+            // Only a regenerable rule's files can be taken sooner, by a pressure rule naming it (PressureKinds).
+            guard entry.rule.rule.regenerable, entry.status.type == .regular else { return ["\(text): keep"] }
+            let floor = expire.minAge.map { minAge in
+                Ages.age(of: time, now: entry.now) < minAge.nanoseconds ? "; younger than minAge \(minAge), so not even then" : "; minAge \(minAge) no longer protects it"
+            } ?? ""
+            return ["\(text): keep; regenerable: a pressure rule naming this rule may evict it sooner, oldest first\(floor)"]
+        }
         return [entry.status.type == .directory
             ? "\(text): expired; deleted once everything in it is deleted\(entry.consequence)"
             : "\(text): delete\(entry.consequence)"]

@@ -113,6 +113,23 @@ import TreeFixture
         #expect(!p.lines.contains { $0.contains("docs") })
     }
 
+    @Test("explain says a regenerable rule's files may go sooner under pressure, and what minAge still protects")
+    func explain() throws {
+        let now = Tree.currentTimeNs()
+        let tree = try Self.tree(now)
+        defer { tree.remove() }
+        var options = tree.options()
+        options.now = now
+        let explainer = Explainer(policy: Self.policy(evict: ["tmp", "trash"], expireMinAge: .hours(7), trashMinAge: .days(2)),
+                                  root: tree.root, options: options)
+        let young = try #require(try explainer.explain(path("tmp/t2")).rules.first { $0.rule == "tmp" })
+        #expect(young.findings.last?.hasSuffix(": keep; regenerable: a pressure rule naming this rule may evict it sooner, oldest first; younger than minAge 7h, so not even then") == true, "\(young.findings)")
+        let old = try #require(try explainer.explain(path("tmp/t9")).rules.first { $0.rule == "tmp" })
+        #expect(old.findings.last?.hasSuffix("; minAge 7h no longer protects it") == true, "\(old.findings)")
+        let item = try #require(try explainer.explain(path("Trash/files/x1")).rules.first { $0.rule == "trash" })
+        #expect(item.findings.last?.hasSuffix("; regenerable: a pressure rule naming this rule may evict it sooner, trashed longest ago first, never one trashed less than 2d ago (minAge)") == true, "\(item.findings)")
+    }
+
     @Test("the loader takes regenerable expire and trash rules and their minAge, and refuses expire with unit: directory")
     func language() throws {
         let yaml = """
