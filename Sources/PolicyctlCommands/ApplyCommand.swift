@@ -392,14 +392,24 @@ struct ApplyLog {
     }
 
     /// The committed transaction's summary line.
-    func summary(_ report: ApplyReport, seconds: Double) {
+    /// `volume`: the plan's (its device, and its free space when pressure rules measured it), when known.
+    func summary(_ report: ApplyReport, seconds: Double, volume: Plan.Summary.Volume? = nil) {
         let skipped = report.skipped.count
         let failed = report.failed.count
+        let byRule = report.bytesFreedByRule
         if format == .json {
-            emit([("event", .string("summary")), ("outcome", .string("committed")),
+            var fields: [(String, JSONLogLine.Value)] = [("event", .string("summary")), ("outcome", .string("committed")),
                   ("transaction", report.transaction.map { .string($0) } ?? .null), ("counts", .counts(report.counts.byName)),
                   ("skipped", .integer(Int64(skipped))), ("failed", .integer(Int64(failed))),
-                  ("bytesFreed", .integer(report.bytesFreed)), ("seconds", .seconds(seconds))])
+                  ("bytesFreed", .integer(report.bytesFreed)), ("seconds", .seconds(seconds)),
+                  ("bytesFreedByRule", .counts(byRule.mapValues { Int($0) }))]
+            if let volume {
+                var v: [String: Int64] = ["device": Int64(bitPattern: volume.device), "bytesFreed": report.bytesFreed]
+                if let before = volume.freeBefore { v["freeBefore"] = before }
+                if let size = volume.size { v["size"] = size }
+                fields.append(("volumes", .integerObjects([v])))
+            }
+            emit(fields)
             return
         }
         var text = "applied: " + (report.counts.isEmpty ? "nothing" : ApplyLog.describe(report.counts))
@@ -407,7 +417,19 @@ struct ApplyLog {
         if report.bytesFreed > 0 { text += "; \(ByteSize.human(report.bytesFreed)) freed" }
         if let tx = report.transaction { text += "; transaction \(tx)" }
         text += String(format: " in %.2fs", seconds)
-        Terminal.out(text)
+        // Per rule and per volume, on a line of its own beside the summary line, which stays where readers look
+        // for it: the first line of human output, the last of a plain log.
+        guard report.bytesFreed > 0 else { Terminal.out(text); return }
+        if format == .human { Terminal.out(text) }
+        var freed = "freed per rule: " + PlanRenderer.perRule(byRule)
+        if let volume {
+            freed += "; on the root's volume (device \(PlanRenderer.device(volume.device))): \(ByteSize.human(report.bytesFreed))"
+            if let before = volume.freeBefore, let size = volume.size {
+                freed += " (\(ByteSize.human(before)) free of \(ByteSize.human(size)) before the plan)"
+            }
+        }
+        Terminal.out(freed)
+        if format != .human { Terminal.out(text) }
     }
 
     /// Prints the outcome and returns the exit code: 0 applied, 1 applied with items skipped for an error,

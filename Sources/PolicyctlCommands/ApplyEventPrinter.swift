@@ -9,6 +9,8 @@ final class ApplyEventPrinter: @unchecked Sendable {
     private(set) var rootPath: String?
     private var planning: ProgressLine?
     private var applying: ProgressLine?
+    /// The plan's volume (device, and free space when pressure rules measured it), for the summary's freed line.
+    private var volume: Plan.Summary.Volume?
 
     init(log: ApplyLog, started: ContinuousClock.Instant = .now) {
         self.log = log; self.started = started
@@ -40,10 +42,11 @@ final class ApplyEventPrinter: @unchecked Sendable {
         case .cancelled: Terminal.err("Apply cancelled; nothing was changed.")
         case .done(let item), .unchanged(let item, _), .skipped(let item, _): log.item(item)
         case .warning(let message): log.warning(message)
-        case .committed(let report): log.summary(report, seconds: elapsed)
+        case .committed(let report): log.summary(report, seconds: elapsed, volume: volume)
         case .refused(let error), .failed(let error): log.failure(error, seconds: elapsed)
         // Said by the error the call throws.
-        case .stalePlan, .planRefused, .planMismatch, .planned, .planning, .applying: break
+        case .planned(let plan): volume = plan.summary.volumes?.first
+        case .stalePlan, .planRefused, .planMismatch, .planning, .applying: break
         }
     }
 

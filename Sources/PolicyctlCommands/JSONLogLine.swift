@@ -14,6 +14,8 @@ struct JSONLogLine {
         case seconds(Double)
         /// Counts by name, as a nested object in name order.
         case counts([String: Int])
+        /// Objects of integers, as an array of nested objects with keys in name order.
+        case integerObjects([[String: Int64]])
     }
 
     private(set) var fields: [(key: String, value: Value)] = []
@@ -67,6 +69,20 @@ struct JSONLogLine {
                 out.integer(counts[name]!)
             }
             out.byte(UInt8(ascii: "}"))
+        case .integerObjects(let objects):
+            out.byte(UInt8(ascii: "["))
+            for (k, object) in objects.enumerated() {
+                if k > 0 { out.byte(UInt8(ascii: ",")) }
+                out.byte(UInt8(ascii: "{"))
+                for (i, name) in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                    if i > 0 { out.byte(UInt8(ascii: ",")) }
+                    out.string(name, escaping: .encoder)
+                    out.byte(UInt8(ascii: ":"))
+                    out.integer(object[name]!)
+                }
+                out.byte(UInt8(ascii: "}"))
+            }
+            out.byte(UInt8(ascii: "]"))
         }
     }
 }

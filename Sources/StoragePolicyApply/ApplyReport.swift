@@ -58,6 +58,15 @@ public struct ApplyReport: Sendable {
     public var failed: [Item] { items.filter { $0.error != nil } }
     /// How many actions were carried out.
     public var done: Int { counts.total }
+
+    /// Bytes freed by the deletions carried out, per rule, by rule name (rules that freed nothing are absent).
+    public var bytesFreedByRule: [String: Int64] {
+        var out: [String: Int64] = [:]
+        for item in items where item.action.isDelete {
+            if case .done = item.outcome { out[item.action.rule, default: 0] += item.action.bytes }
+        }
+        return out
+    }
 }
 
 /// Why an apply failed, and whether the tree was put back.

@@ -120,6 +120,12 @@ package final class QuotaLedger: @unchecked Sendable {
         return UInt32(directories.count - 1)
     }
 
+    /// The last directory's number when it is `path`, else a new one: for judges without a per-listing scratch.
+    package func directoryReusingLast(_ path: RelativePath) -> UInt32 {
+        if let last = directories.last, last == path { return UInt32(directories.count - 1) }
+        return directory(path)
+    }
+
     package func add(rule: Int, directory: UInt32, name: ArraySlice<UInt8>, status: FileStatus, time: Int64, byOwner: Bool = false) {
         device = status.device
         if byOwner {

@@ -79,8 +79,10 @@ package struct Planner: Sendable {
         let rootStatus = try rootHandle.status()
 
         var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
+        let pressureNamed = Set(policy.pressure.flatMap(\.evict))
         let rules = policy.rules.enumerated().map {
-            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element))
+            CompiledRule(index: $0.offset, rule: $0.element, trashLayout: preflight.trashLayout(of: $0.element),
+                         pressureNamed: pressureNamed.contains($0.element.name))
         }
         for rule in rules {
             // A rule its kind cannot judge (Kinds/: compileProblem) is an error before the walk.
@@ -166,6 +168,10 @@ package struct Planner: Sendable {
                         skipped: skipped, notes: notes,
                         entriesScanned: workers.reduce(0) { $0 + $1.entriesScanned },
                         fingerprint: fingerprint(rootStatus))
+        // Every delete is on the root's volume (the walk never crosses a device): its share, and its free
+        // space when pressure rules measured it.
+        plan.summary.volumes = [Plan.Summary.Volume(device: rootStatus.device, bytesFreed: plan.summary.bytesFreed,
+                                                    freeBefore: resolution.space?.available, size: resolution.space?.total)]
         // The actions are in plan order already (sortActions above; the in-use check only removes): sorting
         // them again copied every action twice.
         plan.sortFindings()

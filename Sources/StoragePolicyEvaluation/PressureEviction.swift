@@ -1,7 +1,8 @@
 // Pressure rules after the walk: the root volume's free space was measured once before it (Planner). A rule
-// whose freeBelow the free space is not under does nothing. Below it, the named quota rules evict beyond their
-// own limits, in the order named and each in its own order (oldest first by default), until the free space the
-// plan expects reaches freeUntil: what the plan deletes anyway counts first. minAge and keep still protect, and
+// whose freeBelow the free space is not under does nothing. Below it, the named quota, expire and trash rules
+// evict beyond their own limits (PressureKinds.swift for the last two), in the order named and each in its own
+// order (oldest first by default), until the free space the plan expects reaches freeUntil: what the plan
+// deletes anyway counts first. minAge and keep still protect, and
 // the run's max-delete still caps the apply (these are ordinary deletes). Files with several hard links free
 // nothing and are never taken. Every step is in the plan's notes: the statvfs snapshot and the bytes expected.
 
@@ -34,9 +35,15 @@ package enum PressureEviction {
             var protectedTotal = 0
             for name in p.evict {
                 guard space.available + expected < until else { break }
-                guard let rule = c.rules.first(where: { $0.name == name }), rule.rule.regenerable,
-                      case .quota(let quota) = rule.rule.kind else { continue }
-                let (taken, protected) = evict(rule, quota, ledgers: ledgers, need: until - space.available - expected, reason: reason, &c)
+                guard let rule = c.rules.first(where: { $0.name == name }), rule.rule.regenerable else { continue }
+                let need = until - space.available - expected
+                let taken: (bytes: Int64, files: Int), protected: Int
+                switch rule.rule.kind {
+                case .quota(let quota): (taken, protected) = evict(rule, quota, ledgers: ledgers, need: need, reason: reason, &c)
+                case .expire(let expire): (taken, protected) = evict(rule, expire, ledgers: ledgers, need: need, reason: reason, &c)
+                case .trash(let retention): (taken, protected) = evict(rule, retention, need: need, reason: reason, &c)
+                default: continue
+                }
                 protectedTotal += protected
                 freed += taken.bytes
                 files += taken.files

@@ -63,6 +63,8 @@ package struct ResolutionContext {
     package var gone: Removals
     /// The root volume's free space when pressure rules are judged: quota ledgers are kept for them.
     var space: VolumeSpace?
+    /// Pressure-named trash rules' items that retention and maxSize keep, in each rule's order, by rule number.
+    var trashPressure: [Int: [TrashSizeCap.Candidate]] = [:]
 
     package init(_ resolution: Resolution, _ results: [EvaluationResults], preflight: [Action], violations: [Violation]) {
         rules = resolution.rules; now = resolution.now; trashTarget = resolution.trashTarget

@@ -21,12 +21,15 @@ package final class CompiledRule: Sendable {
     private let admitsRegular: Bool, admitsDirectory: Bool, admitsSymlink: Bool
     /// Whether the rule's filters (size, owner, group) need an entry's status: checked once per entry.
     let filtersByStatus: Bool
+    /// Named by a pressure rule (an expire rule then records the files it keeps, which pressure may evict).
+    package let pressureNamed: Bool
 
     package var name: String { rule.name }
     var enforces: Bool { rule.mode == .enforce }
 
-    package init(index: Int, rule: Rule, trashLayout: TrashRetention.Layout = .app) {
+    package init(index: Int, rule: Rule, trashLayout: TrashRetention.Layout = .app, pressureNamed: Bool = false) {
         self.index = index
+        self.pressureNamed = pressureNamed
         self.rule = rule
         self.trashLayout = trashLayout
         let behavior = rule.kind.behavior

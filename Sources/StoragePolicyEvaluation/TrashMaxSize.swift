@@ -10,7 +10,7 @@
 @_spi(Layers) import StoragePolicyPlan
 
 package struct TrashSizeCap {
-    private struct Candidate {
+    package struct Candidate {
         var trashedAt: Int64
         var item: TrashItem
         var info: TrashInfoFile?
@@ -33,8 +33,8 @@ package struct TrashSizeCap {
     }
 
     /// The deletions (enforced rules) and findings (audit rules) that bring each trash to its maxSize and maxEntries.
-    func evictions(_ rules: [CompiledRule], now: Int64,
-                   report: (Int, RelativePath, String) -> Void) -> [Action] {
+    mutating func evictions(_ rules: [CompiledRule], now: Int64,
+                            report: (Int, RelativePath, String) -> Void) -> [Action] {
         var actions: [Action] = []
         for (index, total) in held.sorted(by: { $0.key < $1.key }) {
             let rule = rules[index]
@@ -51,9 +51,11 @@ package struct TrashSizeCap {
             if choice.exceedsEntries(count) { over.append("trash holds \(count) items > maxEntries \(choice.maxEntries!)") }
             let order = choice.order == nil && choice.first.isEmpty
                 ? "trashed longest ago first" : choice.describe(choice.order ?? .oldest, oldest: "trashed longest ago")
+            var taken = 0
             for c in ordered where size > maxSize || choice.exceedsEntries(left) {
                 size -= c.item.bytes
                 left -= 1
+                taken += 1
                 let why = total > maxSize && c.item.bytes > maxSize ? "larger than maxSize on its own, so it goes first" : order
                 let reason = "\(over.joined(separator: ", ")); \(why) ("
                     + Ages.describe("trashed (\(c.source))", c.trashedAt, limit: retention.retain, now: now) + ")"
@@ -69,6 +71,8 @@ package struct TrashSizeCap {
                     report(index, c.item.path, "\(reason): would be deleted")
                 }
             }
+            // What stays is what a pressure rule may still take (enforced: the evicted ones are planned already).
+            if rule.enforces { candidates[index] = Array(ordered.dropFirst(taken)) }
             if size > maxSize {
                 report(index, rule.rule.path, "trash still holds \(size - maxSize) bytes over maxSize \(ByteSize.human(maxSize)): the rest cannot be dated")
             }
@@ -77,6 +81,12 @@ package struct TrashSizeCap {
             }
         }
         return actions
+    }
+
+    /// The items of trash rule `index` retention and maxSize keep, in the rule's order (`first:`, then `order`,
+    /// then path): what a pressure rule evicts, honouring the rule's minAge.
+    func pressureCandidates(_ index: Int, _ choice: EvictionChoice) -> [Candidate] {
+        Self.order(candidates[index] ?? [], choice, maxSize: .max)
     }
 
     /// The eviction order: alone over `maxSize` first, then `first:` matches, then `order`, then path.

@@ -67,6 +67,28 @@ public struct Plan: Sendable, Hashable, Codable {
         /// How many entries the deletes remove, a directory delete counted with everything inside it (what
         /// `max-delete` counts). nil in a plan saved before it was recorded.
         public var deleteEntries: Int?
+        /// Bytes the deletions free per rule that deletes, by rule name. nil in a plan saved before it was recorded.
+        public var bytesFreedByRule: [String: Int64]?
+        /// The volumes the deletions free space on: the root's, since the walk never crosses a device (the
+        /// planner fills it in). nil in a plan saved before it was recorded.
+        public var volumes: [Volume]?
+
+        /// One volume's share of a plan: the bytes its deletions free, and (when pressure rules measured it
+        /// before the walk) its free space then and its size, so what is free afterwards can be told.
+        public struct Volume: Sendable, Hashable, Codable {
+            /// The volume's device number (st_dev of the root).
+            public var device: UInt64
+            /// Bytes the plan's deletions free on it.
+            public var bytesFreed: Int64
+            /// Free bytes (statvfs f_bavail) when the plan was made; nil when the plan did not measure them.
+            public var freeBefore: Int64?
+            /// The volume's size in bytes; nil when the plan did not measure it.
+            public var size: Int64?
+
+            package init(device: UInt64, bytesFreed: Int64, freeBefore: Int64? = nil, size: Int64? = nil) {
+                self.device = device; self.bytesFreed = bytesFreed; self.freeBefore = freeBefore; self.size = size
+            }
+        }
 
         /// The summary of these actions.
         package init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
@@ -83,6 +105,21 @@ public struct Plan: Sendable, Hashable, Codable {
                 }
             }
             self.deleteEntries = deleted
+            var byRule: [String: Int64] = [:]
+            var lastRule: String? = nil
+            var lastBytes: Int64 = 0
+            // Summed over runs of one rule (the actions are mostly grouped): one hash per run, not per action.
+            for a in actions where a.isDelete {
+                if a.rule != lastRule {
+                    if let r = lastRule { byRule[r, default: 0] += lastBytes }
+                    lastRule = a.rule
+                    lastBytes = 0
+                }
+                lastBytes += a.bytes
+            }
+            if let r = lastRule { byRule[r, default: 0] += lastBytes }
+            // Absent (not empty) without deletes: a plan that frees nothing reads as it always did.
+            self.bytesFreedByRule = byRule.isEmpty ? nil : byRule
             var counts = ["delete": 0, "rename": 0, "trash": 0, "mkdir": 0, "setxattr": 0, "write-tag": 0]
             for (code, name) in Action.Kind.names.enumerated() where perKind[code] > 0 { counts[name] = perKind[code] }
             self.actions = counts

@@ -81,10 +81,29 @@ package struct PlanJSONWriter: ~Copyable {
         }
         text("\n"); indent(2); text("},\n")
         indent(2); key("bytesFreed", nil); number(plan.summary.bytesFreed); text(",\n")
+        if let byRule = plan.summary.bytesFreedByRule {
+            // Never empty (nil without deletes), so no empty-object layout is needed.
+            indent(2); key("bytesFreedByRule", nil); text("{\n")
+            var firstRule = true
+            for (rule, bytes) in byRule.sorted(by: { $0.key < $1.key }) { field(rule, 3, &firstRule); number(bytes) }
+            text("\n"); indent(2); text("},\n")
+        }
         if let entries = plan.summary.deleteEntries { indent(2); key("deleteEntries", nil); number(entries); text(",\n") }
         indent(2); key("entriesScanned", nil); number(plan.summary.entriesScanned); text(",\n")
         indent(2); key("skipped", nil); number(plan.summary.skipped); text(",\n")
-        indent(2); key("violations", nil); number(plan.summary.violations); text("\n")
+        indent(2); key("violations", nil); number(plan.summary.violations)
+        if let volumes = plan.summary.volumes {
+            text(",\n")
+            try array("volumes", volumes, indent: 2) { w, v in
+                w.object(4) { w, first in
+                    w.field("bytesFreed", 4, &first); w.number(v.bytesFreed)
+                    w.field("device", 4, &first); w.number(v.device)
+                    if let f = v.freeBefore { w.field("freeBefore", 4, &first); w.number(f) }
+                    if let t = v.size { w.field("size", 4, &first); w.number(t) }
+                }
+            }
+        }
+        text("\n")
         indent(1); text("}")
         text(",\n"); key("version", 1); number(plan.version)
         text(",\n")

@@ -57,8 +57,35 @@ public struct PlanRenderer: Sendable {
             write("\n" + style("Notes:", "1") + "\n")
             for n in plan.notes { write("  \(n)\n") }
         }
-        write("\n" + summary(plan) + "\n")
+        write("\n")
+        for line in freedLines(plan) { write(line + "\n") }
+        write(summary(plan) + "\n")
     }
+
+    /// What the deletes free, when there are any: per rule (most first, ties by name), and per volume (the
+    /// root's, with its free space before and after when pressure rules measured it). Above the summary line,
+    /// which stays the plan's last.
+    public func freedLines(_ plan: Plan) -> [String] {
+        guard let byRule = plan.summary.bytesFreedByRule, !byRule.isEmpty else { return [] }
+        var lines = [dim("Freed per rule: " + Self.perRule(byRule))]
+        for v in plan.summary.volumes ?? [] {
+            var line = "Freed on the root's volume (device \(Self.device(v.device))): \(ByteSize.human(v.bytesFreed))"
+            if let before = v.freeBefore, let size = v.size {
+                line += "; \(ByteSize.human(before)) free of \(ByteSize.human(size)) before, \(ByteSize.human(before + v.bytesFreed)) after"
+            }
+            lines.append(dim(line))
+        }
+        return lines
+    }
+
+    /// `cache 40.0 KiB, tmp 12.0 KiB`: most first, ties by name.
+    public static func perRule(_ byRule: [String: Int64]) -> String {
+        byRule.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.key) \(ByteSize.human($0.value))" }.joined(separator: ", ")
+    }
+
+    /// `8:3`: a device number as major:minor (the platform layer knows how it is encoded).
+    public static func device(_ d: UInt64) -> String { VolumeSpace.majorMinor(d) }
 
     /// `- delete  tmp/a.dat  4.0 KiB  mtime 2d3h ago > 1d`
     public func line(_ a: Action) -> String {

@@ -216,9 +216,13 @@ struct PlanJSON {
         let text = try PolicyctlBinary.run(["plan", "--policy", work.root + "/policy.yaml", "--root", tree.root])
         #expect(text.status == 0)
         let headers = text.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.isEmpty }.map(String.init)
-        #expect(Array(headers.dropFirst().dropLast(2)) == ["tmp-expiry", "download-residue", "trash-retention", "thumbnail-quota",
+        // Last: Skipped, the freed lines (per rule, per volume) and the summary.
+        #expect(Array(headers.dropFirst().dropLast(4)) == ["tmp-expiry", "download-residue", "trash-retention", "thumbnail-quota",
                                                           "lowercase-names", "no-private-data", "downloads-backup", "layout"])
         let freed = try #require((plan.object["summary"] as? [String: Any])?["bytesFreed"] as? Int64)
+        let byRule = try #require((plan.object["summary"] as? [String: Any])?["bytesFreedByRule"] as? [String: Int64])
+        #expect(byRule.values.reduce(0, +) == freed && byRule.keys.sorted() == ["download-residue", "thumbnail-quota", "tmp-expiry", "trash-retention"], "\(byRule)")
+        #expect(headers.contains { $0.hasPrefix("Freed on the root's volume (device ") && $0.hasSuffix("): \(ByteSize.human(freed))") }, "\(headers)")
         #expect(text.stdout.hasSuffix("\nPlan: 10 to delete (\(ByteSize.human(freed)) freed), 1 to rename, 1 to move to the trash, 1 to create, 2 markers to set, 1 cache tag to write; 0 violations, 1 skipped.\n"))
         #expect(!text.stderr.contains("scanning"))  // no progress line without a terminal
     }

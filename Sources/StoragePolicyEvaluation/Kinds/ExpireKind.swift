@@ -28,7 +28,8 @@ package struct ExpireKind: RuleKindBehavior {
         // The recorded mtime is the entry's own (apply skips an entry whose mtime differs), so an expire by
         // mtime, or by the newest time (never older than mtime), can be checked here: a fresh file is no
         // expire rule's to delete. Ages by atime or ctime alone are not recorded.
-        if expire.neverOlderThanMtime, let mtime = action.identity?.modificationTimeNs,
+        // A regenerable rule's file may be younger: a pressure rule may evict it before `after`.
+        if expire.neverOlderThanMtime, !rule.rule.regenerable, let mtime = action.identity?.modificationTimeNs,
            !Ages.isOlder(mtime, than: expire.after, now: now) {
             return "its mtime is not older than \(expire.after): rule '\(rule.name)' does not expire it"
         }
@@ -38,7 +39,14 @@ package struct ExpireKind: RuleKindBehavior {
     package func explain(_ entry: ExplainedEntry) -> [String] {
         let (label, time) = expire.timestamp(of: entry.status)
         let text = Ages.describe(label, time, limit: expire.after, now: entry.now)
-        guard Ages.isOlder(time, than: expire.after, now: entry.now) else { return ["\(text): keep"] }
+        guard Ages.isOlder(time, than: expire.after, now: entry.now) else {
+            // Only a regenerable rule's files can be taken sooner, by a pressure rule naming it (PressureKinds).
+            guard entry.rule.rule.regenerable, entry.status.type == .regular else { return ["\(text): keep"] }
+            let floor = expire.minAge.map { minAge in
+                Ages.age(of: time, now: entry.now) < minAge.nanoseconds ? "; younger than minAge \(minAge), so not even then" : "; minAge \(minAge) no longer protects it"
+            } ?? ""
+            return ["\(text): keep; regenerable: a pressure rule naming this rule may evict it sooner, oldest first\(floor)"]
+        }
         return [entry.status.type == .directory
             ? "\(text): expired; deleted once everything in it is deleted\(entry.consequence)"
             : "\(text): delete\(entry.consequence)"]
@@ -124,7 +132,15 @@ package final class ExpireJudge: EntryJudge {
         guard rule.admits(type), rule.selects(view.directory, name), !kept.protects(view.index, name),
               let s = status.read(e, worker: worker) else { return }
         let (label, time) = expire.timestamp(of: s)
-        guard Ages.isOlder(time, than: expire.after, now: e.now) else { return }
+        guard Ages.isOlder(time, than: expire.after, now: e.now) else {
+            // Not expired, but a pressure rule may evict it (oldest first by this rule's timestamp): recorded in
+            // the thread's quota ledger under this rule. What `keep` spares was never recorded; undatable stays.
+            if rule.pressureNamed && type == .regular && time != .max {
+                worker.quota.add(rule: view.index, directory: worker.quota.directoryReusingLast(listing.path), name: name,
+                                 status: s, time: time)
+            }
+            return
+        }
         let verdict = Verdict(rule: view.index, reason: worker.describe(label, time, limit: expire.after, now: e.now))
         if rule.enforces { deleteVerdict = verdict } else { auditVerdicts.append(verdict) }
     }

@@ -41,8 +41,13 @@ package struct TrashKind: RuleKindBehavior {
         let isItem = layout == .app ? depth == 0 : (depth == 1 && entry.directory.first!.elementsEqual("files".utf8))
         let dating = layout == .app ? "dated by its trash stamp, else ctime" : "dated by info/NAME.trashinfo"
         let retain = Ages.human(seconds: retention.retain.seconds, units: 4)
+        // Only a regenerable trash's items can be taken sooner, by a pressure rule naming it (PressureKinds).
+        let pressure = entry.rule.rule.regenerable
+            ? "; regenerable: a pressure rule naming this rule may evict it sooner, trashed longest ago first"
+                + (retention.minAge.map { ", never one trashed less than \($0) ago (minAge)" } ?? "")
+            : ""
         return [isItem
-            ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(entry.consequence)"
+            ? "a trash item (\(dating)): deleted once trashed more than \(retain) ago\(pressure)\(entry.consequence)"
             : "inside the trash folder but not an item itself: goes with its item"]
     }
 
@@ -112,6 +117,14 @@ package struct TrashKind: RuleKindBehavior {
         }
         let evictions = sizeCap.evictions(c.rules, now: now) { c.report($0, $1, $2) }
         c.actions += evictions
+        // The items kept so far, for the pressure rules that name this trash (PressureEviction).
+        if c.space != nil {
+            for rule in c.rules where rule.pressureNamed {
+                if case .trash(let retention) = rule.rule.kind {
+                    c.trashPressure[rule.index] = sizeCap.pressureCandidates(rule.index, retention.eviction)
+                }
+            }
+        }
         // Orphans: a .trashinfo (or app index entry) whose item is gone goes once it is older than `retain`,
         // as trash-cli does; one without a readable date is kept and reported. Only where the items folder
         // was listed whole: an unreadable files/ makes nothing an orphan.

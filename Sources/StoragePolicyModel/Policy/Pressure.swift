@@ -1,8 +1,8 @@
 // Pressure rules, the top-level `pressure:` list: when the root's volume has less free space than `freeBelow`,
 // the named rules evict beyond their normal limits until `freeUntil`. Only rules marked `regenerable: true`
 // may be named (journald's lesson: purging to keep free space when someone else fills the disk is an attack
-// vector, so pressure may only ever take data that can be fetched or rebuilt), and only quota rules in this
-// version: a co-tenant who fills the disk drains caches, down to their minAge and keep floors, and nothing else.
+// vector, so pressure may only ever take data that can be fetched or rebuilt), and only quota, expire and trash
+// rules: a co-tenant who fills the disk drains caches, down to their minAge and keep floors, and nothing else.
 
 @_spi(Layers) import StoragePolicyFileSystem
 
@@ -52,7 +52,7 @@ public struct PressureRule: Sendable, Hashable {
     }
 
     /// The kinds a pressure rule may name in this version.
-    static let evictableKinds = ["quota"]
+    static let evictableKinds = ["quota", "expire", "trash"]
 }
 
 extension PolicyDecoder {
@@ -120,7 +120,8 @@ extension PolicyDecoder {
 }
 
 package enum PressureChecks {
-    /// Every name a pressure rule evicts must be a regenerable quota rule of the policy (errors at the name).
+    /// Every name a pressure rule evicts must be a regenerable quota, expire or trash rule of the policy (errors at
+    /// the name); an expire rule with `unit: directory` cannot be named (pressure evicts its files one by one).
     package static func validate(_ policy: Policy) -> [Diagnostic] {
         var out: [Diagnostic] = []
         var seen = Set<String>()
@@ -137,7 +138,11 @@ package enum PressureChecks {
                     continue
                 }
                 guard PressureRule.evictableKinds.contains(rule.kind.keyword) else {
-                    out.append(Diagnostic(severity: .error, location: at, message: "\(label): rule '\(name)' (\(rule.kind.keyword)) is not a quota rule; in this version pressure evicts only through quota rules (name a regenerable quota over the same cache)"))
+                    out.append(Diagnostic(severity: .error, location: at, message: "\(label): rule '\(name)' (\(rule.kind.keyword)) is not a quota, expire or trash rule; pressure evicts only through those (name a regenerable quota over the same cache)"))
+                    continue
+                }
+                if case .expire(let expire) = rule.kind, expire.unit == .directory {
+                    out.append(Diagnostic(severity: .error, location: at, message: "\(label): rule '\(name)' expires whole folders (unit: directory); pressure evicts an expire rule's files one by one, so name an expire rule with unit: entry, or a quota with unit: directory"))
                     continue
                 }
                 if !rule.regenerable {

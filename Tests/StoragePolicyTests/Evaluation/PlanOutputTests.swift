@@ -93,6 +93,7 @@ import TreeFixture
             Notes:
               a note
 
+            Freed per rule: tmp-expiry 12.0 KiB
             Plan: 1 folder and 1 file, 4 entries to delete (12.0 KiB freed), 1 to rename, 1 to move to the trash, 1 to create, 2 markers to set, 1 cache tag to write; 1 violation, 1 skipped.
 
             """)

@@ -97,12 +97,11 @@ import TreeFixture
         #expect(allocated(tree, "cache/f7") >= 0 && allocated(tree, "cache/f8") == -1 && allocated(tree, "docs/mine.txt") >= 0)
     }
 
-    @Test("the loader refuses names that are no regenerable quota rule, and backwards thresholds, at their column")
+    @Test("the loader refuses names that are no regenerable quota, expire or trash rule, and backwards thresholds, at their column")
     func language() throws {
         let header = "version: 1\nname: t\nrules:\n  - name: cache\n    path: cache\n    quota: { max: 1GiB }\n  - name: tmp\n    path: tmp\n    regenerable: true\n    expire: 1d\npressure:\n  - name: low\n"
         #expect(PolicyLoaderTests.errors(header + "    freeBelow: 10%\n    freeUntil: 15%\n    evict: [cache, tmp, nope]\n") == [
             "15:13: pressure rule 'low': 'evict': rule 'cache' is not marked regenerable; add 'regenerable: true' to it if its files can be fetched or rebuilt again (pressure never evicts anything else)",
-            "15:20: pressure rule 'low': 'evict': rule 'tmp' (expire) is not a quota rule; in this version pressure evicts only through quota rules (name a regenerable quota over the same cache)",
             "15:25: pressure rule 'low': 'evict': there is no rule 'nope'",
         ])
         #expect(PolicyLoaderTests.errors(header + "    freeBelow: 10%\n    freeUntil: 5%\n    evict: []\n")

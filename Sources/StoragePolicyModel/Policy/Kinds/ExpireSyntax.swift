@@ -13,6 +13,9 @@ public struct Expire: Sendable, Hashable {
     /// `by: [atime, mtime]`: the newest of exactly these timestamps (two or more, as written; `by` is then
     /// `.newest`). nil: `by` alone decides.
     public var newestOf: [Timestamp]? = nil
+    /// A floor for pressure rules (which evict a regenerable expire rule's files before `after`): nothing
+    /// younger than this, by the same timestamp, is evicted. It changes nothing else; nil: no floor beyond `keep`.
+    public var minAge: PolicyDuration? = nil
 
     /// Expire after `after`, judged by `by`, keeping the `keep` newest per directory.
     public init(after: PolicyDuration, by: Timestamp = .mtime, keep: Int = 0, unit: RetentionUnit = .entry) {
@@ -76,6 +79,10 @@ package struct ExpireSyntax: RuleKindSyntax {
                 "unit": {
                   "$ref": "#/definitions/retentionUnit",
                   "description": "directory: each direct child folder of the scope expires whole, dated by the newest timestamp (per by) of anything inside it."
+                },
+                "minAge": {
+                  "$ref": "#/definitions/duration",
+                  "description": "Only for pressure rules, which may evict a regenerable expire rule's files before `after` (oldest first): no file younger than this (by the same timestamp) is evicted. Changes nothing else."
                 }
               }
             }
@@ -91,10 +98,11 @@ package struct ExpireSyntax: RuleKindSyntax {
         var after: PolicyDuration? = nil
         var expire = Expire(after: PolicyDuration(seconds: 0))
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["after", "by", "keep", "unit"], context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["after", "by", "keep", "unit", "minAge"], context: context) else { continue }
             if name == "after" { after = decoder.duration(v, context: "\(context): 'after'") }
             if name == "by" { decodeBy(v, context: "\(context): 'by'", into: &expire, &decoder) }
             if name == "keep", let n = decoder.count(v, context: "\(context): 'keep'") { expire.keep = n }
+            if name == "minAge" { expire.minAge = decoder.duration(v, context: "\(context): 'minAge'") }
             if name == "unit", let u = decoder.enumValue(v, RetentionUnit.self, context: "\(context): 'unit'") { expire.unit = u }
         }
         guard let after else {
@@ -137,6 +145,7 @@ package struct ExpireSyntax: RuleKindSyntax {
         var parts = ["after: \(expire.after)", "by: \(expire.byText)"]
         if expire.keep > 0 { parts.append("keep: \(expire.keep)") }
         if expire.unit != .entry { parts.append("unit: \(expire.unit.rawValue)") }
+        if let a = expire.minAge { parts.append("minAge: \(a)") }
         return "expire: { \(parts.joined(separator: ", ")) }"
     }
 

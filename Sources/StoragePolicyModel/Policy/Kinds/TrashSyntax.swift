@@ -12,6 +12,9 @@ public struct TrashRetention: Sendable, Hashable {
     public var maxSize: ByteSize?
     /// `order` and `first` (which items maxSize and maxEntries take first) and `maxEntries`.
     public var eviction = EvictionChoice()
+    /// A floor for pressure rules (which may evict a regenerable trash's items before `retain`): nothing
+    /// trashed more recently than this is evicted. It changes nothing else; nil: no floor.
+    public var minAge: PolicyDuration? = nil
 
     /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
     public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
@@ -57,6 +60,10 @@ package struct TrashSyntax: RuleKindSyntax {
                   "$ref": "#/definitions/size",
                   "description": "After retention, while the trash holds more than this (allocated bytes), items are deleted in `order` (by default trashed longest ago first) until it is at or below it. An item larger than maxSize on its own goes first, so one big item never empties the whole trash."
                 },
+                "minAge": {
+                  "$ref": "#/definitions/duration",
+                  "description": "Only for pressure rules, which may evict a regenerable trash's items before `retain` (in `order`): no item trashed more recently than this is evicted. Changes nothing else."
+                },
     \#(EvictionChoice.schemaProperties(orderDefault: "For a trash, oldest is trashed longest ago first (the default) and newest-last-access reads the item's own atime.", indent: 12))
               }
             }
@@ -73,11 +80,13 @@ package struct TrashSyntax: RuleKindSyntax {
         var layout = TrashRetention.Layout.automatic
         var maxSize: ByteSize? = nil
         var eviction = EvictionChoice()
+        var minAge: PolicyDuration? = nil
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize"] + EvictionChoice.keys, context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize", "minAge"] + EvictionChoice.keys, context: context) else { continue }
             if name == "retain" { retain = decoder.duration(v, context: "\(context): 'retain'") }
             if name == "layout", let l = decoder.enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
             if name == "maxSize" { maxSize = decoder.size(v, context: "\(context): 'maxSize'") }
+            if name == "minAge" { minAge = decoder.duration(v, context: "\(context): 'minAge'") }
             eviction.decode(name, v, context: context, &decoder)
         }
         guard let retain else {
@@ -86,6 +95,7 @@ package struct TrashSyntax: RuleKindSyntax {
         }
         var retention = TrashRetention(retain: retain, layout: layout, maxSize: maxSize)
         retention.eviction = eviction
+        retention.minAge = minAge
         return .trash(retention)
     }
 
@@ -94,6 +104,7 @@ package struct TrashSyntax: RuleKindSyntax {
         if let m = retention.maxSize { parts.append("maxSize: \(m.bytes)") }
         if let o = retention.eviction.order { parts.append("order: \(o.rawValue)") }
         parts += retention.eviction.effectiveParts
+        if let a = retention.minAge { parts.append("minAge: \(a)") }
         return "trash: { \(parts.joined(separator: ", ")) }"
     }
 
