@@ -75,7 +75,7 @@ package struct Applier: Sendable {
     static func phase(of a: Action) -> Phase {
         switch a.kind {
         case .mkdir: .directories
-        case .setxattr, .writeTag, .unmark, .untag: .labels
+        case .setxattr, .writeTag, .unmark, .untag, .setPermissions: .labels
         case .rename, .trash: .moves
         case .delete: .deletions
         }

@@ -14,7 +14,7 @@ package enum FailedCall: Sendable, Hashable {
     package init(_ error: FileSystemError) {
         switch error.operation {
         case .renameat2: self = .rename
-        case .mkdirat, .mkdir, .fchmod: self = .mkdir
+        case .mkdirat, .mkdir, .fchmod, .fchown: self = .mkdir
         case .openat, .open, .fdopendir, .dup: self = .open
         case .fstatat, .fstat, .stat: self = .stat
         case .readdir: self = .readDirectory

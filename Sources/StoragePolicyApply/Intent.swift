@@ -2,6 +2,7 @@
 // by recovery. Holds everything its undo needs; never anything that would require following a path string.
 
 import StoragePolicyFileSystem
+import StoragePolicyPlan
 
 /// The primitive changes every action is built from. Each one can be undone by looking at the tree.
 package enum Change: Sendable, Equatable {
@@ -21,6 +22,10 @@ package enum Change: Sendable, Equatable {
     /// Set a directory's atime and mtime back to what they were before this run removed entries from it
     /// (DirectoryTimes); `previous…` are the times the removals left, which rollback puts back.
     case times(path: RelativePath, accessNs: Int64, modificationNs: Int64, previousAccessNs: Int64, previousModificationNs: Int64)
+    /// Set a layout directory's mode, owner and group (each nil: left alone) on its own descriptor. `previous`
+    /// is what it had, which rollback puts back; nil for a directory this transaction creates (its mkdir's
+    /// undo removes it, so there is nothing to restore).
+    case permissions(path: RelativePath, set: Permissions, previous: Permissions?)
 
     package var name: String {
         switch self {
@@ -31,6 +36,7 @@ package enum Change: Sendable, Equatable {
         case .create: "create"
         case .unlink: "unlink"
         case .times: "times"
+        case .permissions: "permissions"
         }
     }
 
@@ -38,13 +44,28 @@ package enum Change: Sendable, Equatable {
     package var path: RelativePath {
         switch self {
         case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
-             .times(let p, _, _, _, _): p
+             .times(let p, _, _, _, _), .permissions(let p, _, _): p
         }
     }
 
     /// A roll-forward file delete: the one change an unlink worker can make.
     var isUnlink: Bool {
         if case .unlink = self { true } else { false }
+    }
+}
+
+/// A directory's permission bits, owner and group; nil fields are not set (or not recorded).
+package struct Permissions: Sendable, Equatable {
+    package var mode: UInt32?
+    package var owner: UInt32?
+    package var group: UInt32?
+
+    package init(mode: UInt32?, owner: UInt32?, group: UInt32?) { self.mode = mode; self.owner = owner; self.group = group }
+
+    /// What `status` has of what this names.
+    func matches(_ status: FileStatus) -> Bool {
+        (mode ?? status.permissions) == status.permissions && (owner ?? status.userID) == status.userID
+            && (group ?? status.groupID) == status.groupID
     }
 }
 
@@ -88,6 +109,14 @@ package struct Intent: Sendable, Equatable {
             w.int("setMtimeNs", mtime)
             w.int("previousAtimeNs", previousAtime)
             w.int("previousMtimeNs", previousMtime)
+        case .permissions(let path, let set, let previous):
+            w.path("path", path)
+            if let m = set.mode { w.int("setMode", m) }
+            if let u = set.owner { w.int("setUid", u) }
+            if let g = set.group { w.int("setGid", g) }
+            if let m = previous?.mode { w.int("previousMode", m) }
+            if let u = previous?.owner { w.int("previousUid", u) }
+            if let g = previous?.group { w.int("previousGid", g) }
         }
         if let identity {
             w.int("dev", identity.device)
@@ -135,6 +164,12 @@ package struct Intent: Sendable, Equatable {
         case .times(let path, _, _, _, _):
             // Only a directory whose identity was recorded has its times set back.
             if identity == nil { return "times of \(path.escaped) without the identity of the directory" }
+        case .permissions(let path, _, let previous):
+            // Only a directory whose identity was recorded is ever changed back, and never to setuid bits:
+            // a forged record cannot make anything executable as its owner.
+            if path.isRoot { return "permissions of the root" }
+            if previous != nil && identity == nil { return "permissions of \(path.escaped) without the identity of the directory" }
+            if let mode = previous?.mode, mode & 0o4000 != 0 { return "permissions of \(path.escaped) back to setuid mode \(Action.octal(mode))" }
         }
         return nil
     }
@@ -191,6 +226,12 @@ package struct Intent: Sendable, Equatable {
                   let previousMtime = b.previousMtimeNs else { return nil }
             change = .times(path: path, accessNs: atime, modificationNs: mtime, previousAccessNs: previousAtime,
                             previousModificationNs: previousMtime)
+        case "permissions":
+            let set = Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid)
+            let recorded = Permissions(mode: b.previousMode, owner: b.previousUid, group: b.previousGid)
+            let previous: Permissions? = recorded == Permissions(mode: nil, owner: nil, group: nil) ? nil : recorded
+            if set.mode.map({ $0 > 0o7777 }) == true || previous?.mode.map({ $0 > 0o7777 }) == true { return nil }
+            change = .permissions(path: path, set: set, previous: previous)
         default:
             return nil
         }

@@ -341,6 +341,22 @@ package struct Rollback {
             }
             return .undone([])
 
+        case .permissions(let path, let set, let previous):
+            // A directory this transaction created has nothing to put back: its mkdir's undo removes it.
+            guard let previous, let identity = intent.identity,
+                  let directory = try directories.directoryIfPresent(path) else { return .nothing }
+            let status = try directory.status()
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode,
+                  !previous.matches(status) else { return .nothing }
+            // Only what this transaction set is put back: a mode or owner someone else set since is theirs.
+            guard set.matches(status) else {
+                return .kept(Kept(path: path, reason: "mode or owner changed by someone else since; left as it is"))
+            }
+            guard act else { return .undone([]) }
+            if previous.owner != nil || previous.group != nil { try directory.setOwner(previous.owner, group: previous.group) }
+            if let mode = previous.mode { try directory.setPermissions(mode) }
+            return .undone([])
+
         case .unlink(let path, let type):
             // Rolled forward, never back: finished when the entry is still exactly what the intent recorded.
             // Anything else at that name (a co-tenant's swap, a reused inode of another type) is left alone.

@@ -152,7 +152,7 @@ package final class StepLedger {
         switch change {
         case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
-        case .setxattr, .times: break
+        case .setxattr, .times, .permissions: break
         }
     }
 

@@ -138,6 +138,9 @@ package final class StepPreparer {
         case .setxattr, .unmark:
             return try prepareAttribute(step)
 
+        case .setPermissions(let mode, let owner, let group):
+            return try preparePermissions(action, set: Permissions(mode: mode, owner: owner, group: group))
+
         case .writeTag:
             let tag = path.appending(Markers.cacheTagName)
             if let status = try directories.statusIfPresent(tag) {

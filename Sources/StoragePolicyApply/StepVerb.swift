@@ -18,6 +18,8 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
     /// Undo: an attribute the transaction set removed (it was absent before).
     case unset
     case untag
+    /// A layout directory's mode, owner and group set (or, in an undo, put back).
+    case setPermissions = "set-perms"
 
     /// The verb of a plan action: its name.
     public init(_ kind: Action.Kind) {
@@ -30,6 +32,7 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .writeTag: self = .writeTag
         case .unmark: self = .unmark
         case .untag: self = .untag
+        case .setPermissions: self = .setPermissions
         }
     }
 
@@ -53,6 +56,7 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .unmark: 10
         case .unset: 11
         case .untag: 12
+        case .setPermissions: 13
         }
     }
 

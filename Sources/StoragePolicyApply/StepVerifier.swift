@@ -110,6 +110,17 @@ package final class StepVerifier {
                 return "has \(status.linkCount) hard links; an attribute would change every one of them"
             }
             return nil
+        case .setPermissions:
+            // A directory this run creates has no identity in the plan: the preparer checks it is the one made.
+            guard let status = try directories.statusIfPresent(path) else { return action.identity == nil ? nil : "vanished since the plan" }
+            guard status.type == .directory else {
+                return "a \(status.type.rawValue) is where the layout directory must be (never followed); its mode and owner are never changed"
+            }
+            if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
+            if let identity = action.identity, status.device != identity.device || status.inode != identity.inode {
+                return "replaced since the plan; its mode and owner are left alone"
+            }
+            return nil
         case .writeTag:
             guard let status = try directories.statusIfPresent(path) else { return "vanished since the plan" }
             return status.type == .directory ? nil : "no longer a directory"

@@ -241,6 +241,13 @@ package final class Transaction {
         case .times(let path, let atime, let mtime, _, _):
             // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
             try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
+        case .permissions(let path, let set, _):
+            // On the descriptor the step preparer opened (O_NOFOLLOW, component by component) and checked by
+            // fstat: never by path, so a symlink swapped in since is never followed. Owner first: a chown by
+            // root keeps a directory's setgid bit, and the mode then sets exactly the bits asked for.
+            let directory = try directories.directory(path)
+            if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
+            if let mode = set.mode { try directory.setPermissions(mode) }
         }
     }
 

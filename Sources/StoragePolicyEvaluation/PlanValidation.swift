@@ -92,7 +92,7 @@ package struct PlanValidation: Sendable {
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
         case .delete, .untag:
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .mkdir, .setxattr, .writeTag, .unmark:
+        case .mkdir, .setxattr, .writeTag, .unmark, .setPermissions:
             break
         }
         if action.rule == "layout" {
@@ -160,6 +160,17 @@ package struct PlanValidation: Sendable {
             }
             return policy.layout.contains(where: { $0.path == path.parent && $0.includeInBackup }) ? nil
                 : "no layout directory with 'backup: include' is at \(path.parent.escaped)"
+        case .setPermissions(let mode, let owner, let group):
+            guard let entry = policy.layout.first(where: { $0.path == path }), entry.hasAttributes else {
+                return "no layout directory with a mode, owner or group is at \(path.escaped)"
+            }
+            // Only the bits and ids the entry names, and on a directory that exists (the plan recorded its
+            // identity) only with `fix: true`: without it apply never changes what it did not create.
+            if let mode, mode != entry.mode { return "the layout sets the mode of \(path.escaped) to \(entry.mode.map(Action.octal) ?? "nothing")" }
+            if let owner, owner != entry.owner?.id { return "the layout sets the owner of \(path.escaped) to \(entry.owner.map { String($0.id) } ?? "no one")" }
+            if let group, group != entry.group?.id { return "the layout sets the group of \(path.escaped) to \(entry.group.map { String($0.id) } ?? "nothing")" }
+            if action.identity != nil && !entry.fix { return "layout directory \(path.escaped) has no 'fix: true': an existing directory's mode and owner are never changed" }
+            return action.type == .directory ? nil : "the layout sets the mode and owner of directories only"
         default:
             return "the layout never plans \(action.kind.name)"
         }

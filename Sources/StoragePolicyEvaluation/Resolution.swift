@@ -384,6 +384,8 @@ package struct Removals {
             case .setxattr(let name, _), .unmark(let name):
                 if isRemoved(path) { keep[i] = false; continue }
                 attribute = name
+            case .setPermissions:
+                if isRemoved(path) { keep[i] = false; continue }
             case .mkdir:
                 break
             }

@@ -25,6 +25,9 @@ public struct Action: Sendable, Hashable {
         indirect case unmark(name: String)
         /// Remove the CACHEDIR.TAG at `path`, only while it holds exactly the signature (layout `backup: include`).
         case untag
+        /// Set the permission bits, owner and group (each nil: left as it is) of a layout directory, on a
+        /// descriptor of the directory itself (never through a symlink). Boxed, as `setxattr` is.
+        indirect case setPermissions(mode: UInt32?, owner: UInt32?, group: UInt32?)
 
         /// The `action` string of the plan JSON.
         public var name: String {
@@ -37,6 +40,7 @@ public struct Action: Sendable, Hashable {
             case .writeTag: "write-tag"
             case .unmark: "unmark"
             case .untag: "untag"
+            case .setPermissions: "set-perms"
             }
         }
 
@@ -51,11 +55,12 @@ public struct Action: Sendable, Hashable {
             case .writeTag: 5
             case .unmark: 6
             case .untag: 7
+            case .setPermissions: 8
             }
         }
 
         /// Every kind's name, by `ordinal`.
-        package static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
+        package static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag", "set-perms"]
     }
 
     /// What to do.
@@ -82,6 +87,12 @@ public struct Action: Sendable, Hashable {
         self.identity = identity; self.type = type; self.entries = entries
     }
 
+    /// `0750`: permission bits as plans and policies write them (four octal digits).
+    package static func octal(_ bits: UInt32) -> String {
+        let digits = String(bits, radix: 8)
+        return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+
     /// True for deletions.
     public var isDelete: Bool { if case .delete = kind { true } else { false } }
 }
@@ -89,6 +100,7 @@ public struct Action: Sendable, Hashable {
 extension Action: Codable {
     package enum CodingKeys: String, CodingKey {
         case action, path, pathBase64, to, toBase64, name, value, valueBase64, rule, reason, bytes, identity, type, entries
+        case mode, owner, group
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -102,6 +114,10 @@ extension Action: Codable {
             if !to.isValidUTF8 { try c.encode(to.base64, forKey: .toBase64) }
         case .unmark(let name):
             try c.encode(name, forKey: .name)
+        case .setPermissions(let mode, let owner, let group):
+            try c.encodeIfPresent(mode.map(Action.octal), forKey: .mode)
+            try c.encodeIfPresent(owner, forKey: .owner)
+            try c.encodeIfPresent(group, forKey: .group)
         case .setxattr(let name, let value):
             try c.encode(name, forKey: .name)
             if let text = String(validating: value, as: UTF8.self) {
@@ -133,6 +149,16 @@ extension Action: Codable {
         case "write-tag": kind = .writeTag
         case "unmark": kind = .unmark(name: try c.decode(String.self, forKey: .name))
         case "untag": kind = .untag
+        case "set-perms":
+            let text = try c.decodeIfPresent(String.self, forKey: .mode)
+            let mode = try text.map { text in
+                guard let bits = UInt32(text, radix: 8), bits <= 0o7777 else {
+                    throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "mode '\(text)' is not octal permission bits")
+                }
+                return bits
+            }
+            kind = .setPermissions(mode: mode, owner: try c.decodeIfPresent(UInt32.self, forKey: .owner),
+                                   group: try c.decodeIfPresent(UInt32.self, forKey: .group))
         case "setxattr":
             let value: [UInt8]
             if let b64 = try c.decodeIfPresent(String.self, forKey: .valueBase64), let v = Base64.decode(b64) {

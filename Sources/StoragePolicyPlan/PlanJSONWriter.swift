@@ -111,6 +111,7 @@ package struct PlanJSONWriter: ~Copyable {
         text("{\n      \"action\" : "); string(a.pointee.kind.name, memo: 0)
         text(",\n      \"bytes\" : "); number(a.pointee.bytes)
         if a.pointee.entries != 1 { text(",\n      \"entries\" : "); number(a.pointee.entries) }
+        if case .setPermissions(_, _, let group?) = a.pointee.kind { text(",\n      \"group\" : "); number(Int64(group)) }
         if let id = a.pointee.identity {
             text(",\n      \"identity\" : {\n        \"dev\" : "); number(id.device)
             text(",\n        \"ino\" : "); number(id.inode)
@@ -118,10 +119,12 @@ package struct PlanJSONWriter: ~Copyable {
             text(",\n        \"size\" : "); number(id.size)
             text("\n      }")
         }
+        if case .setPermissions(let mode?, _, _) = a.pointee.kind { text(",\n      \"mode\" : "); string(Action.octal(mode)) }
         switch a.pointee.kind {
         case .setxattr(let name, _), .unmark(let name): text(",\n      \"name\" : "); string(name)
         default: break
         }
+        if case .setPermissions(_, let owner?, _) = a.pointee.kind { text(",\n      \"owner\" : "); number(Int64(owner)) }
         text(",\n      \"path\" : "); out.string(path: a.pointee.path)
         if !a.pointee.path.isUTF8 { text(",\n      \"pathBase64\" : "); string(a.pointee.path.base64) }
         text(",\n      \"reason\" : "); string(a.pointee.reason, memo: 1)

@@ -167,6 +167,13 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
+    /// Sets this directory's own owner and group on its descriptor (fchown); nil leaves that one as it is.
+    package func setOwner(_ owner: UInt32?, group: UInt32?) throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.mkdir, { system_fchown(descriptor, owner ?? UInt32.max, group ?? UInt32.max) }) {
+            throw FileSystemError(.fchown, path: path, errno: e)
+        }
+    }
+
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
     package func openFile(_ name: FileName, options: FileDescriptor.Options,
                          permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {

@@ -99,6 +99,9 @@ package func system_mkdirat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ mode: C
 
 package func system_fchmod(_ fd: Int32, _ mode: CInterop.Mode) -> Int32 { fchmod(fd, mode) }
 
+/// `owner` or `group` of UInt32.max (-1) leaves that one as it is, as fchown(2) defines.
+package func system_fchown(_ fd: Int32, _ owner: UInt32, _ group: UInt32) -> Int32 { fchown(fd, owner, group) }
+
 package func system_utimensat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ times: UnsafePointer<CInterop.TimeSpec>,
                       _ flags: Int32) -> Int32 {
     utimensat(fd, path, times, flags)

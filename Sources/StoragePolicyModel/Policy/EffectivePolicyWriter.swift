@@ -22,6 +22,10 @@ package enum EffectivePolicyWriter {
                 if entry.excludeFromBackup { out += "    backup: exclude\n" }
                 if entry.includeInBackup { out += "    backup: include\n" }
                 if entry.cacheDirectoryTag { out += "    cacheTag: true\n" }
+                if let m = entry.mode { out += "    mode: \"\(LayoutEntry.octal(m))\"\n" }
+                if let o = entry.owner { out += "    owner: \(o.name.map(quote) ?? String(o.id))\n" }
+                if let g = entry.group { out += "    group: \(g.name.map(quote) ?? String(g.id))\n" }
+                if entry.fix { out += "    fix: true\n" }
             }
         }
         out += policy.rules.isEmpty ? "rules: []\n" : "rules:\n"

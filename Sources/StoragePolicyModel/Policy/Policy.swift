@@ -66,6 +66,24 @@ public struct LayoutEntry: Sendable, Hashable {
     public var includeInBackup: Bool = false
     /// Where the entry is written in the policy file, when it came from one.
     public var location: PolicyLocation?
+    /// `mode: "0750"`: the permission bits (0 to 07777) the directory must have; nil leaves them alone.
+    public var mode: UInt32?
+    /// `owner:`: the user that must own the directory; nil leaves it alone.
+    public var owner: PrincipalFilter?
+    /// `group:`: the group the directory must have; nil leaves it alone.
+    public var group: PrincipalFilter?
+    /// `fix: true`: repair the mode and ownership of a directory that exists. Without it a directory the run
+    /// did not create is never chmodded or chowned: its drift is only reported.
+    public var fix: Bool = false
+
+    /// `0750`: permission bits as the policy writes them (four octal digits).
+    public static func octal(_ bits: UInt32) -> String {
+        let digits = String(bits, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// True when the entry says anything about mode or ownership.
+    public var hasAttributes: Bool { mode != nil || owner != nil || group != nil }
 
     /// A layout entry.
     public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,

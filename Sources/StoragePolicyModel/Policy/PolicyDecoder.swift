@@ -24,7 +24,7 @@ package struct PolicyDecoder {
         let sorted = inUseKinds.sorted()
         return sorted.count < 2 ? sorted.joined() : sorted.dropLast().joined(separator: ", ") + " and " + sorted.last!
     }()
-    static let layoutKeys = ["path", "backup", "cacheTag"]
+    static let layoutKeys = ["path", "backup", "cacheTag", "mode", "owner", "group", "fix"]
 
     // MARK: Diagnostics
 
@@ -132,6 +132,11 @@ package struct PolicyDecoder {
                 }
             case "cacheTag":
                 if let b = bool(value, "'cacheTag'") { entry.cacheDirectoryTag = b }
+            case "mode": entry.mode = layoutMode(value)
+            case "owner": entry.owner = principal(value, context: "layout entry: 'owner'", group: false)
+            case "group": entry.group = principal(value, context: "layout entry: 'group'", group: true)
+            case "fix":
+                if let b = bool(value, "'fix'") { entry.fix = b }
             default: break
             }
         }
@@ -139,10 +144,29 @@ package struct PolicyDecoder {
             if !pairs.contains(where: { $0.key.scalar == "path" }) { error(node, "layout entry: missing 'path'") }
             return nil
         }
+        if entry.fix && !entry.hasAttributes {
+            warning(node, "layout entry '\(entry.path.escaped)': 'fix: true' without mode, owner or group repairs nothing")
+        }
         if entry.cacheDirectoryTag && !entry.excludeFromBackup {
             warning(node, "layout entry '\(entry.path.escaped)': cacheTag without 'backup: exclude' still writes CACHEDIR.TAG")
         }
         return entry
+    }
+
+    /// `mode: "0750"`: a quoted octal string. An unquoted number is refused, because YAML reads `0750` as
+    /// 750 (1.2) or 488 (1.1) depending on the reader, and either silently gives the wrong bits.
+    mutating func layoutMode(_ node: Node) -> UInt32? {
+        guard let text = scalar(node, "layout entry: 'mode'") else { return nil }
+        if node.style == .plain {
+            error(node, "layout entry: mode \(text) must be a quoted octal string, e.g. mode: \"\(text.count < 4 ? String(repeating: "0", count: 4 - text.count) + text : text)\" (unquoted, YAML reads it as a decimal number)")
+            return nil
+        }
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(text, radix: 8),
+              bits <= 0o7777 else {
+            error(node, "layout entry: invalid mode '\(text)' (expected 3 or 4 octal digits, e.g. \"0750\")")
+            return nil
+        }
+        return bits
     }
 
     // MARK: Rules
