@@ -198,7 +198,7 @@ enum PolicySchema {
       ]
     },
     "layoutEntry": {
-      "description": "A directory that must exist: its path, or a mapping with path, backup and cacheTag.",
+      "description": "A directory that must exist: its path, or a mapping with path, backup, cacheTag, mode, owner, group and fix.",
       "anyOf": [
         { "$ref": "#/definitions/layoutPath" },
         {
@@ -218,6 +218,24 @@ enum PolicySchema {
             "cacheTag": {
               "$ref": "#/definitions/flag",
               "description": "Also write a CACHEDIR.TAG with the standard signature, honoured by tar, borg and restic. Meant for cache folders, together with backup: exclude.",
+              "default": false
+            },
+            "mode": {
+              "description": "The directory's permission bits as a quoted octal string (\"0750\"), as a tmpfiles d line gives them. Apply sets them on a directory it creates; on one that exists only with fix: true (audit reports the drift either way). An unquoted number is an error.",
+              "type": "string",
+              "pattern": "^[0-7]{3,4}$"
+            },
+            "owner": {
+              "description": "The user that must own the directory: a name (resolved once, when the policy is read) or a uid. Set on a directory apply creates; on one that exists only with fix: true.",
+              "type": ["string", "integer"]
+            },
+            "group": {
+              "description": "The directory's group: a name (resolved once, when the policy is read) or a gid. Set on a directory apply creates; on one that exists only with fix: true.",
+              "type": ["string", "integer"]
+            },
+            "fix": {
+              "$ref": "#/definitions/flag",
+              "description": "Repair the mode, owner and group of a directory that exists (never through a symlink; a file or symlink in its place is reported, never replaced). Without it, drift is only reported.",
               "default": false
             }
           }

@@ -158,7 +158,7 @@ package struct PolicyDecoder {
     mutating func layoutMode(_ node: Node) -> UInt32? {
         guard let text = scalar(node, "layout entry: 'mode'") else { return nil }
         if node.style == .plain {
-            error(node, "layout entry: mode \(text) must be a quoted octal string, e.g. mode: \"\(text.count < 4 ? String(repeating: "0", count: 4 - text.count) + text : text)\" (unquoted, YAML reads it as a decimal number)")
+            error(node, "layout entry: mode \(text) must be a quoted octal string, e.g. mode: \"\(text.count < 4 ? String(repeating: "0", count: 4 - text.count) + text : text)\" (unquoted, YAML readers disagree on whether it is octal or decimal)")
             return nil
         }
         guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(text, radix: 8),
