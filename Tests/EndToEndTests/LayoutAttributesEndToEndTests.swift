@@ -78,6 +78,15 @@ struct LayoutAttributesEndToEndTests {
         let now = try #require(Self.attributes(s.root + "/shared"))
         #expect(now.mode == 0o700 && now.gid == 12346 && now.uid == 0)
         #expect(try policyctl(["audit", "--policy", s.policy, "--root", s.root]).status == 0)
+
+        // undo puts back the mode and group the repair replaced.
+        // `applied: 1 set-perms; transaction TX in 0.08s`
+        let words = fixed.stdout.split(separator: " ")
+        let tx = try #require(words.firstIndex(of: "transaction").map { String(words[$0 + 1]) })
+        let undone = try policyctl(["undo", "--root", s.root, "--yes", tx])
+        #expect(undone.status == 0 && undone.stdout.contains("set-perms shared mode 0755 group 0 (undo)"), "\(undone)")
+        let back = try #require(Self.attributes(s.root + "/shared"))
+        #expect(back.mode == 0o755 && back.gid == 0)
     }
 
     @Test("killed between the mkdir and its chmod, recover removes the half-made directory; a repair is put back")
