@@ -198,7 +198,7 @@ enum PolicySchema {
       ]
     },
     "layoutEntry": {
-      "description": "A directory that must exist: its path, or a mapping with path, backup, cacheTag, mode, owner, group and fix.",
+      "description": "A directory (or, with type, a file or symlink) that must exist: its path, or a mapping with path, type, target, content, backup, cacheTag, mode, owner, group and fix.",
       "anyOf": [
         { "$ref": "#/definitions/layoutPath" },
         {
@@ -232,6 +232,20 @@ enum PolicySchema {
             "group": {
               "description": "The directory's group: a name (resolved once, when the policy is read) or a gid. Set on a directory apply creates; on one that exists only with fix: true.",
               "type": ["string", "integer"]
+            },
+            "type": {
+              "description": "What must be at the path, as tmpfiles' d, f and L lines: directory (the default), file (created with content, mode, owner and group when missing) or symlink (created pointing at target). Something else in its place is reported, never replaced.",
+              "enum": ["directory", "file", "symlink"],
+              "default": "directory"
+            },
+            "target": {
+              "description": "type: symlink only (and required there): what the symlink points to, byte for byte. A symlink pointing elsewhere is reported, never replaced.",
+              "type": "string",
+              "pattern": "."
+            },
+            "content": {
+              "description": "type: file only: what a file the layout creates holds (at most 64 KiB; empty when omitted). A file holding other content is reported, never rewritten.",
+              "type": "string"
             },
             "fix": {
               "$ref": "#/definitions/flag",

@@ -39,6 +39,7 @@ package final class DirectoryTimes {
         case .trash(let to): ([action.path.parent], [to, to.parent])
         case .rename(let to): ([], [action.path.parent, to.parent])
         case .mkdir, .writeTag: ([], [action.kind == .mkdir ? action.path.parent : action.path])
+        case .mkfile, .symlink: ([], [action.path.parent])
         case .setxattr, .unmark, .setPermissions: ([], [])
         }
     }

@@ -26,6 +26,11 @@ package enum Change: Sendable, Equatable {
     /// is what it had, which rollback puts back; nil for a directory this transaction creates (its mkdir's
     /// undo removes it, so there is nothing to restore).
     case permissions(path: RelativePath, set: Permissions, previous: Permissions?)
+    /// Create a layout file (`type: file`): `temp` made with O_CREAT|O_EXCL|O_NOFOLLOW, written, given `set`'s
+    /// owner and mode on its descriptor, fsynced, then renamed to `path` without replacing anything.
+    case layoutFile(path: RelativePath, temp: FileName, contents: [UInt8], set: Permissions)
+    /// Create a layout symlink (`type: symlink`) pointing at `target` (symlinkat: never replaces anything).
+    case symlink(path: RelativePath, target: [UInt8])
 
     package var name: String {
         switch self {
@@ -37,6 +42,8 @@ package enum Change: Sendable, Equatable {
         case .unlink: "unlink"
         case .times: "times"
         case .permissions: "permissions"
+        case .layoutFile: "layout-file"
+        case .symlink: "symlink"
         }
     }
 
@@ -44,7 +51,7 @@ package enum Change: Sendable, Equatable {
     package var path: RelativePath {
         switch self {
         case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
-             .times(let p, _, _, _, _), .permissions(let p, _, _): p
+             .times(let p, _, _, _, _), .permissions(let p, _, _), .layoutFile(let p, _, _, _), .symlink(let p, _): p
         }
     }
 
@@ -117,6 +124,16 @@ package struct Intent: Sendable, Equatable {
             if let m = previous?.mode { w.int("previousMode", m) }
             if let u = previous?.owner { w.int("previousUid", u) }
             if let g = previous?.group { w.int("previousGid", g) }
+        case .layoutFile(let path, let temp, let contents, let set):
+            w.path("path", path)
+            w.path("temp", RelativePath([temp]))
+            w.blob("contents", contents)
+            if let m = set.mode { w.int("setMode", m) }
+            if let u = set.owner { w.int("setUid", u) }
+            if let g = set.group { w.int("setGid", g) }
+        case .symlink(let path, let target):
+            w.path("path", path)
+            w.blob("target", target)
         }
         if let identity {
             w.int("dev", identity.device)
@@ -170,6 +187,15 @@ package struct Intent: Sendable, Equatable {
             if path.isRoot { return "permissions of the root" }
             if previous != nil && identity == nil { return "permissions of \(path.escaped) without the identity of the directory" }
             if let mode = previous?.mode, mode & 0o4000 != 0 { return "permissions of \(path.escaped) back to setuid mode \(Action.octal(mode))" }
+        case .layoutFile(let path, let temp, let contents, _):
+            // Its undo removes only a regular file of one link holding exactly these bytes (what it wrote).
+            if path.isRoot { return "layout-file of the root" }
+            if contents.count > 64 * 1024 { return "layout-file of \(path.escaped) larger than a layout file can be" }
+            if !Intent.isTemporaryName(temp) { return "temporary name \(temp.escaped) is not one the engine makes" }
+        case .symlink(let path, let target):
+            // Its undo removes only a symlink this euid owns pointing exactly at `target`.
+            if path.isRoot { return "symlink of the root" }
+            if target.isEmpty { return "symlink of \(path.escaped) to nothing" }
         }
         return nil
     }
@@ -226,6 +252,15 @@ package struct Intent: Sendable, Equatable {
                   let previousMtime = b.previousMtimeNs else { return nil }
             change = .times(path: path, accessNs: atime, modificationNs: mtime, previousAccessNs: previousAtime,
                             previousModificationNs: previousMtime)
+        case "layout-file":
+            guard let temp = b.temp.flatMap({ FileName($0) }),
+                  let contents = RecordBody.blob(b.contents, b.contentsBase64) else { return nil }
+            if b.setMode.map({ $0 > 0o7777 }) == true { return nil }
+            change = .layoutFile(path: path, temp: temp, contents: contents,
+                                 set: Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid))
+        case "symlink":
+            guard let target = RecordBody.blob(b.target, b.targetBase64) else { return nil }
+            change = .symlink(path: path, target: target)
         case "permissions":
             let set = Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid)
             let recorded = Permissions(mode: b.previousMode, owner: b.previousUid, group: b.previousGid)

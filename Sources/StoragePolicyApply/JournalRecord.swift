@@ -159,6 +159,9 @@ package struct RecordBody: Decodable, Sendable {
     var previousMode: UInt32?
     var previousUid: UInt32?
     var previousGid: UInt32?
+    /// `symlink`: what a layout symlink points to.
+    var target: String?
+    var targetBase64: String?
     package var attr: String?
     package var value: String?
     var valueBase64: String?

@@ -386,6 +386,29 @@ package struct Rollback {
             try directory.setTimes(of: DirectoryTimes.itself, accessNs: previousAtime, modificationNs: previousMtime)
             return .undone([])
 
+        case .symlink(let path, let target):
+            guard let name = path.lastComponent, let parent = try directories.directoryIfPresent(containing: path),
+                  let status = try parent.statusIfPresent(of: name), status.type == .symlink,
+                  status.userID == system_geteuid(), try parent.linkTarget(of: name) == target else { return .nothing }
+            guard act else { return .undone([]) }
+            try parent.removeFileIfPresent(name)
+            return .undone([path.parent])
+
+        case .layoutFile(let path, let temp, let contents, _):
+            guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }
+            var changed = false
+            if try parent.statusIfPresent(of: temp) != nil {
+                if act { try parent.removeFileIfPresent(temp) }
+                changed = true
+            }
+            if let status = try parent.statusIfPresent(of: path.lastComponent!), status.type == .regular, status.linkCount == 1,
+               status.size == Int64(contents.count),
+               try parent.readFile(path.lastComponent!, limit: contents.count + 1) == contents {
+                if act { try parent.removeFileIfPresent(path.lastComponent!) }
+                changed = true
+            }
+            return changed ? .undone([path.parent]) : .nothing
+
         case .create(let path, let temp, let contents):
             guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }
             var changed = false

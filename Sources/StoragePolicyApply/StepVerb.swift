@@ -20,6 +20,8 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
     case untag
     /// A layout directory's mode, owner and group set (or, in an undo, put back).
     case setPermissions = "set-perms"
+    /// A layout file or symlink created.
+    case mkfile, symlink
 
     /// The verb of a plan action: its name.
     public init(_ kind: Action.Kind) {
@@ -33,6 +35,8 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .unmark: self = .unmark
         case .untag: self = .untag
         case .setPermissions: self = .setPermissions
+        case .mkfile: self = .mkfile
+        case .symlink: self = .symlink
         }
     }
 
@@ -57,6 +61,8 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .unset: 11
         case .untag: 12
         case .setPermissions: 13
+        case .mkfile: 14
+        case .symlink: 15
         }
     }
 

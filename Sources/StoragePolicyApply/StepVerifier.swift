@@ -88,10 +88,11 @@ package final class StepVerifier {
         let action = step.action
         let path = action.path
         switch action.kind {
-        case .mkdir:
+        case .mkdir, .mkfile, .symlink:
             guard try directories.directoryIfPresent(containing: path) != nil else { return "its folder is missing or no longer a directory" }
             if let status = try directories.statusIfPresent(path) {
-                return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
+                let wanted: FileType = action.kind == .mkdir ? .directory : action.type ?? .directory
+                return status.type == wanted ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the \(action.kind == .mkdir ? "directory" : wanted == .symlink ? "symlink" : "file") goes"
             }
             return nil
         case .untag:

@@ -159,7 +159,10 @@ extension Applier {
                                         path: path, rule: "undo", reason: "undo of \(transaction)", identity: status.identity,
                                         type: status.type)
                     plan.steps.append(Step(action: action, verb: .setPermissions, restore: nil))
-                case .create(let path, _, let contents):
+                case .symlink(let path, _):
+                    // Undo acts on nothing it would reach through a symlink, its own included: it names it instead.
+                    plan.skipped.append("\(path.escaped): a layout symlink the transaction made; undo never removes a symlink, so remove it by hand if it should go")
+                case .create(let path, _, let contents), .layoutFile(let path, _, let contents, _):
                     guard let status = check(path, against: nil, plan: &plan) else { continue }
                     let now = try? state.root.openDirectory(at: path.parent).readFile(path.lastComponent!, limit: 64 * 1024)
                     guard status.type == .regular, now == contents else {

@@ -96,6 +96,10 @@ package struct Preflight {
 
     mutating func checkLayout() {
         for entry in policy.layout {
+            if entry.type != .directory {
+                checkLayoutEntry(entry)
+                continue
+            }
             switch presence(of: entry.path) {
             case .directory(let handle, let status):
                 checkPermissions(of: entry, status: status)

@@ -386,7 +386,7 @@ package struct Removals {
                 attribute = name
             case .setPermissions:
                 if isRemoved(path) { keep[i] = false; continue }
-            case .mkdir:
+            case .mkdir, .mkfile, .symlink:
                 break
             }
             if !seen.insert(Key(kind: UInt8(kind.ordinal), attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }

@@ -65,7 +65,7 @@ public struct PlanRenderer: Sendable {
         let (sign, code): (String, String) = switch a.kind {
         case .delete: ("-", "31")
         case .rename, .trash: ("~", "33")
-        case .mkdir: ("+", "32")
+        case .mkdir, .mkfile, .symlink: ("+", "32")
         case .setxattr, .writeTag, .unmark, .untag, .setPermissions: ("*", "36")
         }
         var target = a.path.isEmpty ? "." : a.path.escaped
@@ -77,6 +77,11 @@ public struct PlanRenderer: Sendable {
             target += "  \(name)=\(PathEscaping.escape(value))"
         case .setPermissions(let mode, let owner, let group):
             target += "  " + Self.permissions(mode: mode, owner: owner, group: group)
+        case .symlink(let to):
+            target += " -> " + PathEscaping.escape(to)
+        case .mkfile(let content, let mode, let owner, let group):
+            target += "  \(content.count) \(content.count == 1 ? "byte" : "bytes")"
+            if mode != nil || owner != nil || group != nil { target += " " + Self.permissions(mode: mode, owner: owner, group: group) }
         default: break
         }
         var detail: [String] = []
@@ -111,6 +116,9 @@ public struct PlanRenderer: Sendable {
         parts.append("\(n("write-tag")) cache \(n("write-tag") == 1 ? "tag" : "tags") to write")
         // Only when a plan has them (layout `backup: include`): older summaries read as they did.
         if n("unmark") + n("untag") > 0 { parts.append("\(n("unmark") + n("untag")) backup-exclusion \(n("unmark") + n("untag") == 1 ? "marker" : "markers") to remove") }
+        if n("mkfile") + n("symlink") > 0 {
+            parts.append("\(n("mkfile")) \(n("mkfile") == 1 ? "file" : "files") and \(n("symlink")) \(n("symlink") == 1 ? "symlink" : "symlinks") to create")
+        }
         if n("set-perms") > 0 { parts.append("\(n("set-perms")) \(n("set-perms") == 1 ? "mode or owner" : "modes or owners") to set") }
         var tail = "\(plan.violations.count) \(plan.violations.count == 1 ? "violation" : "violations")"
         tail += ", \(plan.skipped.count) skipped"

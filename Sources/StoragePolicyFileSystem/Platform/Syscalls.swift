@@ -37,6 +37,10 @@ package func system_openat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ flags: I
 
 @discardableResult package func system_close(_ fd: Int32) -> Int32 { close(fd) }
 
+package func system_symlinkat(_ target: UnsafePointer<CChar>, _ fd: Int32, _ path: UnsafePointer<CChar>) -> Int32 {
+    symlinkat(target, fd, path)
+}
+
 package func system_readlinkat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int {
     readlinkat(fd, path, buffer, size)
 }
