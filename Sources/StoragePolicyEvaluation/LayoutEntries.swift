@@ -1,7 +1,9 @@
-// Layout `mode:`, `owner:` and `group:`, as tmpfiles' `d` lines give them. A directory the plan creates gets a
-// set-perms action right after its mkdir; one that exists and drifted gets one only with `fix: true` (recording
-// its identity, so apply changes exactly the directory judged here). Without `fix` the drift is a violation and
-// nothing is ever chmodded or chowned that the run did not create.
+// Layout entries beyond "this directory exists": `mode:`, `owner:` and `group:` as tmpfiles' `d` lines give them, and
+// `type: file` / `type: symlink` (`f`, `L`). A directory the plan creates gets a set-perms action right after its
+// mkdir; one that exists and drifted gets one only with `fix: true` (recording its identity, so apply changes exactly
+// the directory judged here). Without `fix` the drift is a violation and nothing the run did not create is ever
+// chmodded or chowned. A missing file or symlink is created (mkfile, symlink); a wrong type, target or content is
+// reported and never replaced.
 
 import StoragePolicyFileSystem
 import StoragePolicyModel
