@@ -491,6 +491,8 @@ struct ApplyLog {
         switch a.kind {
         case .rename(let to), .trash(let to): return "\(a.path.escaped) -> \((destination ?? to).escaped)"
         case .setxattr(let name, _): return "\(a.path.escaped) \(name)"
+        case .setPermissions(let mode, let owner, let group):
+            return "\(a.path.escaped) \(PlanRenderer.permissions(mode: mode, owner: owner, group: group))"
         case .delete where a.bytes > 0: return "\(a.path.escaped) [\(ByteSize.human(a.bytes))]"
         default: return a.path.escaped
         }

@@ -198,7 +198,7 @@ enum PolicySchema {
       ]
     },
     "layoutEntry": {
-      "description": "A directory that must exist: its path, or a mapping with path, backup and cacheTag.",
+      "description": "A directory (or, with type, a file or symlink) that must exist: its path, or a mapping with path, type, target, content, backup, cacheTag, mode, owner, group and fix.",
       "anyOf": [
         { "$ref": "#/definitions/layoutPath" },
         {
@@ -218,6 +218,38 @@ enum PolicySchema {
             "cacheTag": {
               "$ref": "#/definitions/flag",
               "description": "Also write a CACHEDIR.TAG with the standard signature, honoured by tar, borg and restic. Meant for cache folders, together with backup: exclude.",
+              "default": false
+            },
+            "mode": {
+              "description": "The directory's permission bits as a quoted octal string (\"0750\"), as a tmpfiles d line gives them. Apply sets them on a directory it creates; on one that exists only with fix: true (audit reports the drift either way). An unquoted number is an error.",
+              "type": "string",
+              "pattern": "^[0-7]{3,4}$"
+            },
+            "owner": {
+              "description": "The user that must own the directory: a name (resolved once, when the policy is read) or a uid. Set on a directory apply creates; on one that exists only with fix: true.",
+              "type": ["string", "integer"]
+            },
+            "group": {
+              "description": "The directory's group: a name (resolved once, when the policy is read) or a gid. Set on a directory apply creates; on one that exists only with fix: true.",
+              "type": ["string", "integer"]
+            },
+            "type": {
+              "description": "What must be at the path, as tmpfiles' d, f and L lines: directory (the default), file (created with content, mode, owner and group when missing) or symlink (created pointing at target). Something else in its place is reported, never replaced.",
+              "enum": ["directory", "file", "symlink"],
+              "default": "directory"
+            },
+            "target": {
+              "description": "type: symlink only (and required there): what the symlink points to, byte for byte. A symlink pointing elsewhere is reported, never replaced.",
+              "type": "string",
+              "pattern": "."
+            },
+            "content": {
+              "description": "type: file only: what a file the layout creates holds (at most 64 KiB; empty when omitted). A file holding other content is reported, never rewritten.",
+              "type": "string"
+            },
+            "fix": {
+              "$ref": "#/definitions/flag",
+              "description": "Repair the mode, owner and group of a directory that exists (never through a symlink; a file or symlink in its place is reported, never replaced). Without it, drift is only reported.",
               "default": false
             }
           }

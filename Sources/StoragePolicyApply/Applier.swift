@@ -74,8 +74,8 @@ package struct Applier: Sendable {
     /// The phase an action runs in.
     static func phase(of a: Action) -> Phase {
         switch a.kind {
-        case .mkdir: .directories
-        case .setxattr, .writeTag, .unmark, .untag: .labels
+        case .mkdir, .mkfile, .symlink: .directories
+        case .setxattr, .writeTag, .unmark, .untag, .setPermissions: .labels
         case .rename, .trash: .moves
         case .delete: .deletions
         }

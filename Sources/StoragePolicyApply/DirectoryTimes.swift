@@ -39,7 +39,8 @@ package final class DirectoryTimes {
         case .trash(let to): ([action.path.parent], [to, to.parent])
         case .rename(let to): ([], [action.path.parent, to.parent])
         case .mkdir, .writeTag: ([], [action.kind == .mkdir ? action.path.parent : action.path])
-        case .setxattr, .unmark: ([], [])
+        case .mkfile, .symlink: ([], [action.path.parent])
+        case .setxattr, .unmark, .setPermissions: ([], [])
         }
     }
 

@@ -14,9 +14,9 @@ package enum FailedCall: Sendable, Hashable {
     package init(_ error: FileSystemError) {
         switch error.operation {
         case .renameat2: self = .rename
-        case .mkdirat, .mkdir, .fchmod: self = .mkdir
+        case .mkdirat, .mkdir, .fchmod, .fchown, .symlinkat: self = .mkdir
         case .openat, .open, .fdopendir, .dup: self = .open
-        case .fstatat, .fstat, .stat: self = .stat
+        case .fstatat, .fstat, .stat, .readlinkat: self = .stat
         case .readdir: self = .readDirectory
         case .unlinkat: self = .unlink
         case .getxattr, .listxattr: self = .getxattr

@@ -2,6 +2,7 @@
 // by recovery. Holds everything its undo needs; never anything that would require following a path string.
 
 @_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 /// The primitive changes every action is built from. Each one can be undone by looking at the tree.
 package enum Change: Sendable, Equatable {
@@ -21,6 +22,15 @@ package enum Change: Sendable, Equatable {
     /// Set a directory's atime and mtime back to what they were before this run removed entries from it
     /// (DirectoryTimes); `previous…` are the times the removals left, which rollback puts back.
     case times(path: RelativePath, accessNs: Int64, modificationNs: Int64, previousAccessNs: Int64, previousModificationNs: Int64)
+    /// Set a layout directory's mode, owner and group (each nil: left alone) on its own descriptor. `previous`
+    /// is what it had, which rollback puts back; nil for a directory this transaction creates (its mkdir's
+    /// undo removes it, so there is nothing to restore).
+    case permissions(path: RelativePath, set: Permissions, previous: Permissions?)
+    /// Create a layout file (`type: file`): `temp` made with O_CREAT|O_EXCL|O_NOFOLLOW, written, given `set`'s
+    /// owner and mode on its descriptor, fsynced, then renamed to `path` without replacing anything.
+    case layoutFile(path: RelativePath, temp: FileName, contents: [UInt8], set: Permissions)
+    /// Create a layout symlink (`type: symlink`) pointing at `target` (symlinkat: never replaces anything).
+    case symlink(path: RelativePath, target: [UInt8])
 
     package var name: String {
         switch self {
@@ -31,6 +41,9 @@ package enum Change: Sendable, Equatable {
         case .create: "create"
         case .unlink: "unlink"
         case .times: "times"
+        case .permissions: "permissions"
+        case .layoutFile: "layout-file"
+        case .symlink: "symlink"
         }
     }
 
@@ -38,13 +51,28 @@ package enum Change: Sendable, Equatable {
     package var path: RelativePath {
         switch self {
         case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
-             .times(let p, _, _, _, _): p
+             .times(let p, _, _, _, _), .permissions(let p, _, _), .layoutFile(let p, _, _, _), .symlink(let p, _): p
         }
     }
 
     /// A roll-forward file delete: the one change an unlink worker can make.
     var isUnlink: Bool {
         if case .unlink = self { true } else { false }
+    }
+}
+
+/// A directory's permission bits, owner and group; nil fields are not set (or not recorded).
+package struct Permissions: Sendable, Equatable {
+    package var mode: UInt32?
+    package var owner: UInt32?
+    package var group: UInt32?
+
+    package init(mode: UInt32?, owner: UInt32?, group: UInt32?) { self.mode = mode; self.owner = owner; self.group = group }
+
+    /// What `status` has of what this names.
+    func matches(_ status: FileStatus) -> Bool {
+        (mode ?? status.permissions) == status.permissions && (owner ?? status.userID) == status.userID
+            && (group ?? status.groupID) == status.groupID
     }
 }
 
@@ -88,6 +116,24 @@ package struct Intent: Sendable, Equatable {
             w.int("setMtimeNs", mtime)
             w.int("previousAtimeNs", previousAtime)
             w.int("previousMtimeNs", previousMtime)
+        case .permissions(let path, let set, let previous):
+            w.path("path", path)
+            if let m = set.mode { w.int("setMode", m) }
+            if let u = set.owner { w.int("setUid", u) }
+            if let g = set.group { w.int("setGid", g) }
+            if let m = previous?.mode { w.int("previousMode", m) }
+            if let u = previous?.owner { w.int("previousUid", u) }
+            if let g = previous?.group { w.int("previousGid", g) }
+        case .layoutFile(let path, let temp, let contents, let set):
+            w.path("path", path)
+            w.path("temp", RelativePath([temp]))
+            w.blob("contents", contents)
+            if let m = set.mode { w.int("setMode", m) }
+            if let u = set.owner { w.int("setUid", u) }
+            if let g = set.group { w.int("setGid", g) }
+        case .symlink(let path, let target):
+            w.path("path", path)
+            w.blob("target", target)
         }
         if let identity {
             w.int("dev", identity.device)
@@ -135,6 +181,21 @@ package struct Intent: Sendable, Equatable {
         case .times(let path, _, _, _, _):
             // Only a directory whose identity was recorded has its times set back.
             if identity == nil { return "times of \(path.escaped) without the identity of the directory" }
+        case .permissions(let path, _, let previous):
+            // Only a directory whose identity was recorded is ever changed back, and never to setuid bits:
+            // a forged record cannot make anything executable as its owner.
+            if path.isRoot { return "permissions of the root" }
+            if previous != nil && identity == nil { return "permissions of \(path.escaped) without the identity of the directory" }
+            if let mode = previous?.mode, mode & 0o4000 != 0 { return "permissions of \(path.escaped) back to setuid mode \(Action.octal(mode))" }
+        case .layoutFile(let path, let temp, let contents, _):
+            // Its undo removes only a regular file of one link holding exactly these bytes (what it wrote).
+            if path.isRoot { return "layout-file of the root" }
+            if contents.count > 64 * 1024 { return "layout-file of \(path.escaped) larger than a layout file can be" }
+            if !Intent.isTemporaryName(temp) { return "temporary name \(temp.escaped) is not one the engine makes" }
+        case .symlink(let path, let target):
+            // Its undo removes only a symlink this euid owns pointing exactly at `target`.
+            if path.isRoot { return "symlink of the root" }
+            if target.isEmpty { return "symlink of \(path.escaped) to nothing" }
         }
         return nil
     }
@@ -191,6 +252,21 @@ package struct Intent: Sendable, Equatable {
                   let previousMtime = b.previousMtimeNs else { return nil }
             change = .times(path: path, accessNs: atime, modificationNs: mtime, previousAccessNs: previousAtime,
                             previousModificationNs: previousMtime)
+        case "layout-file":
+            guard let temp = b.temp.flatMap({ FileName($0) }),
+                  let contents = RecordBody.blob(b.contents, b.contentsBase64) else { return nil }
+            if b.setMode.map({ $0 > 0o7777 }) == true { return nil }
+            change = .layoutFile(path: path, temp: temp, contents: contents,
+                                 set: Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid))
+        case "symlink":
+            guard let target = RecordBody.blob(b.target, b.targetBase64) else { return nil }
+            change = .symlink(path: path, target: target)
+        case "permissions":
+            let set = Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid)
+            let recorded = Permissions(mode: b.previousMode, owner: b.previousUid, group: b.previousGid)
+            let previous: Permissions? = recorded == Permissions(mode: nil, owner: nil, group: nil) ? nil : recorded
+            if set.mode.map({ $0 > 0o7777 }) == true || previous?.mode.map({ $0 > 0o7777 }) == true { return nil }
+            change = .permissions(path: path, set: set, previous: previous)
         default:
             return nil
         }

@@ -152,6 +152,16 @@ package struct RecordBody: Decodable, Sendable {
     var setMtimeNs: Int64?
     var previousAtimeNs: Int64?
     var previousMtimeNs: Int64?
+    /// `permissions`: the mode, uid and gid set on a layout directory, and the ones it had.
+    var setMode: UInt32?
+    var setUid: UInt32?
+    var setGid: UInt32?
+    var previousMode: UInt32?
+    var previousUid: UInt32?
+    var previousGid: UInt32?
+    /// `symlink`: what a layout symlink points to.
+    var target: String?
+    var targetBase64: String?
     package var attr: String?
     package var value: String?
     var valueBase64: String?

@@ -341,6 +341,22 @@ package struct Rollback {
             }
             return .undone([])
 
+        case .permissions(let path, let set, let previous):
+            // A directory this transaction created has nothing to put back: its mkdir's undo removes it.
+            guard let previous, let identity = intent.identity,
+                  let directory = try directories.directoryIfPresent(path) else { return .nothing }
+            let status = try directory.status()
+            guard status.type == .directory, status.device == identity.device, status.inode == identity.inode,
+                  !previous.matches(status) else { return .nothing }
+            // Only what this transaction set is put back: a mode or owner someone else set since is theirs.
+            guard set.matches(status) else {
+                return .kept(Kept(path: path, reason: "mode or owner changed by someone else since; left as it is"))
+            }
+            guard act else { return .undone([]) }
+            if previous.owner != nil || previous.group != nil { try directory.setOwner(previous.owner, group: previous.group) }
+            if let mode = previous.mode { try directory.setPermissions(mode) }
+            return .undone([])
+
         case .unlink(let path, let type):
             // Rolled forward, never back: finished when the entry is still exactly what the intent recorded.
             // Anything else at that name (a co-tenant's swap, a reused inode of another type) is left alone.
@@ -369,6 +385,29 @@ package struct Rollback {
             guard act else { return .undone([]) }
             try directory.setTimes(of: DirectoryTimes.itself, accessNs: previousAtime, modificationNs: previousMtime)
             return .undone([])
+
+        case .symlink(let path, let target):
+            guard let name = path.lastComponent, let parent = try directories.directoryIfPresent(containing: path),
+                  let status = try parent.statusIfPresent(of: name), status.type == .symlink,
+                  status.userID == system_geteuid(), try parent.linkTarget(of: name) == target else { return .nothing }
+            guard act else { return .undone([]) }
+            try parent.removeFileIfPresent(name)
+            return .undone([path.parent])
+
+        case .layoutFile(let path, let temp, let contents, _):
+            guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }
+            var changed = false
+            if try parent.statusIfPresent(of: temp) != nil {
+                if act { try parent.removeFileIfPresent(temp) }
+                changed = true
+            }
+            if let status = try parent.statusIfPresent(of: path.lastComponent!), status.type == .regular, status.linkCount == 1,
+               status.size == Int64(contents.count),
+               try parent.readFile(path.lastComponent!, limit: contents.count + 1) == contents {
+                if act { try parent.removeFileIfPresent(path.lastComponent!) }
+                changed = true
+            }
+            return changed ? .undone([path.parent]) : .nothing
 
         case .create(let path, let temp, let contents):
             guard let parent = try directories.directoryIfPresent(containing: path) else { return .nothing }

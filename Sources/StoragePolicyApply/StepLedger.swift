@@ -150,9 +150,9 @@ package final class StepLedger {
     /// Marks every ancestor of the paths a change moved or created: their contents are no longer as planned.
     func touch(_ change: Change) {
         switch change {
-        case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _): touch(p)
+        case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _), .layoutFile(let p, _, _, _), .symlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
-        case .setxattr, .times: break
+        case .setxattr, .times, .permissions: break
         }
     }
 

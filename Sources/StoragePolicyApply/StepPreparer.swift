@@ -130,6 +130,21 @@ package final class StepPreparer {
             planned.insert(path)
             return .changes([(.mkdir(path: path), nil)], destination: nil)
 
+        case .mkfile(let content, let mode, let owner, let group):
+            if let status = try directories.statusIfPresent(path) {
+                return status.type == .regular ? .unchanged("already exists")
+                    : .skip("a \(status.type.rawValue) is where the layout file must be; not replaced")
+            }
+            return .changes([(.layoutFile(path: path, temp: temporaryName(), contents: content,
+                                          set: Permissions(mode: mode, owner: owner, group: group)), nil)], destination: nil)
+
+        case .symlink(let target):
+            if let status = try directories.statusIfPresent(path) {
+                return status.type == .symlink ? .unchanged("already exists")
+                    : .skip("a \(status.type.rawValue) is where the layout symlink must be; not replaced")
+            }
+            return .changes([(.symlink(path: path, target: target), nil)], destination: nil)
+
         case .untag:
             // Staged (so a rollback puts it back), then checked again where no one can swap it (BackupInclusion).
             guard action.identity != nil else { return .skip("the plan records no identity for it; not touched") }
@@ -137,6 +152,9 @@ package final class StepPreparer {
 
         case .setxattr, .unmark:
             return try prepareAttribute(step)
+
+        case .setPermissions(let mode, let owner, let group):
+            return try preparePermissions(action, set: Permissions(mode: mode, owner: owner, group: group))
 
         case .writeTag:
             let tag = path.appending(Markers.cacheTagName)

@@ -18,6 +18,10 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
     /// Undo: an attribute the transaction set removed (it was absent before).
     case unset
     case untag
+    /// A layout directory's mode, owner and group set (or, in an undo, put back).
+    case setPermissions = "set-perms"
+    /// A layout file or symlink created.
+    case mkfile, symlink
 
     /// The verb of a plan action: its name.
     public init(_ kind: Action.Kind) {
@@ -30,6 +34,9 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .writeTag: self = .writeTag
         case .unmark: self = .unmark
         case .untag: self = .untag
+        case .setPermissions: self = .setPermissions
+        case .mkfile: self = .mkfile
+        case .symlink: self = .symlink
         }
     }
 
@@ -53,6 +60,9 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .unmark: 10
         case .unset: 11
         case .untag: 12
+        case .setPermissions: 13
+        case .mkfile: 14
+        case .symlink: 15
         }
     }
 

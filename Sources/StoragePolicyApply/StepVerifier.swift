@@ -88,10 +88,11 @@ package final class StepVerifier {
         let action = step.action
         let path = action.path
         switch action.kind {
-        case .mkdir:
+        case .mkdir, .mkfile, .symlink:
             guard try directories.directoryIfPresent(containing: path) != nil else { return "its folder is missing or no longer a directory" }
             if let status = try directories.statusIfPresent(path) {
-                return status.type == .directory ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the directory goes"
+                let wanted: FileType = action.kind == .mkdir ? .directory : action.type ?? .directory
+                return status.type == wanted ? "created by someone else meanwhile" : "a \(status.type.rawValue) appeared where the \(action.kind == .mkdir ? "directory" : wanted == .symlink ? "symlink" : "file") goes"
             }
             return nil
         case .untag:
@@ -108,6 +109,17 @@ package final class StepVerifier {
             }
             if status.type != .directory && status.linkCount > 1 {
                 return "has \(status.linkCount) hard links; an attribute would change every one of them"
+            }
+            return nil
+        case .setPermissions:
+            // A directory this run creates has no identity in the plan: the preparer checks it is the one made.
+            guard let status = try directories.statusIfPresent(path) else { return action.identity == nil ? nil : "vanished since the plan" }
+            guard status.type == .directory else {
+                return "a \(status.type.rawValue) is where the layout directory must be (never followed); its mode and owner are never changed"
+            }
+            if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
+            if let identity = action.identity, status.device != identity.device || status.inode != identity.inode {
+                return "replaced since the plan; its mode and owner are left alone"
             }
             return nil
         case .writeTag:

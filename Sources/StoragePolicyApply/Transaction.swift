@@ -241,6 +241,20 @@ package final class Transaction {
         case .times(let path, let atime, let mtime, _, _):
             // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
             try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
+        case .layoutFile(let path, let temp, let contents, let set):
+            let parent = try directories.directory(containing: path)
+            try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent, permissions: set)
+            dirty.insert(path.parent)
+        case .symlink(let path, let target):
+            try directories.directory(containing: path).makeSymlink(path.lastComponent!, to: target)
+            dirty.insert(path.parent)
+        case .permissions(let path, let set, _):
+            // On the descriptor the step preparer opened (O_NOFOLLOW, component by component) and checked by
+            // fstat: never by path, so a symlink swapped in since is never followed. Owner first: a chown by
+            // root keeps a directory's setgid bit, and the mode then sets exactly the bits asked for.
+            let directory = try directories.directory(path)
+            if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
+            if let mode = set.mode { try directory.setPermissions(mode) }
         }
     }
 
@@ -261,11 +275,17 @@ package final class Transaction {
 
     /// Writes `contents` to `temp`, fsyncs it, then renames it to `name` without replacing anything: readers
     /// see no file or the whole file, never half of one.
+    /// `permissions` (a layout file's) are set on the new file's descriptor before it has its name: owner first,
+    /// then the mode, so no one ever sees it under its name with other ones.
     static func writeFile(_ contents: [UInt8], named name: FileName, via temp: FileName,
-                          in directory: DirectoryHandle) throws(FileSystemError) {
+                          in directory: DirectoryHandle, permissions: Permissions? = nil) throws(FileSystemError) {
         do {
             let file = try directory.openFile(temp, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
             try file.write(contents)
+            if let permissions {
+                if permissions.owner != nil || permissions.group != nil { try file.setOwner(permissions.owner, group: permissions.group) }
+                if let mode = permissions.mode { try file.setPermissions(mode) }
+            }
             try file.sync()
             try directory.rename(temp, to: name, noReplace: true)
         } catch {

@@ -149,7 +149,20 @@ extension Applier {
                     let action = Action(kind: .setxattr(name: attribute, value: previous ?? []), path: path, rule: "undo",
                                         reason: "undo of \(transaction)", identity: status.identity, type: status.type)
                     plan.steps.append(Step(action: action, verb: previous == nil ? .unset : .setxattr, restore: nil))
-                case .create(let path, _, let contents):
+                case .permissions(let path, let set, let previous?):
+                    guard let status = check(path, against: intent.identity, plan: &plan, contentsMayChange: true) else { continue }
+                    guard set.matches(status) else {
+                        plan.skipped.append("\(path.escaped): mode or owner changed since the transaction; kept")
+                        continue
+                    }
+                    let action = Action(kind: .setPermissions(mode: previous.mode, owner: previous.owner, group: previous.group),
+                                        path: path, rule: "undo", reason: "undo of \(transaction)", identity: status.identity,
+                                        type: status.type)
+                    plan.steps.append(Step(action: action, verb: .setPermissions, restore: nil))
+                case .symlink(let path, _):
+                    // Undo acts on nothing it would reach through a symlink, its own included: it names it instead.
+                    plan.skipped.append("\(path.escaped): a layout symlink the transaction made; undo never removes a symlink, so remove it by hand if it should go")
+                case .create(let path, _, let contents), .layoutFile(let path, _, let contents, _):
                     guard let status = check(path, against: nil, plan: &plan) else { continue }
                     let now = try? state.root.openDirectory(at: path.parent).readFile(path.lastComponent!, limit: 64 * 1024)
                     guard status.type == .regular, now == contents else {

@@ -92,7 +92,7 @@ package struct PlanValidation: Sendable {
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
         case .delete, .untag:
             if action.identity == nil || action.type == nil { return "it records no identity or type for its target" }
-        case .mkdir, .setxattr, .writeTag, .unmark:
+        case .mkdir, .setxattr, .writeTag, .unmark, .setPermissions, .mkfile, .symlink:
             break
         }
         if action.rule == "layout" {
@@ -139,7 +139,7 @@ package struct PlanValidation: Sendable {
         let path = action.path
         switch action.kind {
         case .mkdir:
-            return policy.layout.contains(where: { $0.path.hasPrefix(path) }) ? nil
+            return policy.layout.contains(where: { $0.path.hasPrefix(path) && ($0.type == .directory || $0.path != path) }) ? nil
                 : "the layout creates only its directories and the directories leading to them"
         case .setxattr(let name, let value):
             guard name == marker.name, value == marker.value else {
@@ -160,6 +160,30 @@ package struct PlanValidation: Sendable {
             }
             return policy.layout.contains(where: { $0.path == path.parent && $0.includeInBackup }) ? nil
                 : "no layout directory with 'backup: include' is at \(path.parent.escaped)"
+        case .setPermissions(let mode, let owner, let group):
+            guard let entry = policy.layout.first(where: { $0.path == path }), entry.hasAttributes else {
+                return "no layout directory with a mode, owner or group is at \(path.escaped)"
+            }
+            // Only the bits and ids the entry names, and on a directory that exists (the plan recorded its
+            // identity) only with `fix: true`: without it apply never changes what it did not create.
+            if let mode, mode != entry.mode { return "the layout sets the mode of \(path.escaped) to \(entry.mode.map(Action.octal) ?? "nothing")" }
+            if let owner, owner != entry.owner?.id { return "the layout sets the owner of \(path.escaped) to \(entry.owner.map { String($0.id) } ?? "no one")" }
+            if let group, group != entry.group?.id { return "the layout sets the group of \(path.escaped) to \(entry.group.map { String($0.id) } ?? "nothing")" }
+            if action.identity != nil && !entry.fix { return "layout directory \(path.escaped) has no 'fix: true': an existing directory's mode and owner are never changed" }
+            let type: FileType = entry.type == .file ? .regular : entry.type == .symlink ? .symlink : .directory
+            return action.type == type ? nil : "\(path.escaped) is a \(entry.noun) in the policy, not a \(action.type?.rawValue ?? "entry of unknown type")"
+        case .mkfile(let content, let mode, let owner, let group):
+            guard let entry = policy.layout.first(where: { $0.path == path && $0.type == .file }) else {
+                return "no layout file is at \(path.escaped)"
+            }
+            if content != entry.content { return "the content is not the layout file's" }
+            if mode != entry.mode || owner != entry.owner?.id || group != entry.group?.id { return "the mode and owner are not the layout file's" }
+            return nil
+        case .symlink(let target):
+            guard let entry = policy.layout.first(where: { $0.path == path && $0.type == .symlink }) else {
+                return "no layout symlink is at \(path.escaped)"
+            }
+            return target == entry.target ? nil : "the target is not the layout symlink's"
         default:
             return "the layout never plans \(action.kind.name)"
         }

@@ -96,8 +96,13 @@ package struct Preflight {
 
     mutating func checkLayout() {
         for entry in policy.layout {
+            if entry.type != .directory {
+                checkLayoutEntry(entry)
+                continue
+            }
             switch presence(of: entry.path) {
             case .directory(let handle, let status):
+                checkPermissions(of: entry, status: status)
                 if entry.excludeFromBackup {
                     checkMarker(handle, path: entry.path, identity: status.identity, rule: "layout", enforce: true, severity: .error)
                 }
@@ -112,6 +117,7 @@ package struct Preflight {
                 }
             case .missing(let existing):
                 planDirectories(entry.path, from: existing, rule: "layout", reason: "layout directory is missing")
+                planPermissions(ofCreated: entry)
                 if entry.excludeFromBackup {
                     actions.append(Action(kind: .setxattr(name: backupMarker.name, value: backupMarker.value), path: entry.path,
                                           rule: "layout", reason: "backup-exclusion marker for a new layout directory", type: .directory))

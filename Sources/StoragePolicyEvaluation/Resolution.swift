@@ -386,7 +386,9 @@ package struct Removals {
             case .setxattr(let name, _), .unmark(let name):
                 if isRemoved(path) { keep[i] = false; continue }
                 attribute = name
-            case .mkdir:
+            case .setPermissions:
+                if isRemoved(path) { keep[i] = false; continue }
+            case .mkdir, .mkfile, .symlink:
                 break
             }
             if !seen.insert(Key(kind: UInt8(kind.ordinal), attribute: attribute, path: PathKey(path))).inserted { keep[i] = false }

@@ -25,6 +25,14 @@ public struct Action: Sendable, Hashable {
         indirect case unmark(name: String)
         /// Remove the CACHEDIR.TAG at `path`, only while it holds exactly the signature (layout `backup: include`).
         case untag
+        /// Set the permission bits, owner and group (each nil: left as it is) of a layout directory, on a
+        /// descriptor of the directory itself (never through a symlink). Boxed, as `setxattr` is.
+        indirect case setPermissions(mode: UInt32?, owner: UInt32?, group: UInt32?)
+        /// Create the layout file (`type: file`) holding `content` with this mode, owner and group (set on the new
+        /// file's descriptor before it appears under its name), never replacing anything. Boxed.
+        indirect case mkfile(content: [UInt8], mode: UInt32?, owner: UInt32?, group: UInt32?)
+        /// Create the layout symlink (`type: symlink`) pointing at `target`, never replacing anything. Boxed.
+        indirect case symlink(target: [UInt8])
 
         /// The `action` string of the plan JSON.
         public var name: String {
@@ -37,6 +45,9 @@ public struct Action: Sendable, Hashable {
             case .writeTag: "write-tag"
             case .unmark: "unmark"
             case .untag: "untag"
+            case .setPermissions: "set-perms"
+            case .mkfile: "mkfile"
+            case .symlink: "symlink"
             }
         }
 
@@ -51,11 +62,14 @@ public struct Action: Sendable, Hashable {
             case .writeTag: 5
             case .unmark: 6
             case .untag: 7
+            case .setPermissions: 8
+            case .mkfile: 9
+            case .symlink: 10
             }
         }
 
         /// Every kind's name, by `ordinal`.
-        package static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag"]
+        package static let names = ["delete", "rename", "trash", "mkdir", "setxattr", "write-tag", "unmark", "untag", "set-perms", "mkfile", "symlink"]
     }
 
     /// What to do.
@@ -82,6 +96,12 @@ public struct Action: Sendable, Hashable {
         self.identity = identity; self.type = type; self.entries = entries
     }
 
+    /// `0750`: permission bits as plans and policies write them (four octal digits).
+    package static func octal(_ bits: UInt32) -> String {
+        let digits = String(bits, radix: 8)
+        return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+
     /// True for deletions.
     public var isDelete: Bool { if case .delete = kind { true } else { false } }
 }
@@ -89,6 +109,7 @@ public struct Action: Sendable, Hashable {
 extension Action: Codable {
     package enum CodingKeys: String, CodingKey {
         case action, path, pathBase64, to, toBase64, name, value, valueBase64, rule, reason, bytes, identity, type, entries
+        case mode, owner, group, content, contentBase64, target, targetBase64
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -102,6 +123,19 @@ extension Action: Codable {
             if !to.isValidUTF8 { try c.encode(to.base64, forKey: .toBase64) }
         case .unmark(let name):
             try c.encode(name, forKey: .name)
+        case .setPermissions(let mode, let owner, let group), .mkfile(_, let mode, let owner, let group):
+            try c.encodeIfPresent(mode.map(Action.octal), forKey: .mode)
+            try c.encodeIfPresent(owner, forKey: .owner)
+            try c.encodeIfPresent(group, forKey: .group)
+        default: break
+        }
+        switch kind {
+        case .mkfile(let content, _, _, _):
+            if let text = String(validating: content, as: UTF8.self) { try c.encode(text, forKey: .content) }
+            else { try c.encode(Base64.encode(content), forKey: .contentBase64) }
+        case .symlink(let target):
+            if let text = String(validating: target, as: UTF8.self) { try c.encode(text, forKey: .target) }
+            else { try c.encode(Base64.encode(target), forKey: .targetBase64) }
         case .setxattr(let name, let value):
             try c.encode(name, forKey: .name)
             if let text = String(validating: value, as: UTF8.self) {
@@ -119,6 +153,18 @@ extension Action: Codable {
         if entries != 1 { try c.encode(entries, forKey: .entries) }
     }
 
+    /// `mode` (octal text), `owner` and `group` of a set-perms or mkfile action.
+    private static func permissions(_ c: KeyedDecodingContainer<CodingKeys>) throws -> (UInt32?, UInt32?, UInt32?) {
+        let text = try c.decodeIfPresent(String.self, forKey: .mode)
+        let mode = try text.map { text in
+            guard let bits = UInt32(text, radix: 8), bits <= 0o7777 else {
+                throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "mode '\(text)' is not octal permission bits")
+            }
+            return bits
+        }
+        return (mode, try c.decodeIfPresent(UInt32.self, forKey: .owner), try c.decodeIfPresent(UInt32.self, forKey: .group))
+    }
+
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func path(_ key: CodingKeys, _ base64Key: CodingKeys) throws -> RelativePath {
@@ -133,6 +179,20 @@ extension Action: Codable {
         case "write-tag": kind = .writeTag
         case "unmark": kind = .unmark(name: try c.decode(String.self, forKey: .name))
         case "untag": kind = .untag
+        case "mkfile", "symlink":
+            let (key, base64Key): (CodingKeys, CodingKeys) = name == "mkfile" ? (.content, .contentBase64) : (.target, .targetBase64)
+            let bytes: [UInt8]
+            if let b64 = try c.decodeIfPresent(String.self, forKey: base64Key), let v = Base64.decode(b64) { bytes = v }
+            else { bytes = Array(try c.decode(String.self, forKey: key).utf8) }
+            if name == "mkfile" {
+                let (mode, owner, group) = try Action.permissions(c)
+                kind = .mkfile(content: bytes, mode: mode, owner: owner, group: group)
+            } else {
+                kind = .symlink(target: bytes)
+            }
+        case "set-perms":
+            let (mode, owner, group) = try Action.permissions(c)
+            kind = .setPermissions(mode: mode, owner: owner, group: group)
         case "setxattr":
             let value: [UInt8]
             if let b64 = try c.decodeIfPresent(String.self, forKey: .valueBase64), let v = Base64.decode(b64) {

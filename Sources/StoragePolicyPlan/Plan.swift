@@ -94,7 +94,7 @@ public struct Plan: Sendable, Hashable, Codable {
         package init(entriesScanned: Int, actions: [Action], violations: Int, skipped: Int) {
             self.entriesScanned = entriesScanned
             // Counted per kind in a small array, named once at the end: hashing a name per action cost more.
-            var perKind = [Int](repeating: 0, count: 8)
+            var perKind = [Int](repeating: 0, count: Action.Kind.names.count)
             var freed: Int64 = 0
             var deleted = 0
             actions.withUnsafeBufferPointer { all in

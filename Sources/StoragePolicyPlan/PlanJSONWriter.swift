@@ -129,7 +129,9 @@ package struct PlanJSONWriter: ~Copyable {
         // its time here, and one append per piece is what it costs (same bytes as `key` and `indent` write).
         text("{\n      \"action\" : "); string(a.pointee.kind.name, memo: 0)
         text(",\n      \"bytes\" : "); number(a.pointee.bytes)
+        if case .mkfile(let content, _, _, _) = a.pointee.kind { bytesField(false, content) }
         if a.pointee.entries != 1 { text(",\n      \"entries\" : "); number(a.pointee.entries) }
+        if let (_, _, group) = Self.permissions(a.pointee.kind), let group { text(",\n      \"group\" : "); number(Int64(group)) }
         if let id = a.pointee.identity {
             text(",\n      \"identity\" : {\n        \"dev\" : "); number(id.device)
             text(",\n        \"ino\" : "); number(id.inode)
@@ -137,14 +139,17 @@ package struct PlanJSONWriter: ~Copyable {
             text(",\n        \"size\" : "); number(id.size)
             text("\n      }")
         }
+        if let (mode, _, _) = Self.permissions(a.pointee.kind), let mode { text(",\n      \"mode\" : "); string(Action.octal(mode)) }
         switch a.pointee.kind {
         case .setxattr(let name, _), .unmark(let name): text(",\n      \"name\" : "); string(name)
         default: break
         }
+        if let (_, owner, _) = Self.permissions(a.pointee.kind), let owner { text(",\n      \"owner\" : "); number(Int64(owner)) }
         text(",\n      \"path\" : "); out.string(path: a.pointee.path)
         if !a.pointee.path.isUTF8 { text(",\n      \"pathBase64\" : "); string(a.pointee.path.base64) }
         text(",\n      \"reason\" : "); string(a.pointee.reason, memo: 1)
         text(",\n      \"rule\" : "); string(a.pointee.rule, memo: 2)
+        if case .symlink(let target) = a.pointee.kind { bytesField(true, target) }
         switch a.pointee.kind {
         case .rename(let to), .trash(let to):
             text(",\n      \"to\" : "); out.string(path: to)
@@ -160,6 +165,23 @@ package struct PlanJSONWriter: ~Copyable {
             }
         }
         text("\n    }")
+    }
+
+    /// The mode, owner and group a set-perms or mkfile action sets; nil for every other kind.
+    static func permissions(_ kind: Action.Kind) -> (UInt32?, UInt32?, UInt32?)? {
+        switch kind {
+        case .setPermissions(let m, let o, let g), .mkfile(_, let m, let o, let g): (m, o, g)
+        default: nil
+        }
+    }
+
+    /// `"content" : "..."`, or `"contentBase64"` when the bytes are not UTF-8 (as `value` and `valueBase64`).
+    private mutating func bytesField(_ target: Bool, _ bytes: [UInt8]) {
+        if let t = String(validating: bytes, as: UTF8.self) {
+            text(target ? ",\n      \"target\" : " : ",\n      \"content\" : "); string(t)
+        } else {
+            text(target ? ",\n      \"targetBase64\" : " : ",\n      \"contentBase64\" : "); string(Base64.encode(bytes))
+        }
     }
 
     private mutating func array<T>(_ name: String, _ items: [T], indent level: Int,

@@ -92,8 +92,8 @@ public struct PlanRenderer: Sendable {
         let (sign, code): (String, String) = switch a.kind {
         case .delete: ("-", "31")
         case .rename, .trash: ("~", "33")
-        case .mkdir: ("+", "32")
-        case .setxattr, .writeTag, .unmark, .untag: ("*", "36")
+        case .mkdir, .mkfile, .symlink: ("+", "32")
+        case .setxattr, .writeTag, .unmark, .untag, .setPermissions: ("*", "36")
         }
         var target = a.path.isEmpty ? "." : a.path.escaped
         if a.type == .directory && a.isDelete { target += "/" }
@@ -102,6 +102,13 @@ public struct PlanRenderer: Sendable {
             target += " -> " + (to.parent == a.path.parent && !to.parent.isEmpty ? to.lastComponent!.escaped : to.escaped)
         case .setxattr(let name, let value):
             target += "  \(name)=\(PathEscaping.escape(value))"
+        case .setPermissions(let mode, let owner, let group):
+            target += "  " + Self.permissions(mode: mode, owner: owner, group: group)
+        case .symlink(let to):
+            target += " -> " + PathEscaping.escape(to)
+        case .mkfile(let content, let mode, let owner, let group):
+            target += "  \(content.count) \(content.count == 1 ? "byte" : "bytes")"
+            if mode != nil || owner != nil || group != nil { target += " " + Self.permissions(mode: mode, owner: owner, group: group) }
         default: break
         }
         var detail: [String] = []
@@ -112,6 +119,15 @@ public struct PlanRenderer: Sendable {
         }
         detail.append(a.reason)
         return style("\(sign) \(a.kind.name.padding(9))", code) + " \(target)  " + dim(detail.joined(separator: "  "))
+    }
+
+    /// `mode 0750 owner 1000 group 1000`: what a set-perms action sets (only what it changes).
+    package static func permissions(mode: UInt32?, owner: UInt32?, group: UInt32?) -> String {
+        var parts: [String] = []
+        if let mode { parts.append("mode \(Action.octal(mode))") }
+        if let owner { parts.append("owner \(owner)") }
+        if let group { parts.append("group \(group)") }
+        return parts.joined(separator: " ")
     }
 
     /// `Plan: 3 to delete (52.0 KiB freed), 1 to rename, ...; 2 violations, 1 skipped.`
@@ -127,6 +143,10 @@ public struct PlanRenderer: Sendable {
         parts.append("\(n("write-tag")) cache \(n("write-tag") == 1 ? "tag" : "tags") to write")
         // Only when a plan has them (layout `backup: include`): older summaries read as they did.
         if n("unmark") + n("untag") > 0 { parts.append("\(n("unmark") + n("untag")) backup-exclusion \(n("unmark") + n("untag") == 1 ? "marker" : "markers") to remove") }
+        if n("mkfile") + n("symlink") > 0 {
+            parts.append("\(n("mkfile")) \(n("mkfile") == 1 ? "file" : "files") and \(n("symlink")) \(n("symlink") == 1 ? "symlink" : "symlinks") to create")
+        }
+        if n("set-perms") > 0 { parts.append("\(n("set-perms")) \(n("set-perms") == 1 ? "mode or owner" : "modes or owners") to set") }
         var tail = "\(plan.violations.count) \(plan.violations.count == 1 ? "violation" : "violations")"
         tail += ", \(plan.skipped.count) skipped"
         let head = plan.actions.isEmpty ? "No changes." : "Plan:"

@@ -167,6 +167,33 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
+    /// Creates the symlink `name` pointing at `target` (symlinkat): fails with EEXIST when anything is there.
+    package func makeSymlink(_ name: FileName, to target: [UInt8]) throws(FileSystemError) {
+        let text = target.map { CChar(bitPattern: $0) } + [0]
+        let r = name.withCString { n in systemCall(.mkdir) { system_symlinkat(text, descriptor, n) } }
+        if case .failure(let e) = r { throw FileSystemError(.symlinkat, path: path.appending(name), errno: e) }
+    }
+
+    /// What the symlink `name` points to, byte for byte (readlinkat; at most 4095 bytes).
+    package func linkTarget(of name: FileName) throws(FileSystemError) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let r = name.withCString { n in systemCall(.stat) { () -> Int32 in
+            let got = system_readlinkat(descriptor, n, &buffer, buffer.count - 1)
+            return got < 0 ? -1 : Int32(got)
+        } }
+        switch r {
+        case .failure(let e): throw FileSystemError(.readlinkat, path: path.appending(name), errno: e)
+        case .success(let n): return buffer[0..<Int(n)].map { UInt8(bitPattern: $0) }
+        }
+    }
+
+    /// Sets this directory's own owner and group on its descriptor (fchown); nil leaves that one as it is.
+    package func setOwner(_ owner: UInt32?, group: UInt32?) throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.mkdir, { system_fchown(descriptor, owner ?? UInt32.max, group ?? UInt32.max) }) {
+            throw FileSystemError(.fchown, path: path, errno: e)
+        }
+    }
+
     /// Opens a file inside this directory; O_NOFOLLOW and O_CLOEXEC are always added.
     package func openFile(_ name: FileName, options: FileDescriptor.Options,
                          permissions: UInt32 = 0o644) throws(FileSystemError) -> FileDescriptor {

@@ -80,6 +80,20 @@ package final class FileDescriptor: Sendable {
         return FileStatus(s)
     }
 
+    /// Sets the file's owner and group on this descriptor (fchown); nil leaves that one as it is.
+    package func setOwner(_ owner: UInt32?, group: UInt32?) throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.mkdir, { system_fchown(rawValue, owner ?? UInt32.max, group ?? UInt32.max) }) {
+            throw FileSystemError(.fchown, path: path, errno: e)
+        }
+    }
+
+    /// Sets the file's permission bits on this descriptor (fchmod).
+    package func setPermissions(_ permissions: UInt32) throws(FileSystemError) {
+        if case .failure(let e) = systemCall(.mkdir, { system_fchmod(rawValue, CInterop.Mode(permissions)) }) {
+            throw FileSystemError(.fchmod, path: path, errno: e)
+        }
+    }
+
     /// Takes an exclusive advisory lock (flock); `wait: false` fails at once with EWOULDBLOCK when held.
     package func lockExclusively(wait: Bool) throws(FileSystemError) {
         let r = systemCall(.open) { system_flock(rawValue, _LOCK_EX | (wait ? 0 : _LOCK_NB)) }

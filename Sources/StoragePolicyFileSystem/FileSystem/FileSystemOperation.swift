@@ -7,6 +7,7 @@ extension FileSystemError {
         case open, openat, fdopendir, dup, readdir
         case stat, fstat, fstatat
         case mkdir, mkdirat, fchmod, mkdtemp, renameat2, unlinkat, utimensat, flock
+        case fchown, symlinkat, readlinkat
         case getxattr, listxattr, setxattr, removexattr
         case read, pread, write, ftruncate, posixFallocate, fsync
         /// No call failed: the entry is a mount point (EXDEV), not entered.
@@ -26,7 +27,7 @@ extension FileSystemError {
         static let calls: [Operation] = [
             .open, .openat, .fdopendir, .dup, .readdir, .stat, .fstat, .fstatat, .mkdir, .mkdirat, .fchmod, .mkdtemp,
             .renameat2, .unlinkat, .utimensat, .flock, .getxattr, .listxattr, .setxattr, .removexattr,
-            .read, .pread, .write, .ftruncate, .posixFallocate, .fsync,
+            .read, .pread, .write, .ftruncate, .posixFallocate, .fsync, .fchown, .symlinkat, .readlinkat,
         ]
 
         /// The operation a name stands for (as read back from a journal or a test); unknown names stay `.other`.
@@ -60,6 +61,9 @@ extension FileSystemError {
             case .mkdir: "mkdir"
             case .mkdirat: "mkdirat"
             case .fchmod: "fchmod"
+            case .fchown: "fchown"
+            case .symlinkat: "symlinkat"
+            case .readlinkat: "readlinkat"
             case .mkdtemp: "mkdtemp"
             case .renameat2: "renameat2"
             case .unlinkat: "unlinkat"

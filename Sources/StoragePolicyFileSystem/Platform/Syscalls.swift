@@ -37,6 +37,10 @@ package func system_openat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ flags: I
 
 @discardableResult package func system_close(_ fd: Int32) -> Int32 { close(fd) }
 
+package func system_symlinkat(_ target: UnsafePointer<CChar>, _ fd: Int32, _ path: UnsafePointer<CChar>) -> Int32 {
+    symlinkat(target, fd, path)
+}
+
 package func system_readlinkat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int {
     readlinkat(fd, path, buffer, size)
 }
@@ -98,6 +102,9 @@ package func system_mkdtemp(_ template: UnsafeMutablePointer<CChar>) -> UnsafeMu
 package func system_mkdirat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ mode: CInterop.Mode) -> Int32 { mkdirat(fd, path, mode) }
 
 package func system_fchmod(_ fd: Int32, _ mode: CInterop.Mode) -> Int32 { fchmod(fd, mode) }
+
+/// `owner` or `group` of UInt32.max (-1) leaves that one as it is, as fchown(2) defines.
+package func system_fchown(_ fd: Int32, _ owner: UInt32, _ group: UInt32) -> Int32 { fchown(fd, owner, group) }
 
 package func system_utimensat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ times: UnsafePointer<CInterop.TimeSpec>,
                       _ flags: Int32) -> Int32 {

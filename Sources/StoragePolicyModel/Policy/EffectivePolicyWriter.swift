@@ -22,6 +22,13 @@ package enum EffectivePolicyWriter {
                 if entry.excludeFromBackup { out += "    backup: exclude\n" }
                 if entry.includeInBackup { out += "    backup: include\n" }
                 if entry.cacheDirectoryTag { out += "    cacheTag: true\n" }
+                if entry.type != .directory { out += "    type: \(entry.type.rawValue)\n" }
+                if let t = entry.target { out += "    target: \(quote(String(decoding: t, as: UTF8.self)))\n" }
+                if !entry.content.isEmpty { out += "    content: \(quote(String(decoding: entry.content, as: UTF8.self)))\n" }
+                if let m = entry.mode { out += "    mode: \"\(LayoutEntry.octal(m))\"\n" }
+                if let o = entry.owner { out += "    owner: \(o.name.map(quote) ?? String(o.id))\n" }
+                if let g = entry.group { out += "    group: \(g.name.map(quote) ?? String(g.id))\n" }
+                if entry.fix { out += "    fix: true\n" }
             }
         }
         out += policy.rules.isEmpty ? "rules: []\n" : "rules:\n"

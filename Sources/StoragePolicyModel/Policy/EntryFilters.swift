@@ -128,7 +128,7 @@ extension PolicyDecoder {
     }
 
     /// A user or group as a name (resolved now) or a number; an unknown name is an error at its mark.
-    private mutating func principal(_ node: Node, context: String, group: Bool) -> PrincipalFilter? {
+    mutating func principal(_ node: Node, context: String, group: Bool) -> PrincipalFilter? {
         guard let text = scalar(node, context) else { return nil }
         let what = group ? "group" : "user"
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) {

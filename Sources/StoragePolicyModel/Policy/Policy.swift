@@ -54,6 +54,11 @@ public struct Policy: Sendable, Hashable {
     }
 }
 
+/// What a layout entry makes: a directory (tmpfiles `d`), a file (`f`) or a symlink (`L`).
+public enum LayoutType: String, Sendable, Hashable, CaseIterable {
+    case directory, file, symlink
+}
+
 /// A directory that must exist under the root.
 public struct LayoutEntry: Sendable, Hashable {
     /// The directory, relative to the root.
@@ -66,6 +71,36 @@ public struct LayoutEntry: Sendable, Hashable {
     public var includeInBackup: Bool = false
     /// Where the entry is written in the policy file, when it came from one.
     public var location: PolicyLocation?
+    /// `mode: "0750"`: the permission bits (0 to 07777) the directory must have; nil leaves them alone.
+    public var mode: UInt32?
+    /// `owner:`: the user that must own the directory; nil leaves it alone.
+    public var owner: PrincipalFilter?
+    /// `group:`: the group the directory must have; nil leaves it alone.
+    public var group: PrincipalFilter?
+    /// `fix: true`: repair the mode and ownership of a directory that exists. Without it a directory the run
+    /// did not create is never chmodded or chowned: its drift is only reported.
+    public var fix: Bool = false
+    /// `type:`: what must be at the path, as tmpfiles' `d`, `f` and `L` lines say.
+    public var type: LayoutType = .directory
+    /// `target:` of a `type: symlink` entry: what the link must point to, byte for byte.
+    public var target: [UInt8]?
+    /// `content:` of a `type: file` entry: what a file the layout creates holds (empty when not given).
+    public var content: [UInt8] = []
+
+    /// `0750`: permission bits as the policy writes them (four octal digits).
+    public static func octal(_ bits: UInt32) -> String {
+        let digits = String(bits, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// The most a layout file's `content:` may hold: it is written in one step, journalled whole.
+    public static let contentLimit = 64 * 1024
+
+    /// `directory`, `file` or `symlink`, as messages name the entry.
+    public var noun: String { type == .directory ? "layout directory" : "layout \(type.rawValue)" }
+
+    /// True when the entry says anything about mode or ownership.
+    public var hasAttributes: Bool { mode != nil || owner != nil || group != nil }
 
     /// A layout entry.
     public init(path: RelativePath, excludeFromBackup: Bool = false, cacheDirectoryTag: Bool = false,

@@ -24,7 +24,7 @@ package struct PolicyDecoder {
         let sorted = inUseKinds.sorted()
         return sorted.count < 2 ? sorted.joined() : sorted.dropLast().joined(separator: ", ") + " and " + sorted.last!
     }()
-    static let layoutKeys = ["path", "backup", "cacheTag"]
+    static let layoutKeys = ["path", "backup", "cacheTag", "mode", "owner", "group", "fix", "type", "target", "content"]
 
     // MARK: Diagnostics
 
@@ -132,6 +132,32 @@ package struct PolicyDecoder {
                 }
             case "cacheTag":
                 if let b = bool(value, "'cacheTag'") { entry.cacheDirectoryTag = b }
+            case "mode": entry.mode = layoutMode(value)
+            case "owner": entry.owner = principal(value, context: "layout entry: 'owner'", group: false)
+            case "group": entry.group = principal(value, context: "layout entry: 'group'", group: true)
+            case "fix":
+                if let b = bool(value, "'fix'") { entry.fix = b }
+            case "type":
+                if let v = scalar(value, "layout entry: 'type'") {
+                    if let t = LayoutType(rawValue: v) { entry.type = t }
+                    else { error(value, "layout entry: invalid type '\(v)' (expected directory, file or symlink)") }
+                }
+            case "target":
+                if let v = scalar(value, "layout entry: 'target'") {
+                    if v.isEmpty || v.utf8.count > 4095 || v.utf8.contains(0) {
+                        error(value, "layout entry: a symlink's target must be 1 to 4095 bytes with no NUL")
+                    } else {
+                        entry.target = Array(v.utf8)
+                    }
+                }
+            case "content":
+                if let v = scalar(value, "layout entry: 'content'") {
+                    if v.utf8.count > LayoutEntry.contentLimit {
+                        error(value, "layout entry: 'content' is \(v.utf8.count) bytes; a layout file holds at most \(LayoutEntry.contentLimit)")
+                    } else {
+                        entry.content = Array(v.utf8)
+                    }
+                }
             default: break
             }
         }
@@ -139,10 +165,55 @@ package struct PolicyDecoder {
             if !pairs.contains(where: { $0.key.scalar == "path" }) { error(node, "layout entry: missing 'path'") }
             return nil
         }
+        checkType(entry, node, pairs.map(\.key))
+        if entry.fix && !entry.hasAttributes {
+            warning(node, "layout entry '\(entry.path.escaped)': 'fix: true' without mode, owner or group repairs nothing")
+        }
         if entry.cacheDirectoryTag && !entry.excludeFromBackup {
             warning(node, "layout entry '\(entry.path.escaped)': cacheTag without 'backup: exclude' still writes CACHEDIR.TAG")
         }
         return entry
+    }
+
+    /// The keys a layout entry's type allows: a symlink has a target and no mode, owner or group (as tmpfiles'
+    /// `L` lines set none); only a file has content; only a directory carries backup markers.
+    mutating func checkType(_ entry: LayoutEntry, _ node: Node, _ keys: [Node]) {
+        let label = "layout entry '\(entry.path.escaped)'"
+        func key(_ name: String) -> Node { keys.first { $0.scalar == name } ?? node }
+        if entry.type != .directory {
+            for name in ["backup", "cacheTag"] where keys.contains(where: { $0.scalar == name }) {
+                error(key(name), "\(label): '\(name)' applies to directories only, not a \(entry.type.rawValue)")
+            }
+        }
+        if entry.type == .symlink {
+            if entry.target == nil && !keys.contains(where: { $0.scalar == "target" }) {
+                error(node, "\(label): a symlink needs 'target:', what it points to")
+            }
+            for name in ["mode", "owner", "group"] where keys.contains(where: { $0.scalar == name }) {
+                error(key(name), "\(label): a symlink has no '\(name)' of its own here (remove it; set it on the target)")
+            }
+        } else if keys.contains(where: { $0.scalar == "target" }) {
+            error(key("target"), "\(label): 'target' is for 'type: symlink' only")
+        }
+        if entry.type != .file && keys.contains(where: { $0.scalar == "content" }) {
+            error(key("content"), "\(label): 'content' is for 'type: file' only")
+        }
+    }
+
+    /// `mode: "0750"`: a quoted octal string. An unquoted number is refused, because YAML reads `0750` as
+    /// 750 (1.2) or 488 (1.1) depending on the reader, and either silently gives the wrong bits.
+    mutating func layoutMode(_ node: Node) -> UInt32? {
+        guard let text = scalar(node, "layout entry: 'mode'") else { return nil }
+        if node.style == .plain {
+            error(node, "layout entry: mode \(text) must be a quoted octal string, e.g. mode: \"\(text.count < 4 ? String(repeating: "0", count: 4 - text.count) + text : text)\" (unquoted, YAML readers disagree on whether it is octal or decimal)")
+            return nil
+        }
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(text, radix: 8),
+              bits <= 0o7777 else {
+            error(node, "layout entry: invalid mode '\(text)' (expected 3 or 4 octal digits, e.g. \"0750\")")
+            return nil
+        }
+        return bits
     }
 
     // MARK: Rules

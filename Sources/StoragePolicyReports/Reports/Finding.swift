@@ -64,6 +64,10 @@ public struct Finding: Sendable, Hashable {
         case .writeTag: verb = "would write CACHEDIR.TAG"
         case .unmark(let name): verb = "would remove \(name)"
         case .untag: verb = "would remove CACHEDIR.TAG"
+        case .mkfile: verb = "would create the file"
+        case .symlink(let target): verb = "would create the symlink to \(PathEscaping.escape(target))"
+        case .setPermissions(let mode, let owner, let group):
+            verb = "would set " + PlanRenderer.permissions(mode: mode, owner: owner, group: group)
         }
         return action.reason.isEmpty ? verb : "\(verb): \(action.reason)"
     }

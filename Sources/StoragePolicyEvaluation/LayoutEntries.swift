@@ -1,0 +1,114 @@
+// Layout entries beyond "this directory exists": `mode:`, `owner:` and `group:` as tmpfiles' `d` lines give them, and
+// `type: file` / `type: symlink` (`f`, `L`). A directory the plan creates gets a set-perms action right after its
+// mkdir; one that exists and drifted gets one only with `fix: true` (recording its identity, so apply changes exactly
+// the directory judged here). Without `fix` the drift is a violation and nothing the run did not create is ever
+// chmodded or chowned. A missing file or symlink is created (mkfile, symlink); a wrong type, target or content is
+// reported and never replaced.
+
+import StoragePolicyFileSystem
+import StoragePolicyModel
+import StoragePolicyPlan
+
+extension Preflight {
+    /// The set-perms action for a layout directory this plan creates: everything the entry names.
+    mutating func planPermissions(ofCreated entry: LayoutEntry) {
+        guard entry.hasAttributes else { return }
+        actions.append(Action(kind: .setPermissions(mode: entry.mode, owner: entry.owner?.id, group: entry.group?.id),
+                              path: entry.path, rule: "layout", reason: "mode and owner of a new \(entry.noun)",
+                              type: .directory))
+    }
+
+    /// Compares an existing layout directory with what the entry names: a repair with `fix: true`, else a
+    /// violation naming each difference and the fix.
+    mutating func checkPermissions(of entry: LayoutEntry, status: FileStatus) {
+        guard entry.hasAttributes else { return }
+        let drift = Self.drift(of: entry, status: status)
+        guard !drift.isEmpty else { return }
+        if entry.fix && entry.type != .directory {
+            // A file's mode and owner are set when apply creates it; repairing one that exists is not built yet.
+            violations.append(Violation(rule: "layout", path: entry.path,
+                                        message: "\(entry.noun) '\(entry.path.escaped)' drifted: \(drift.joined(separator: ", ")); 'fix' repairs layout directories only, so chmod/chown it by hand",
+                                        severity: .error))
+        } else if entry.fix {
+            let mode = entry.mode.flatMap { $0 == status.permissions ? nil : $0 }
+            let owner = entry.owner.flatMap { $0.id == status.userID ? nil : $0.id }
+            let group = entry.group.flatMap { $0.id == status.groupID ? nil : $0.id }
+            actions.append(Action(kind: .setPermissions(mode: mode, owner: owner, group: group), path: entry.path,
+                                  rule: "layout", reason: "\(entry.noun) drifted: " + drift.joined(separator: ", "),
+                                  identity: status.identity, type: status.type))
+        } else {
+            violations.append(Violation(rule: "layout", path: entry.path,
+                                        message: "\(entry.noun) '\(entry.path.escaped)' drifted: \(drift.joined(separator: ", ")); add 'fix: true' to the entry to repair it, or chmod/chown it by hand",
+                                        severity: .error))
+        }
+    }
+
+    /// A `type: file` or `type: symlink` entry: created when missing (its folders too), a wrong type, target or
+    /// content reported and never replaced, a file's mode and owner compared as a directory's are.
+    mutating func checkLayoutEntry(_ entry: LayoutEntry) {
+        guard let name = entry.path.lastComponent else { return }
+        let noun = entry.noun
+        func violation(_ at: RelativePath, _ message: String) {
+            violations.append(Violation(rule: "layout", path: at, message: message, severity: .error))
+        }
+        switch presence(of: entry.path.parent) {
+        case .missing(let existing):
+            planDirectories(entry.path.parent, from: existing, rule: "layout", reason: "folder of a \(noun) that is missing")
+            planCreation(entry)
+        case .blocked(let at, let type):
+            let what = type == .unknown ? "a mount point" : "a \(type.rawValue)"
+            violation(at, "\(what) is where the folder of \(noun) '\(entry.path.escaped)' needs a directory; it is never replaced")
+        case .unreadable(let error):
+            violation(entry.path, "cannot check \(noun): \(error.errno)")
+        case .directory(let folder, let folderStatus):
+            let found: FileStatus?
+            do { found = try folder.statusIfPresent(of: name) } catch {
+                violation(entry.path, "cannot check \(noun): \(error.errno)")
+                return
+            }
+            guard let status = found else { planCreation(entry); return }
+            let wanted: FileType = entry.type == .file ? .regular : .symlink
+            guard status.type == wanted, status.isOnSameMount(as: folderStatus) else {
+                let what = status.type == wanted ? "a mount point" : "a \(status.type.rawValue)"
+                violation(entry.path, "\(what) is where \(noun) '\(entry.path.escaped)' must be; it is never replaced")
+                return
+            }
+            if entry.type == .symlink {
+                let target = try? folder.linkTarget(of: name)
+                if let want = entry.target, target != want {
+                    violation(entry.path, "\(noun) '\(entry.path.escaped)' points to '\(target.map(PathEscaping.escape) ?? "?")', not '\(PathEscaping.escape(want))'; it is never replaced (remove it and apply makes it again)")
+                }
+                return
+            }
+            if !entry.content.isEmpty, (try? folder.readFile(name, limit: entry.content.count + 1)) != entry.content {
+                violation(entry.path, "\(noun) '\(entry.path.escaped)' holds other content than the policy's; it is never rewritten (remove it and apply makes it again)")
+            }
+            if status.linkCount > 1, !Self.drift(of: entry, status: status).isEmpty {
+                // A mode or owner set through one name would change every other name's file too.
+                violation(entry.path, "\(noun) '\(entry.path.escaped)' has \(status.linkCount) hard links; its mode and owner are never changed: \(Self.drift(of: entry, status: status).joined(separator: ", "))")
+                return
+            }
+            checkPermissions(of: entry, status: status)
+        }
+    }
+
+    /// The action that makes a missing layout file (with its mode and owner, set before it has its name) or symlink.
+    mutating func planCreation(_ entry: LayoutEntry) {
+        let kind: Action.Kind = entry.type == .file
+            ? .mkfile(content: entry.content, mode: entry.mode, owner: entry.owner?.id, group: entry.group?.id)
+            : .symlink(target: entry.target ?? [])
+        actions.append(Action(kind: kind, path: entry.path, rule: "layout", reason: "\(entry.noun) is missing",
+                              type: entry.type == .file ? .regular : .symlink))
+    }
+
+    /// `mode 0755, not 0750` and the like, for each of mode, owner and group that differs.
+    static func drift(of entry: LayoutEntry, status: FileStatus) -> [String] {
+        var out: [String] = []
+        if let mode = entry.mode, mode != status.permissions {
+            out.append("mode \(Action.octal(status.permissions)), not \(Action.octal(mode))")
+        }
+        if let owner = entry.owner, owner.id != status.userID { out.append("owner uid \(status.userID), not \(owner.text("uid"))") }
+        if let group = entry.group, group.id != status.groupID { out.append("group gid \(status.groupID), not \(group.text("gid"))") }
+        return out
+    }
+}
