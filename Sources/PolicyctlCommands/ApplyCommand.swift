@@ -91,7 +91,8 @@ struct ApplyCommand: Command {
 
     init(_ options: Options) throws {
         planFile = options.planfile
-        policyPath = options.policy
+        // A plan file without --policy is judged by its record, never by the drop-ins; a NAME is still a drop-in.
+        policyPath = try PolicyArgument.resolve(options.policy, useSet: options.planfile == nil)
         rootArgument = options.root
         yes = options.yes
         noWait = options.noWait
@@ -136,7 +137,7 @@ struct ApplyCommand: Command {
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
             }
-        } else if PolicySource.isScript(policyPath!) {
+        } else if PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet {
             request = ApplyRequest(root: rootArgument!, source: .policy(try QuietOutput.load(policyPath!, quiet: log.quiet).policy))
         } else {
             request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))

@@ -64,7 +64,7 @@ struct ScheduleCommand: Command {
 
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
-        let policy = try options.required(\.policy, command: "policyctl schedule")
+        let policy = try PolicyArgument.resolve(options.policy, useSet: false, user: options.user) ?? options.required(\.policy, command: "policyctl schedule")
         let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
         rootPath = root
