@@ -68,6 +68,7 @@ struct PlanCommand: Command {
         try ScopeWarnings.check(loaded, root: root, strict: strict)
         var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
         AsOfOption.mark(&plan, options: planOptions)
+        TmpfilesNotes.mark(&plan, policy: loaded.policy, root: root)
         if let out {
             try PlanCommand.write(plan, to: out)
             PlanCommand.noteRecord(of: plan, at: out)

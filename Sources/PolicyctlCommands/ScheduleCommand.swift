@@ -25,6 +25,7 @@ struct ScheduleCommand: Command {
         var forceRoot = false
         var name: String?
         var stateDir: String?
+        var tmpfilesExclude = false
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.dir, "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
@@ -45,6 +46,7 @@ struct ScheduleCommand: Command {
             .flag(\.forceRoot, "force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
             .option(\.name, "name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
             .option(\.stateDir, "state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
+            .flag(\.tmpfilesExclude, "tmpfiles-exclude", help: "Also hand the root to policyctl in systemd-tmpfiles: an 'x ROOT' line in /etc/tmpfiles.d/policyctl-<name>.conf (written with --install, printed without), so tmpfiles' age lines no longer delete what the policy keeps."),
         ] }
     }
 
@@ -61,6 +63,7 @@ struct ScheduleCommand: Command {
     let forceRoot: Bool
     let stateDir: String?
     let cacheDir: String?
+    let tmpfilesExclude: Bool
 
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
@@ -101,6 +104,10 @@ struct ScheduleCommand: Command {
         forceRoot = options.forceRoot
         stateDir = options.stateDir.map(RootSession.absolute)
         cacheDir = options.cacheDir
+        tmpfilesExclude = options.tmpfilesExclude
+        if tmpfilesExclude && options.user {
+            throw usage("--tmpfiles-exclude writes /etc/tmpfiles.d, which is the system's: schedule the system job, or add the x line to ~/.config/user-tmpfiles.d yourself")
+        }
     }
 
     func run() throws -> ExitCode {
@@ -156,9 +163,13 @@ struct ScheduleCommand: Command {
             throw UsageError(message: error.message, command: "policyctl schedule")
         }
 
+        // The x line goes where systemd-tmpfiles reads it, whatever folder the units go to.
+        let exclusion = tmpfilesExclude
+            ? Tmpfiles.exclusionFile(root: root, job: name ?? ScheduledJob.name(forPolicy: loaded.policy.name)) : nil
         guard install else {
-            for (i, file) in files.enumerated() {
+            for (i, file) in (files + (exclusion.map { [$0] } ?? [])).enumerated() {
                 if i > 0 { Terminal.out("") }
+                if file == exclusion { Terminal.out("# \(ScheduleCommand.tmpfilesFolder)/\(file.name)") }
                 Terminal.out(file.contents, terminator: "")
             }
             return .success
@@ -169,9 +180,17 @@ struct ScheduleCommand: Command {
             try OutputFile.write(Array(file.contents.utf8), to: path, createDirectories: true)
             Terminal.out("Wrote \(path)")
         }
+        if let exclusion {
+            let path = ScheduleCommand.tmpfilesFolder + "/" + exclusion.name
+            try OutputFile.write(Array(exclusion.contents.utf8), to: path, createDirectories: true)
+            Terminal.out("Wrote \(path) (systemd-tmpfiles reads it on its next run)")
+        }
         Terminal.out("Next, run: \(nextStep(directory))")
         return .success
     }
+
+    /// Where --tmpfiles-exclude writes: /etc/tmpfiles.d (under POLICYCTL_CONFIG_ROOT in a debug build's tests).
+    static var tmpfilesFolder: String { PolicyArgument.configPrefix + "/etc/tmpfiles.d" }
 
     /// An existing path made absolute with symlinks resolved, as unit files and ReadWritePaths= need.
     static func resolve(_ path: String, what: String, directory: Bool) throws(CommandFailure) -> String {
