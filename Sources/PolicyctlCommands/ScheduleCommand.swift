@@ -26,6 +26,8 @@ struct ScheduleCommand: Command {
         var name: String?
         var stateDir: String?
         var tmpfilesExclude = false
+        var onChange = false
+        var watch: [String] = []
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.dir, "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
@@ -46,6 +48,8 @@ struct ScheduleCommand: Command {
             .flag(\.forceRoot, "force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
             .option(\.name, "name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
             .option(\.stateDir, "state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
+            .flag(\.onChange, "on-change", help: "Also run when the root changes (an entry made, removed or renamed in it): a systemd .path unit (PathChanged=, at most 10 runs a minute) or launchd WatchPaths, besides the timer."),
+            .option(\.watch, "watch", value: "dir", help: "With --on-change: watch this folder (relative to the root, or absolute) instead of the root; repeat for several.", completion: .directory),
             .flag(\.tmpfilesExclude, "tmpfiles-exclude", help: "Also hand the root to policyctl in systemd-tmpfiles: an 'x ROOT' line in /etc/tmpfiles.d/policyctl-<name>.conf (written with --install, printed without), so tmpfiles' age lines no longer delete what the policy keeps."),
         ] }
     }
@@ -64,6 +68,8 @@ struct ScheduleCommand: Command {
     let stateDir: String?
     let cacheDir: String?
     let tmpfilesExclude: Bool
+    /// `--on-change`: the folders to watch as given (relative ones are under the root); empty without it.
+    let watch: [String]
 
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
@@ -105,6 +111,13 @@ struct ScheduleCommand: Command {
         stateDir = options.stateDir.map(RootSession.absolute)
         cacheDir = options.cacheDir
         tmpfilesExclude = options.tmpfilesExclude
+        if !options.watch.isEmpty && !options.onChange {
+            throw usage("--watch names what --on-change watches: add --on-change")
+        }
+        if options.onChange && scheduler == .cron {
+            throw usage("cron cannot watch a folder: --on-change needs --systemd (a .path unit) or --launchd (WatchPaths)")
+        }
+        watch = options.onChange ? (options.watch.isEmpty ? ["."] : options.watch) : []
         if tmpfilesExclude && options.user {
             throw usage("--tmpfiles-exclude writes /etc/tmpfiles.d, which is the system's: schedule the system job, or add the x line to ~/.config/user-tmpfiles.d yourself")
         }
@@ -115,6 +128,13 @@ struct ScheduleCommand: Command {
 
         let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)
+        // Watched folders must exist (systemd and launchd watch a path, not what may appear there later).
+        var watchPaths: [String] = []
+        for folder in watch {
+            let path = folder.hasPrefix("/") ? folder : (folder == "." ? root : root + "/" + folder)
+            let resolved = try ScheduleCommand.resolve(path, what: "watched folder", directory: true)
+            if !watchPaths.contains(resolved) { watchPaths.append(resolved) }
+        }
         guard let executable = ScriptLauncher.hostExecutable ?? ScheduleCommand.executablePath() else {
             throw CommandFailure(code: .ioError, message: "cannot find the path of the running policyctl binary")
         }
@@ -127,7 +147,8 @@ struct ScheduleCommand: Command {
                                        policyName: loaded.policy.name, executable: executable, policyPath: policy,
                                        root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot,
                                        stateDirectory: stateDir,
-                                       cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil)
+                                       cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil,
+                                       watchPaths: watchPaths)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)
@@ -136,7 +157,7 @@ struct ScheduleCommand: Command {
                     ? (ScheduleCommand.environment("XDG_CONFIG_HOME") ?? "\(home ?? "~")/.config") + "/systemd/user"
                     : "/etc/systemd/system"
                 nextStep = { directory in
-                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(directory)/\(units.serviceName) \(directory)/\(units.timerName)`, then ")
+                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(units.files.map { "\(directory)/\($0.name)" }.joined(separator: " "))`, then ")
                         + units.enableCommand
                 }
             case .launchd:
