@@ -104,6 +104,24 @@ struct DropInTests {
         #expect(given.status == 0 && given.stdout.contains("\"rule\" : \"file-rule\"") && !given.stdout.contains("\"rule\" : \"tmp\""), "\(given)")
     }
 
+    @Test("an invalid drop-in is reported in its own file (65); a drop-in that is no policy is never quoted")
+    func invalidDropIn() throws {
+        let s = try Setup()
+        try s.dropIn("etc", "10-tmp.yaml", rule: "tmp", glob: "*.tmp")
+        try writePolicy(s.config + "/run/policyctl.d/20-bad.yaml", "version: 1\nname: bad\nrules:\n  - name: x\n    path: tmp\n    expire: { after: banana }\n")
+        let r = try s.run(["plan", "--root", s.root])
+        #expect(r.status == 65, "\(r)")
+        #expect(r.stderr.contains("\(s.config)/run/policyctl.d/20-bad.yaml:6:22: error: rule 'x': 'expire': 'after': invalid duration 'banana'"), "\(r.stderr)")
+        #expect(r.stderr.contains("note: '\(s.config)/run/policyctl.d/20-bad.yaml' is a drop-in (policyctl cat-config lists the set)"), "\(r.stderr)")
+        #expect(!r.stderr.contains("<policyctl.d>"), "\(r.stderr)")
+        #expect(unlink(s.config + "/run/policyctl.d/20-bad.yaml") == 0)
+        #expect(symlink("/etc/passwd", s.config + "/run/policyctl.d/20-passwd.yaml") == 0)
+        let notPolicy = try s.run(["plan", "--root", s.root])
+        #expect(notPolicy.status == 65, "\(notPolicy)")
+        #expect(notPolicy.stderr.contains("20-passwd.yaml:1:1: error: "), "\(notPolicy.stderr)")
+        #expect(!notPolicy.stderr.contains("root:") && !notPolicy.stderr.contains("version: 1\n"), "\(notPolicy.stderr)")
+    }
+
     @Test("apply without --policy applies the merged set")
     func applyTheSet() throws {
         let s = try Setup()

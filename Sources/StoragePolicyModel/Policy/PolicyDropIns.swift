@@ -31,11 +31,34 @@ package enum PolicyDropIns {
         }
         guard !listing.files.isEmpty else { return nil }
         let bytes = Array(mergedText(listing.files).utf8)
-        var loaded = try PolicyLoader.load(bytes: bytes, file: setFile, chain: [setFile])
+        var loaded: LoadedPolicy
+        do { loaded = try PolicyLoader.load(bytes: bytes, file: setFile, chain: [setFile]) } catch {
+            throw located(error, merged: bytes)
+        }
         // No file of its own: a plan made from the set names no policy path, so a saved one is applied with
         // --policy (or by planning again), never by reloading a path that is not there.
         loaded.policy.source = nil
+        // Warnings are located in the drop-ins; the merged text's lines would be the wrong ones under them.
+        loaded.source = nil
         return loaded
+    }
+
+    /// The merged text is no file anyone can open: what is located in it is said of the drop-in instead, and
+    /// its lines are never shown under a diagnostic of another file.
+    static func located(_ error: PolicyLoadError, merged: [UInt8]) -> PolicyLoadError {
+        var error = error
+        if error.source == merged { error.source = nil }
+        let inherited = " is inherited here"
+        error.diagnostics = error.diagnostics.map { diagnostic in
+            guard diagnostic.location?.file == setFile else { return diagnostic }
+            var d = diagnostic
+            d.location = nil
+            if d.message.hasSuffix(inherited) {
+                d.message = String(d.message.dropLast(inherited.count)) + " is a drop-in (policyctl cat-config lists the set)"
+            }
+            return d
+        }
+        return error
     }
 
     /// The policy that extends each file, by absolute path, in order. Paths are written double-quoted with
