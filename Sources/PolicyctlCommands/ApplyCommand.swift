@@ -200,7 +200,7 @@ struct ApplyCommand: Command {
         guard let metricsFile else { return }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = MetricsFile.text(policy: PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
+        let text = MetricsFile.text(policy: policyPath == PolicyArgument.dropInSet ? PolicyDropIns.setName : PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
                                     finishedNs: WallClock.nowNs(), seconds: seconds, report: report)
         MetricsFile.write(text, to: metricsFile)
     }
