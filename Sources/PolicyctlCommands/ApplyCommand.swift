@@ -91,7 +91,8 @@ struct ApplyCommand: Command {
 
     init(_ options: Options) throws {
         planFile = options.planfile
-        policyPath = options.policy
+        // A plan file without --policy is judged by its record, never by the drop-ins; a NAME is still a drop-in.
+        policyPath = try PolicyArgument.resolve(options.policy, useSet: options.planfile == nil)
         rootArgument = options.root
         yes = options.yes
         noWait = options.noWait
@@ -136,7 +137,7 @@ struct ApplyCommand: Command {
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
             }
-        } else if PolicySource.isScript(policyPath!) {
+        } else if PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet {
             request = ApplyRequest(root: rootArgument!, source: .policy(try QuietOutput.load(policyPath!, quiet: log.quiet).policy))
         } else {
             request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
@@ -199,7 +200,7 @@ struct ApplyCommand: Command {
         guard let metricsFile else { return }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = MetricsFile.text(policy: PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
+        let text = MetricsFile.text(policy: policyPath == PolicyArgument.dropInSet ? PolicyDropIns.setName : PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
                                     finishedNs: WallClock.nowNs(), seconds: seconds, report: report)
         MetricsFile.write(text, to: metricsFile)
     }

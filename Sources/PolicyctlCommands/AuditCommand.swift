@@ -76,7 +76,7 @@ struct AuditCommand: Command {
         rootPath = options.root ?? "."
         try RootSafety.check(rootPath, force: options.forceRoot, command: "policyctl audit")
         discovered = options.policy == nil
-        policyPath = try options.policy ?? AuditPaths.conventionalPolicy(root: rootPath)
+        policyPath = try PolicyArgument.resolve(options.policy, useSet: false) ?? AuditPaths.conventionalPolicy(root: rootPath)
         let changedSince = options.changedSince
         if changedSince != nil && !options.paths.isEmpty {
             throw UsageError(message: "--changed-since takes the paths from git; give no PATH with it", command: "policyctl audit")

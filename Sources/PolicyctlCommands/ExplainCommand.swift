@@ -22,7 +22,7 @@ struct ExplainCommand: Command {
         ] }
 
         static var options: [OptionField<Self>] { [
-            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .option(\.policy, "policy", short: "p", value: "file", help: "The policy to evaluate: a file, or NAME for the drop-in NAME.yaml; without it, the drop-ins of /etc/policyctl.d (see cat-config).", completion: .file),
             .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
             .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
                     completion: .directory),
@@ -39,7 +39,7 @@ struct ExplainCommand: Command {
 
     init(_ options: Options) throws {
         let command = "policyctl explain"
-        let policy = try options.required(\.policy, command: command)
+        let policy = try PolicyArgument.resolve(options.policy) ?? options.required(\.policy, command: command)
         let root = try options.required(\.root, command: command)
         try RootSafety.check(root, force: options.forceRoot, command: command)
         var text = options.path

@@ -22,7 +22,7 @@ struct PlanCommand: Command {
         var at: String?
 
         static var options: [OptionField<Self>] { [
-            .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to evaluate.", completion: .file),
+            .option(\.policy, "policy", short: "p", value: "file", help: "The policy to evaluate: a file, or NAME for the drop-in NAME.yaml; without it, the drop-ins of /etc/policyctl.d (see cat-config).", completion: .file),
             .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
             .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
                     completion: .directory),
@@ -49,7 +49,8 @@ struct PlanCommand: Command {
 
     init(_ options: Options) throws {
         let command = "policyctl plan"
-        let policy = try options.required(\.policy, command: command)
+        // Without --policy: the drop-ins (PolicyArgument); with none, the missing-option error as before.
+        let policy = try PolicyArgument.resolve(options.policy) ?? options.required(\.policy, command: command)
         let root = try options.required(\.root, command: command)
         try RootSafety.check(root, force: options.forceRoot, command: command)
         policyPath = policy
@@ -67,6 +68,7 @@ struct PlanCommand: Command {
         try ScopeWarnings.check(loaded, root: root, strict: strict)
         var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
         AsOfOption.mark(&plan, options: planOptions)
+        TmpfilesNotes.mark(&plan, policy: loaded.policy, root: root)
         if let out {
             try PlanCommand.write(plan, to: out)
             PlanCommand.noteRecord(of: plan, at: out)

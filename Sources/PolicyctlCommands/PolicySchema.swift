@@ -13,6 +13,7 @@ enum PolicySchema {
     private static let text = ##"""
 {
   "$schema": "http://json-schema.org/draft-07/schema#",
+  "$id": "https://raw.githubusercontent.com/example/policyctl/main/Docs/policy.schema.json",
   "$comment": "Mirrors Sources/StoragePolicyModel/Policy/PolicyDecoder.swift, which is the authority; Tests/StoragePolicyTests/Schema checks both agree. Policy files are YAML; editors read this through yaml-language-server.",
   "title": "policyctl storage policy (version 1)",
   "description": "A policyctl storage policy: the directories that must exist under a root and the rules that keep the tree in order. See Docs/policy-reference.md.",

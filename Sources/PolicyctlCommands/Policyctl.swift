@@ -30,6 +30,7 @@ public enum Policyctl {
         TrashCommand.self,
         UndoCommand.self,
         ScheduleCommand.self,
+        CatConfigCommand.self,
     ]
 
     /// Runs this process's own command line, as main received it (not the runtime's copy from

@@ -42,7 +42,7 @@ struct ReclaimCommand: Command {
 
     init(_ options: Options) throws {
         let command = "policyctl reclaim"
-        policyPath = try options.required(\.policy, command: command)
+        policyPath = try PolicyArgument.resolve(options.policy, useSet: false) ?? options.required(\.policy, command: command)
         root = try options.required(\.root, command: command)
         bytes = try options.parsed(\.bytes, accepted: ByteSize.acceptedForms, command: command) { ByteSize(parsing: $0) }
             ?? { throw UsageError(message: "Missing --bytes <size> (how much room to make, e.g. --bytes 2GiB)", command: command) }()

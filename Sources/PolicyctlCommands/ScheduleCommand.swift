@@ -25,6 +25,9 @@ struct ScheduleCommand: Command {
         var forceRoot = false
         var name: String?
         var stateDir: String?
+        var tmpfilesExclude = false
+        var onChange = false
+        var watch: [String] = []
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.dir, "dir", help: "With --install: where to write the files (default: /etc/systemd/system, ~/.config/systemd/user with --user, /Library/LaunchDaemons or ~/Library/LaunchAgents, /etc/cron.d).",
@@ -45,6 +48,9 @@ struct ScheduleCommand: Command {
             .flag(\.forceRoot, "force-root", help: "The root is one policyctl refuses by default (the home directory itself, a system directory): the units pass --force-root to apply."),
             .option(\.name, "name", value: "name", help: "Name the job policyctl-<name> (default: the policy's name); needed to schedule one policy on two roots."),
             .option(\.stateDir, "state-dir", value: "dir", help: "The units pass --state-dir DIR to apply: the lock and journal live in DIR (e.g. /var/lib/policyctl/NAME), outside a root other users can write.", completion: .directory),
+            .flag(\.onChange, "on-change", help: "Also run when the root changes (an entry made, removed or renamed in it): a systemd .path unit (PathChanged=, at most 10 runs a minute) or launchd WatchPaths, besides the timer."),
+            .option(\.watch, "watch", value: "dir", help: "With --on-change: watch this folder (relative to the root, or absolute) instead of the root; repeat for several.", completion: .directory),
+            .flag(\.tmpfilesExclude, "tmpfiles-exclude", help: "Also hand the root to policyctl in systemd-tmpfiles: an 'x ROOT' line in /etc/tmpfiles.d/policyctl-<name>.conf (written with --install, printed without), so tmpfiles' age lines no longer delete what the policy keeps."),
         ] }
     }
 
@@ -61,10 +67,13 @@ struct ScheduleCommand: Command {
     let forceRoot: Bool
     let stateDir: String?
     let cacheDir: String?
+    let tmpfilesExclude: Bool
+    /// `--on-change`: the folders to watch as given (relative ones are under the root); empty without it.
+    let watch: [String]
 
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
-        let policy = try options.required(\.policy, command: "policyctl schedule")
+        let policy = try PolicyArgument.resolve(options.policy, useSet: false, user: options.user) ?? options.required(\.policy, command: "policyctl schedule")
         let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
         rootPath = root
@@ -101,6 +110,17 @@ struct ScheduleCommand: Command {
         forceRoot = options.forceRoot
         stateDir = options.stateDir.map(RootSession.absolute)
         cacheDir = options.cacheDir
+        tmpfilesExclude = options.tmpfilesExclude
+        if !options.watch.isEmpty && !options.onChange {
+            throw usage("--watch names what --on-change watches: add --on-change")
+        }
+        if options.onChange && scheduler == .cron {
+            throw usage("cron cannot watch a folder: --on-change needs --systemd (a .path unit) or --launchd (WatchPaths)")
+        }
+        watch = options.onChange ? (options.watch.isEmpty ? ["."] : options.watch) : []
+        if tmpfilesExclude && options.user {
+            throw usage("--tmpfiles-exclude writes /etc/tmpfiles.d, which is the system's: schedule the system job, or add the x line to ~/.config/user-tmpfiles.d yourself")
+        }
     }
 
     func run() throws -> ExitCode {
@@ -108,6 +128,13 @@ struct ScheduleCommand: Command {
 
         let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)
+        // Watched folders must exist (systemd and launchd watch a path, not what may appear there later).
+        var watchPaths: [String] = []
+        for folder in watch {
+            let path = folder.hasPrefix("/") ? folder : (folder == "." ? root : root + "/" + folder)
+            let resolved = try ScheduleCommand.resolve(path, what: "watched folder", directory: true)
+            if !watchPaths.contains(resolved) { watchPaths.append(resolved) }
+        }
         guard let executable = ScriptLauncher.hostExecutable ?? ScheduleCommand.executablePath() else {
             throw CommandFailure(code: .ioError, message: "cannot find the path of the running policyctl binary")
         }
@@ -120,7 +147,8 @@ struct ScheduleCommand: Command {
                                        policyName: loaded.policy.name, executable: executable, policyPath: policy,
                                        root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot,
                                        stateDirectory: stateDir,
-                                       cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil)
+                                       cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil,
+                                       watchPaths: watchPaths)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)
@@ -129,7 +157,7 @@ struct ScheduleCommand: Command {
                     ? (ScheduleCommand.environment("XDG_CONFIG_HOME") ?? "\(home ?? "~")/.config") + "/systemd/user"
                     : "/etc/systemd/system"
                 nextStep = { directory in
-                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(directory)/\(units.serviceName) \(directory)/\(units.timerName)`, then ")
+                    return (directory == defaultDirectory ? "" : "\(directory) is not a directory systemd reads: first run `systemctl\(scope == .user ? " --user" : "") link \(units.files.map { "\(directory)/\($0.name)" }.joined(separator: " "))`, then ")
                         + units.enableCommand
                 }
             case .launchd:
@@ -156,9 +184,13 @@ struct ScheduleCommand: Command {
             throw UsageError(message: error.message, command: "policyctl schedule")
         }
 
+        // The x line goes where systemd-tmpfiles reads it, whatever folder the units go to.
+        let exclusion = tmpfilesExclude
+            ? Tmpfiles.exclusionFile(root: root, job: name ?? ScheduledJob.name(forPolicy: loaded.policy.name)) : nil
         guard install else {
-            for (i, file) in files.enumerated() {
+            for (i, file) in (files + (exclusion.map { [$0] } ?? [])).enumerated() {
                 if i > 0 { Terminal.out("") }
+                if file == exclusion { Terminal.out("# \(ScheduleCommand.tmpfilesFolder)/\(file.name)") }
                 Terminal.out(file.contents, terminator: "")
             }
             return .success
@@ -169,9 +201,17 @@ struct ScheduleCommand: Command {
             try OutputFile.write(Array(file.contents.utf8), to: path, createDirectories: true)
             Terminal.out("Wrote \(path)")
         }
+        if let exclusion {
+            let path = ScheduleCommand.tmpfilesFolder + "/" + exclusion.name
+            try OutputFile.write(Array(exclusion.contents.utf8), to: path, createDirectories: true)
+            Terminal.out("Wrote \(path) (systemd-tmpfiles reads it on its next run)")
+        }
         Terminal.out("Next, run: \(nextStep(directory))")
         return .success
     }
+
+    /// Where --tmpfiles-exclude writes: /etc/tmpfiles.d (under POLICYCTL_CONFIG_ROOT in a debug build's tests).
+    static var tmpfilesFolder: String { PolicyArgument.configPrefix + "/etc/tmpfiles.d" }
 
     /// An existing path made absolute with symlinks resolved, as unit files and ReadWritePaths= need.
     static func resolve(_ path: String, what: String, directory: Bool) throws(CommandFailure) -> String {

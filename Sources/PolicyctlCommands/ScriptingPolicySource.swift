@@ -9,6 +9,7 @@ enum PolicySource {
 
     /// The policy at `path`: loaded from YAML, or the compiled-in Swift policy when `path` is its script.
     static func load(_ path: String, confinedTo folder: String? = nil) throws(PolicyLoadError) -> LoadedPolicy {
+        if path == PolicyArgument.dropInSet { return try PolicyArgument.loadSet() }
         guard isScript(path) else { return try PolicyLoader.load(contentsOf: path, confinedTo: folder) }
         return LoadedPolicy(policy: try scriptPolicy(path), warnings: [])
     }

@@ -76,7 +76,7 @@ struct TrashCommand: Command {
         let root = try options.required(\.root, command: "policyctl trash")
         try RootSafety.check(root, force: options.forceRoot, command: "policyctl trash")
         self.root = root
-        policyPath = options.policy
+        policyPath = try PolicyArgument.resolve(options.policy, useSet: false)
         trashDir = options.trashDir
         layout = TrashRetention.Layout(rawValue: options.layout) ?? .automatic
         restore = options.restore

@@ -53,6 +53,10 @@ package struct LaunchdPlist: Sendable {
                 body.append("</array>")
             }
         }
+        if !job.watchPaths.isEmpty {
+            // launchd starts the job when one changes; its ThrottleInterval (10 s by default) spaces the runs.
+            body += [key("WatchPaths"), "<array>"] + job.watchPaths.map { "\t" + string($0) } + ["</array>"]
+        }
         body += [
             key("ProcessType"), string("Background"),
             key("LowPriorityIO"), "<true/>",

@@ -27,15 +27,20 @@ package struct ScheduledJob: Sendable, Hashable {
     package var stateDirectory: String?
     /// Pass `--cache-dir` to apply: where a Swift policy's compiled program is kept (absolute; writable by the run).
     package var cacheDirectory: String?
+    /// `--on-change`: folders (absolute) whose changes start a run too, besides the timer: a systemd `.path`
+    /// unit, launchd's WatchPaths. Empty: the timer only.
+    package var watchPaths: [String] = []
 
     package init(name: String, policyName: String, executable: String, policyPath: String, root: String,
                 trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
-                forceRoot: Bool = false, stateDirectory: String? = nil, cacheDirectory: String? = nil) throws(ScheduleError) {
+                forceRoot: Bool = false, stateDirectory: String? = nil, cacheDirectory: String? = nil,
+                watchPaths: [String] = []) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
             throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
         }
         for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)]
-            + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? []) {
+            + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? [])
+            + watchPaths.map { ("watched folder", $0) } {
             guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
             guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
                 throw ScheduleError("the \(what) path '\(PrintableText.escapingControls(path))' holds a control character, which unit files and crontabs cannot carry")
@@ -47,6 +52,7 @@ package struct ScheduledJob: Sendable, Hashable {
         self.forceRoot = forceRoot
         self.stateDirectory = stateDirectory
         self.cacheDirectory = cacheDirectory
+        self.watchPaths = watchPaths
     }
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds

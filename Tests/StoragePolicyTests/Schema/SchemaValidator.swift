@@ -14,7 +14,7 @@ struct SchemaValidator {
     ]
     /// Keywords that only describe (for editors and readers) and never affect validity.
     static let annotationKeywords: Set<String> = [
-        "$schema", "$comment", "title", "description", "markdownDescription", "default", "examples", "definitions",
+        "$schema", "$id", "$comment", "title", "description", "markdownDescription", "default", "examples", "definitions",
     ]
     static let typeNames: Set<String> = ["null", "boolean", "object", "array", "number", "string", "integer"]
     static let draft07 = "http://json-schema.org/draft-07/schema#"
@@ -116,7 +116,7 @@ struct SchemaValidator {
                 guard let n = value.number, n >= 0, n.rounded() == n else { throw fail("expected a non-negative integer", key) }
             case "minimum":
                 guard value.number != nil else { throw fail("expected a number", key) }
-            case "const", "default", "examples", "$schema", "$comment":
+            case "const", "default", "examples", "$schema", "$id", "$comment":
                 break
             case "title", "description", "markdownDescription":
                 guard value.string != nil else { throw fail("expected a string", key) }
