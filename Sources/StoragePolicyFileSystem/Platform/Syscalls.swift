@@ -99,6 +99,14 @@ package func system_mkdirat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ mode: C
 
 package func system_fchmod(_ fd: Int32, _ mode: CInterop.Mode) -> Int32 { fchmod(fd, mode) }
 
+package func system_symlinkat(_ target: UnsafePointer<CChar>, _ fd: Int32, _ path: UnsafePointer<CChar>) -> Int32 {
+    symlinkat(target, fd, path)
+}
+
+package func system_fchownat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ owner: UInt32, _ group: UInt32, _ flags: Int32) -> Int32 {
+    fchownat(fd, path, owner, group, flags)
+}
+
 package func system_utimensat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ times: UnsafePointer<CInterop.TimeSpec>,
                       _ flags: Int32) -> Int32 {
     utimensat(fd, path, times, flags)
