@@ -260,6 +260,14 @@ public struct StorageEngine: Sendable {
         do { return try JournalHistory.paths(session.state, transaction: transaction) } catch { throw EngineError.wrap(error) }
     }
 
+    /// The FreeDesktop trash folders of this user (every user's volume trashes when run as root): `homeTrash`
+    /// when it is a folder this user owns, and on each volume of `mountPoints` `.Trash/UID` (only in a sticky,
+    /// root-owned `.Trash`) or `.Trash-UID` (owned by UID); every place that fails a check is in `ignored`, with why.
+    /// Reads only.
+    public static func discoverTrash(mountPoints: [String], homeTrash: String?) -> TrashDiscovery {
+        TrashDiscoverer.discover(euid: system_geteuid(), homeTrash: homeTrash, mountPoints: mountPoints)
+    }
+
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
     static func canonical(_ path: String) -> String { PathNormalization.canonical(path) }
 
