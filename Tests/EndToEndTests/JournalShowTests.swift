@@ -124,6 +124,28 @@ struct JournalShowTests {
         #expect(FileManager.default.fileExists(atPath: s.root + "/docs/README.TXT"))
     }
 
+    @Test("a journal compacted since (its intent records gone): said so, with the counts; the skips are still listed")
+    func compacted() throws {
+        let s = try Setup()
+        let planFile = s.scratch.path + "/plan.json"
+        #expect(try policyctl(["plan", "--policy", s.policy, "--root", s.root, "--out", planFile]).status == 0)
+        let fd = open(s.root + "/tmp/old.log", O_WRONLY | O_APPEND)
+        #expect(write(fd, "more", 4) == 4)
+        close(fd)
+        #expect(try policyctl(["apply", planFile, "--yes"]).status == 0)
+        let (id, _) = try s.newest()
+        // What compaction keeps: every record but the intents, byte for byte (each line carries its own checksum).
+        let kept = try journalLines(s.root).filter { !$0.contains(#""type":"intent""#) }
+        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: s.root + "/.policyctl/journal.jsonl"))
+        let shown = try policyctl(["journal", "show", "--root", s.root, id])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(shown.stdout.split(separator: "\n").dropFirst(2).map(String.init) == [
+            "  skipped     delete tmp/old.log: modified since the plan (size 10 -> 14); kept",
+            "  the journal was compacted since this run: its changes are no longer listed, only what it skipped and kept (2 rename)",
+            "  1 skipped",
+        ], "\(shown.stdout)")
+    }
+
     @Test("a name with a newline is escaped in the text (it cannot forge a line) and exact in the JSON")
     func hostileName() throws {
         let s = try Setup()
