@@ -7,7 +7,8 @@ struct JournalCommand: Command {
     static let summary = CommandSummary(
         name: "journal",
         abstract: "Show past transactions: when, which policy, what was done, what was skipped.",
-        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each."
+        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each. 'journal show TRANSACTION' lists every path that transaction changed, rolled back, skipped or kept, and why. Exit codes: 0 shown, 64 usage (including a transaction the journal does not have), 74 I/O error or refused state.",
+        usage: ["--root <dir> [--format text|json] [--last <N>]", "show --root <dir> [--format text|json] <transaction>"]
     )
 
     struct Options: ParsableOptions {
@@ -15,6 +16,13 @@ struct JournalCommand: Command {
         var format = "text"
         var last: String?
         var stateDir: String?
+        var show: String?
+        var transaction: String?
+
+        static var arguments: [ArgumentField<Self>] { [
+            .argument(\.show, "show", help: "'show': one transaction path by path, instead of the list.", completion: .none),
+            .argument(\.transaction, "transaction", help: "With 'show': the transaction id, as 'policyctl journal' lists it.", completion: .none),
+        ] }
 
         static var options: [OptionField<Self>] { [
             .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory whose journal to read.", completion: .directory),
@@ -28,10 +36,23 @@ struct JournalCommand: Command {
     let json: Bool
     let last: Int?
     let stateDir: String?
+    /// `journal show TX`: the one transaction to show path by path.
+    let shown: String?
 
     init(_ options: Options) throws {
         let root = try options.required(\.root, command: "policyctl journal")
         self.root = root
+        switch (options.show, options.transaction) {
+        case (nil, _): shown = nil
+        case ("show", let id?): shown = id
+        case ("show", nil):
+            throw UsageError(message: "'journal show' needs the transaction id ('policyctl journal --root \(root)' lists them)", command: "policyctl journal")
+        case (let word?, _):
+            throw UsageError(message: "Unexpected argument '\(word)': the one word 'journal' takes is 'show' ('policyctl journal show --root DIR TRANSACTION')", command: "policyctl journal")
+        }
+        if shown != nil && options.last != nil {
+            throw UsageError(message: "--last picks transactions from the list; 'journal show' shows the one named", command: "policyctl journal")
+        }
         json = options.format == "json"
         stateDir = options.stateDir
         last = try options.parsed(\.last, accepted: "a positive whole number", command: "policyctl journal") { text in
@@ -40,6 +61,7 @@ struct JournalCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        if let shown { return try show(shown) }
         var rootPath: String? = nil
         let reading: JournalHistory.Reading?
         do {
@@ -51,18 +73,10 @@ struct JournalCommand: Command {
                 }
             }
         } catch {
-            switch error {
-            case .fileSystem(let e) where rootPath == nil:
-                throw CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
-            case .untrustedState(let untrusted):
-                throw CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
-            case .fileSystem(let e), .stateFolder(let e):
-                throw CommandFailure(code: .ioError, message: "\(e)")
-            default:
-                throw CommandFailure(code: .ioError, message: "\(error)")
-            }
+            throw Self.failure(error, root: root, rootPath: rootPath)
         }
         var transactions = reading?.transactions ?? []
+
         if let last { transactions = Array(transactions.suffix(last)) }
         // On stderr in both formats: stdout stays clean JSON for tools.
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
@@ -80,6 +94,20 @@ struct JournalCommand: Command {
             Terminal.out(JournalCommand.render(t))
         }
         return .success
+    }
+
+    /// The failure for an error reading the journal: the root that cannot be opened, or refused state (74).
+    static func failure(_ error: EngineError, root: String, rootPath: String?) -> CommandFailure {
+        switch error {
+        case .fileSystem(let e) where rootPath == nil:
+            CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+        case .untrustedState(let untrusted):
+            CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
+        case .fileSystem(let e), .stateFolder(let e):
+            CommandFailure(code: .ioError, message: "\(e)")
+        default:
+            CommandFailure(code: .ioError, message: "\(error)")
+        }
     }
 
     static func render(_ t: TransactionSummary) -> String {

@@ -16,6 +16,7 @@ public enum Policyctl {
         DemoCommand.self,
         InitCommand.self,
         ValidateCommand.self,
+        TestCommand.self,
         PlanCommand.self,
         ExplainCommand.self,
         SchemaCommand.self,

@@ -24,6 +24,7 @@ struct TrashCommand: Command {
             "--root <dir> [--policy <file> | --trash-dir <dir>] [--layout <layout>] <path> ...",
             "--root <dir> [--policy <file> | --trash-dir <dir>] --restore <name> ...",
             "--root <dir> [--policy <file> | --trash-dir <dir>] --list",
+            "--discover [--format text|json]",
         ]
     )
 
@@ -40,6 +41,8 @@ struct TrashCommand: Command {
         var stateDir: String?
         var logFormat: String?
         var forceRoot = false
+        var discover = false
+        var format = "text"
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.items, "path", help: "Items to trash (or, with --restore, names in the trash).", optional: true),
@@ -58,6 +61,8 @@ struct TrashCommand: Command {
             .shared(\.stateDir, RootSession.stateDirOption),
             .option(\.logFormat, "log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
+            .flag(\.discover, "discover", help: "List the FreeDesktop trash folders: the home trash and each mounted volume's .Trash/UID or .Trash-UID (every user's, as root), and each place ignored, with why. Takes no root."),
+            .option(\.format, "format", value: "format", help: "Output format of --discover.", default: "text", values: ["text", "json"]),
         ] }
     }
 
@@ -71,8 +76,23 @@ struct TrashCommand: Command {
     let stateDir: String?
     let items: [String]
     let log: ApplyLog
+    /// `--discover`: list the trash folders the FreeDesktop specification names (TrashDiscoverCommand.swift).
+    let discover: Bool
+    let json: Bool
 
     init(_ options: Options) throws {
+        discover = options.discover
+        json = options.format == "json"
+        if discover {
+            // Discovery finds the folders itself: nothing that names one, or a root, goes with it.
+            if options.root != nil || options.policy != nil || options.trashDir != nil || options.restore || options.list || !options.items.isEmpty {
+                throw UsageError(message: "--discover takes no --root, --policy, --trash-dir, --restore, --list or paths: it finds the trash folders itself", command: "policyctl trash")
+            }
+            (root, policyPath, trashDir, layout, restore, list, noWait, stateDir, items) = ("", nil, nil, .automatic, false, false, false, nil, [])
+            log = ApplyLog(logFormat: nil, perAction: true)
+            return
+        }
+        if options.format != "text" { throw UsageError(message: "--format is for --discover", command: "policyctl trash") }
         let root = try options.required(\.root, command: "policyctl trash")
         try RootSafety.check(root, force: options.forceRoot, command: "policyctl trash")
         self.root = root
@@ -99,6 +119,7 @@ struct TrashCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        if discover { return try runDiscover() }
         var folderText = trashDir
         var layout = self.layout
         var policyName = "-"

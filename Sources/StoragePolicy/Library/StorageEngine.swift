@@ -252,6 +252,31 @@ public struct StorageEngine: Sendable {
         do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
     }
 
+    /// Transaction `transaction` of `root`'s journal path by path (`policyctl journal show`): nil when there is
+    /// no state folder or no such transaction. Opens the state folder as ``journal(root:stateDirectory:events:)``
+    /// does, through the same trust checks; reads only, takes no lock.
+    public static func journalPaths(root: String, stateDirectory: String? = nil, transaction: String,
+                                    events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> TransactionPaths? {
+        if let stateDirectory, case .failure(let error) = Result(catching: { () throws(FileSystemError) in
+            _ = try DirectoryHandle.open(root: stateDirectory)
+        }), error.errno == .noSuchFile {
+            do { _ = try DirectoryHandle.open(root: root) } catch { throw .fileSystem(error) }
+            events(.opened(root: PathNormalization.canonical(root)))
+            return nil
+        }
+        guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
+                                                   events: events) else { return nil }
+        do { return try JournalHistory.paths(session.state, transaction: transaction) } catch { throw EngineError.wrap(error) }
+    }
+
+    /// The FreeDesktop trash folders of this user (every user's volume trashes when run as root): `homeTrash`
+    /// when it is a folder this user owns, and on each volume of `mountPoints` `.Trash/UID` (only in a sticky,
+    /// root-owned `.Trash`) or `.Trash-UID` (owned by UID); every place that fails a check is in `ignored`, with why.
+    /// Reads only.
+    public static func discoverTrash(mountPoints: [String], homeTrash: String?) -> TrashDiscovery {
+        TrashDiscoverer.discover(euid: system_geteuid(), homeTrash: homeTrash, mountPoints: mountPoints)
+    }
+
     /// The canonical absolute path of the root (realpath), as the journal and `.trashinfo` files record it.
     static func canonical(_ path: String) -> String { PathNormalization.canonical(path) }
 

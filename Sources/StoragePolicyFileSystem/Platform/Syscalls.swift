@@ -105,6 +105,9 @@ package func system_fchmod(_ fd: Int32, _ mode: CInterop.Mode) -> Int32 { fchmod
 
 /// `owner` or `group` of UInt32.max (-1) leaves that one as it is, as fchown(2) defines.
 package func system_fchown(_ fd: Int32, _ owner: UInt32, _ group: UInt32) -> Int32 { fchown(fd, owner, group) }
+package func system_fchownat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ owner: UInt32, _ group: UInt32, _ flags: Int32) -> Int32 {
+    fchownat(fd, path, owner, group, flags)
+}
 
 package func system_utimensat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ times: UnsafePointer<CInterop.TimeSpec>,
                       _ flags: Int32) -> Int32 {

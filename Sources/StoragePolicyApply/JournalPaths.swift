@@ -1,0 +1,155 @@
+// `policyctl journal show TX`: one transaction path by path, read back from its journal records: every change
+// it made (or rolled back, or has not finished), every step it skipped and every entry a rollback kept, each
+// with why. Read-only, like JournalHistory: never repairs, truncates or locks the journal.
+
+import StoragePolicyFileSystem
+
+/// One transaction, path by path.
+public struct TransactionPaths: Sendable, Hashable, Codable {
+    /// One path the transaction touched, or meant to.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// What became of it.
+        public enum Status: String, Sendable, Hashable, Codable {
+            /// Made, and it stays made (a committed transaction; a rolled-forward delete of a rolled-back one).
+            case changed
+            /// Made, then undone by the rollback.
+            case rolledBack = "rolled-back"
+            /// Journaled by a transaction that rolled back, and never made: the run stopped before it (or the
+            /// rollback found nothing of it to undo).
+            case notMade = "not-made"
+            /// Journaled in a transaction that is still open: `recover` decides.
+            case pending
+            /// Not carried out: `reason` says why (nothing of its step stayed changed).
+            case skipped
+            /// A rollback could not put it back: `reason` says where it is.
+            case kept
+        }
+
+        public var status: Status
+        /// What was done, in the journal's words: `delete`, `rename`, `mkdir`, `setxattr`, `removexattr`,
+        /// `create`; for a skipped entry the step's verb (`delete`, `trash`, `rename`...). Nil for a kept entry.
+        public var change: String?
+        /// The entry, relative to the root (escaped when not UTF-8); for a rename its source.
+        public var path: String
+        /// The entry's exact bytes, when it is not valid UTF-8.
+        public var pathBase64: String?
+        /// A rename's destination.
+        public var to: String?
+        public var toBase64: String?
+        /// The attribute of a `setxattr` / `removexattr`.
+        public var attribute: String?
+        /// A delete's size as planned, in bytes.
+        public var size: Int64?
+        /// Why it was skipped or kept.
+        public var reason: String?
+        /// For a step skipped because a call on it failed: the errno's name and the call.
+        public var errno: String?
+        public var call: String?
+        /// The step it belongs to (0-based, in execution order; -1 for a trash folder made on the way).
+        public var step: Int?
+    }
+
+    /// The transaction, as `policyctl journal` summarises it.
+    public var transaction: TransactionSummary
+    /// Every path, in the order the journal recorded them.
+    public var paths: [Entry]
+    /// True when the journal was compacted since the run (past 16 MiB): its changes' records are gone and only
+    /// its skipped and kept entries and its counts are left.
+    public var compacted: Bool
+}
+
+extension JournalHistory {
+    /// Transaction `id` of the journal under `state`, path by path; nil when the journal has no such transaction.
+    package static func paths(_ state: StateDirectory, transaction id: String) throws -> TransactionPaths? {
+        guard let summary = try read(state).transactions.first(where: { $0.id == id }) else { return nil }
+        let bytes = try state.openStateFile(Journal.fileName, options: [.readOnly]).readAll(limit: 1 << 31)
+        var records: [RecordBody] = []
+        var skippedSteps = Set<Int>()
+        var undoneOps = Set<Int>()
+        _ = Journal.scan(bytes) { record, _ in
+            guard record.body.tx == id else { return }
+            records.append(record.body)
+            if record.kind == .skip, let action = record.body.action { skippedSteps.insert(action) }
+            if record.kind == .undone { undoneOps.formUnion(record.body.ops ?? []) }
+        }
+        var entries: [TransactionPaths.Entry] = []
+        var intents = 0
+        var keptSeen = Set<String>()
+        for b in records {
+            switch b.type {
+            case JournalRecord.Kind.intent.rawValue:
+                guard let intent = Intent(b) else { continue }
+                intents += 1
+                // The steps skipped are listed by their skip record: what they had changed was undone first.
+                if skippedSteps.contains(intent.action) { continue }
+                guard let entry = entry(intent, size: b.size, outcome: summary.outcome, undone: undoneOps.contains(intent.op)) else { continue }
+                entries.append(entry)
+            case JournalRecord.Kind.skip.rawValue:
+                let path = RecordBody.path(b.path, b.pathBase64) ?? .root
+                entries.append(described(path, status: .skipped, change: b.verb, reason: b.reason, step: b.action,
+                                         errno: b.errno, call: b.call))
+            case JournalRecord.Kind.kept.rawValue:
+                let path = RecordBody.path(b.path, b.pathBase64) ?? .root
+                // Each recovery that looks at a kept entry records it again: listed once, as `journal` does.
+                guard keptSeen.insert("\(path.escaped)\u{0}\(b.reason ?? "")").inserted else { continue }
+                entries.append(described(path, status: .kept, change: nil, reason: b.reason, step: nil))
+            default:
+                break
+            }
+        }
+        let compacted = intents == 0 && summary.outcome != .open && summary.counts.total > 0
+        return TransactionPaths(transaction: summary, paths: entries, compacted: compacted)
+    }
+
+    /// The entry an intent stands for; nil for a folder's times set back after removals (DirectoryTimes), which
+    /// is bookkeeping that leaves the folder as it was, not a change to a path.
+    private static func entry(_ intent: Intent, size: Int64?, outcome: TransactionSummary.Outcome,
+                              undone: Bool) -> TransactionPaths.Entry? {
+        var status: TransactionPaths.Entry.Status
+        switch outcome {
+        case .committed: status = .changed
+        case .open: status = .pending
+        // The rollback's `undone` records name the changes it acted on; the rest were never made.
+        case .rolledBack, .partiallyRolledBack: status = undone ? .rolledBack : .notMade
+        }
+        var to: RelativePath?
+        var attribute: String?
+        var deleteSize: Int64?
+        let change: String
+        switch intent.change {
+        case .unlink:
+            change = "delete"
+            deleteSize = size
+            // A file delete rolls forward: once its intent is durable and it was not skipped, it stays made.
+            if status == .notMade { status = .changed }
+        case .stage:
+            change = "delete"
+            deleteSize = size
+        case .rename(_, let destination):
+            change = "rename"
+            to = destination
+        case .mkdir:
+            change = "mkdir"
+        case .setxattr(_, let name, let value, _):
+            change = value == nil ? "removexattr" : "setxattr"
+            attribute = name
+        case .create:
+            change = "create"
+        case .times:
+            return nil
+        }
+        var entry = described(intent.change.path, status: status, change: change, reason: nil, step: intent.action)
+        entry.to = to.map { $0.isValidUTF8 ? $0.string : $0.escaped }
+        entry.toBase64 = to.flatMap { $0.isValidUTF8 ? nil : $0.base64 }
+        entry.attribute = attribute
+        entry.size = deleteSize
+        return entry
+    }
+
+    private static func described(_ path: RelativePath, status: TransactionPaths.Entry.Status, change: String?, reason: String?,
+                                  step: Int?, errno: String? = nil, call: String? = nil) -> TransactionPaths.Entry {
+        TransactionPaths.Entry(status: status, change: change, path: path.isValidUTF8 ? path.string : path.escaped,
+                               pathBase64: path.isValidUTF8 ? nil : path.base64, to: nil, toBase64: nil, attribute: nil,
+                               size: nil, reason: reason, errno: errno, call: call, step: step)
+    }
+}
