@@ -339,7 +339,7 @@ struct ApplyLog {
     }
 
     func report(_ report: ApplyReport, seconds: Double) {
-        for item in report.items { self.item(item) }
+        for item in report.lazyItems { self.item(item) }
         for w in report.warnings { warning(w) }
         summary(report, seconds: seconds)
     }
