@@ -119,12 +119,12 @@ struct ApplyCommand: Command {
         }
         var request: ApplyRequest
         if let planFile {
-            let (plan, bytes) = try ApplyCommand.readPlan(planFile)
+            let (plan, sha256) = try ApplyCommand.readPlan(planFile)
             // A plan file carries no authority: the policy and root that judge it are the caller's, or those
             // this user's own record of `plan --out` notes for exactly these bytes (Docs/safety.md, "Inputs").
             var record: PlanRecord? = nil
             if policyPath == nil {
-                do { record = try PlanRecords.lookup(bytes) } catch {
+                do { record = try PlanRecords.lookup(sha256: sha256) } catch {
                     throw CommandFailure(code: .ioError, message: "\(planFile): cannot read this user's record of it: \(error); nothing was changed")
                 }
             }
@@ -215,24 +215,23 @@ struct ApplyCommand: Command {
         }
     }
 
-    /// A plan file read whole (a regular file, capped, under the trust rule) and decoded, with its bytes;
-    /// exit 65 for what is no plan or is refused by the trust rule, 74 for I/O.
-    static func readPlan(_ planFile: String) throws -> (Plan, [UInt8]) {
-        let planBytes: [UInt8]
+    /// A plan file read (a regular file, capped, under the trust rule) and decoded as it is read, with the
+    /// SHA-256 of its bytes; exit 65 for what is no plan or is refused by the trust rule, 74 for I/O.
+    static func readPlan(_ planFile: String) throws -> (Plan, sha256: String) {
         do {
-            planBytes = try TrustedFile.read(planFile, limit: PlanFile.sizeLimit, what: "plan file")
+            return try PlanFile.load(planFile)
         } catch {
+            switch error {
             // A device, FIFO or oversized file is not a plan (65); a file that cannot be read is I/O (74).
-            if case .io(let e) = error { throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)") }
-            if case .notRegular(_, let type) = error {
+            case .read(.io(let e)):
+                throw CommandFailure(code: .ioError, message: "\(planFile): cannot read the plan file: \(e.errno)")
+            case .read(.notRegular(_, let type)):
                 throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a regular file (\(type.rawValue)); only regular files are read as plans; nothing was changed")
+            case .read(let other):
+                throw CommandFailure(code: .invalidPolicy, message: "\(other); nothing was changed")
+            case .decode(let e):
+                throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(e))")
             }
-            throw CommandFailure(code: .invalidPolicy, message: "\(error); nothing was changed")
-        }
-        do {
-            return (try Plan.decode(json: planBytes), planBytes)
-        } catch {
-            throw CommandFailure(code: .invalidPolicy, message: "\(planFile): not a plan file policyctl can read (\(error))")
         }
     }
 }
@@ -341,7 +340,7 @@ struct ApplyLog {
     }
 
     func report(_ report: ApplyReport, seconds: Double) {
-        for item in report.items { self.item(item) }
+        for item in report.lazyItems { self.item(item) }
         for w in report.warnings { warning(w) }
         summary(report, seconds: seconds)
     }

@@ -36,13 +36,15 @@ package struct Applier: Sendable {
             throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
         }
         let actions = plan.actions
-        var steps = Applier.order(of: actions).map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
+        let order = Applier.order(of: actions)
+        var steps = order.map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
         Applier.coupleRecords(&steps)
         let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
-        return try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata, planTimeNs: planTime, progress: progress)
+        return try ApplyRun.run(steps, planned: (actions, order), lock: lock, options: options, metadata: metadata,
+                                planTimeNs: planTime, progress: progress)
     }
 
     /// The order actions run in: directories are created first (parents before children), then attributes and

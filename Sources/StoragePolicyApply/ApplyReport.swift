@@ -40,8 +40,18 @@ public struct ApplyReport: Sendable {
 
     /// The transaction id in the journal; nil when there was nothing to do.
     public var transaction: String?
-    /// Every step in the order it ran.
-    public var items: [Item] = []
+    /// Every step in the order it ran, made from the compact record of outcomes as it is read (each read builds
+    /// the whole array: to go through the items of a large apply, read ``lazyItems``). Setting it replaces them.
+    public var items: [Item] {
+        get { Array(lazyItems) }
+        set { outcomes = Outcomes(newValue) }
+    }
+    /// Every step in the order it ran, each item made only when it is read: a large apply keeps, per step, one
+    /// byte for its outcome and the plan's action it already holds, not an item.
+    public var lazyItems: LazyItems { LazyItems(outcomes) }
+    /// The steps' outcomes: counts per kind of outcome, and the reasons, destinations and errors of the few
+    /// steps that have one (Docs/performance.md, issue 31).
+    package var outcomes = Outcomes([])
     /// Actions carried out, per verb (`delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag`, `restore`...).
     public var counts = ActionCounts()
     /// Bytes freed by the deletions carried out.
@@ -53,9 +63,9 @@ public struct ApplyReport: Sendable {
     package init() {}
 
     /// The items that were skipped.
-    public var skipped: [Item] { items.filter { if case .skipped = $0.outcome { true } else { false } } }
+    public var skipped: [Item] { outcomes.skippedSteps.map { outcomes.item($0) } }
     /// The items skipped because a call on them failed (each carries its `error`): what makes apply exit 1.
-    public var failed: [Item] { items.filter { $0.error != nil } }
+    public var failed: [Item] { outcomes.errors.keys.sorted().map { outcomes.item($0) } }
     /// How many actions were carried out.
     public var done: Int { counts.total }
 

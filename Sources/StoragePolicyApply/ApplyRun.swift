@@ -8,6 +8,7 @@
 // deletes on workers), StepLedger (the steps and their outcomes). This file is the order they run in.
 
 @_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 package final class ApplyRun {
     /// Thrown between groups once the run's cancellation flag is set; the rollback reason is `reason`.
@@ -29,8 +30,9 @@ package final class ApplyRun {
     private let freedBeforeJournal: Set<Int>
 
     /// Runs `steps` as one transaction, under `lock`: the report, or why the run stopped (rolled back).
-    package static func run(_ steps: [Step], lock: ApplyLock, options: ApplyOptions, metadata: Transaction.Metadata,
-                    planTimeNs: Int64?, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
+    /// `planned`: the plan's actions and the order `steps` run them in, for the report (StepLedger.init).
+    package static func run(_ steps: [Step], planned: (actions: [Action], order: [Int])? = nil, lock: ApplyLock, options: ApplyOptions,
+                    metadata: Transaction.Metadata, planTimeNs: Int64?, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
         guard !steps.isEmpty else { return ApplyReport() }
         // When trashed items are dated: read once, as the run is set up.
         let nowSeconds = WallClock.nowNs() / 1_000_000_000
@@ -42,12 +44,12 @@ package final class ApplyRun {
         } catch {
             throw .failed(error)
         }
-        let run = ApplyRun(steps, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
+        let run = ApplyRun(steps, planned: planned, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
                            transaction: begun.0, room: begun.1, nowSeconds: nowSeconds)
         return try run.run(journal: journal, progress: progress)
     }
 
-    private init(_ steps: [Step], lock: ApplyLock, options: ApplyOptions, kind: TransactionKind, planTimeNs: Int64?,
+    private init(_ steps: [Step], planned: (actions: [Action], order: [Int])?, lock: ApplyLock, options: ApplyOptions, kind: TransactionKind, planTimeNs: Int64?,
                  transaction: Transaction, room: RoomBeforeJournal?, nowSeconds: Int64) {
         self.options = options
         self.transaction = transaction
@@ -55,7 +57,7 @@ package final class ApplyRun {
         freedBeforeJournal = Set(room?.done ?? [])
         deadline = RunDeadline(options)
         directoryTimes = DirectoryTimes()
-        ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
+        ledger = StepLedger(steps: steps, planned: planned, transaction: transaction, allOrNothing: options.allOrNothing)
         preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
         verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs)
         unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: directoryTimes, options: options,
@@ -115,9 +117,9 @@ package final class ApplyRun {
             switch try preparer.prepare(i) {
             case .skip(let reason): ledger.skip(i, reason)
             case .failed(let error): try ledger.fail(i, error)
-            case .unchanged(let reason): ledger.report.items[i].outcome = .unchanged(reason)
+            case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
             case .changes(let changes, let destination):
-                ledger.report.items[i].destination = destination
+                ledger.report.outcomes.setDestination(i, destination)
                 prepared.append((i, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
             }
         }

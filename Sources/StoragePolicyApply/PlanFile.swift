@@ -26,6 +26,43 @@ package enum PlanFile {
         }
     }
 
+    /// Why a plan file could not be loaded: read (the trust rule, its type and size, I/O) or decoded.
+    package enum LoadError: Error {
+        case read(TrustedFile.ReadError)
+        case decode(any Error)
+    }
+
+    /// The plan in the file at `path` (read under the trust rule, at most `limit` bytes) and the SHA-256 of
+    /// every byte of it (what this user's plan records are keyed by). Read in pieces of 1 MiB, hashed and parsed
+    /// as they come (PlanJSONReader), so a large plan's bytes are never in memory whole; a plan the reader
+    /// leaves to JSONDecoder is read again whole and decoded as before, to the same plan or the same error.
+    package static func load(_ path: String, limit: Int = sizeLimit) throws(LoadError) -> (plan: Plan, sha256: String) {
+        let opened: (file: FileDescriptor, size: Int64)
+        do { opened = try TrustedFile.openRegular(path, limit: limit, what: "plan file") } catch { throw .read(error) }
+        var pieces = TrustedFile.Pieces(opened.file, path: path, limit: limit)
+        var hasher = SHA256.Hasher()
+        var readError: TrustedFile.ReadError? = nil
+        do {
+            // The reader reads to the end of the file (only white space may follow the plan): every byte is hashed.
+            let plan = try PlanJSONReader.read(sizeHint: Int(opened.size)) {
+                do {
+                    guard let piece = try pieces.next() else { return nil }
+                    piece.withUnsafeBytes { hasher.update($0) }
+                    return piece
+                } catch {
+                    readError = error as? TrustedFile.ReadError
+                    throw error
+                }
+            }
+            return (plan, hasher.hex())
+        } catch {
+            if let readError { throw .read(readError) }
+        }
+        let bytes: [UInt8]
+        do { bytes = try TrustedFile.read(path, limit: limit, what: "plan file") } catch { throw .read(error) }
+        do { return (try Plan.decode(json: bytes), SHA256.hex(bytes)) } catch { throw .decode(error) }
+    }
+
     /// Why `plan` must not be applied to the root with `rootStatus`, or nil when it is fresh. `policyBytes` is
     /// the current content of the plan's policy file (nil when it cannot be read).
     package static func staleness(of plan: Plan, rootStatus: FileStatus, policyBytes: [UInt8]?) -> StalePlan? {

@@ -64,10 +64,15 @@ package enum PlanRecords {
     /// - Throws: an I/O error other than a missing record or folder, so that a failing disk is not taken for
     ///   "no record".
     package static func lookup(_ planBytes: [UInt8]) throws(FileSystemError) -> PlanRecord? {
+        try lookup(sha256: SHA256.hex(planBytes))
+    }
+
+    /// The record of the plan whose bytes have this SHA-256 (hex), as `lookup(_:)`.
+    package static func lookup(sha256: String) throws(FileSystemError) -> PlanRecord? {
         guard let folder else { return nil }
         let bytes: [UInt8]
         do {
-            bytes = try TrustedFile.read(folder + "/" + SHA256.hex(planBytes) + ".json", limit: 64 * 1024, what: "plan record")
+            bytes = try TrustedFile.read(folder + "/" + sha256 + ".json", limit: 64 * 1024, what: "plan record")
         } catch {
             // Missing (the record, or a folder on its way): no record. Any other I/O error is said.
             if case .io(let e) = error, !(e.errno == .noSuchFile && e.operation == .open) { throw e }

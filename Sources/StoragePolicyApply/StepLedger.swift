@@ -30,20 +30,28 @@ package final class StepLedger {
     /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
     private(set) var holdsFailure: [RelativePath: RelativePath] = [:]
 
-    package init(steps: [Step], transaction: Transaction, allOrNothing: Bool) {
+    /// `planned`: the plan's actions and the order the steps run them in, which the report keeps instead of
+    /// a copy of each step's action (nil: the steps' own actions are copied, for runs not made from a plan).
+    package init(steps: [Step], planned: (actions: [Action], order: [Int])? = nil, transaction: Transaction, allOrNothing: Bool) {
         self.steps = steps
         self.transaction = transaction
         self.allOrNothing = allOrNothing
         report = ApplyReport()
         report.transaction = transaction.id
-        report.items = steps.map { ApplyReport.Item(action: $0.action, verb: $0.verb, outcome: .skipped("not reached")) }
+        var verbs: [Int: StepVerb] = [:]
+        for (i, step) in steps.enumerated() where step.verb != StepVerb(step.action.kind) { verbs[i] = step.verb }
+        if let planned, planned.order.count == steps.count {
+            report.outcomes = ApplyReport.Outcomes(actions: planned.actions, order: planned.order.map { UInt32($0) }, verbs: verbs)
+        } else {
+            report.outcomes = ApplyReport.Outcomes(actions: steps.map(\.action), order: nil, verbs: verbs)
+        }
     }
 
     // MARK: Outcomes
 
     func skip(_ i: Int, _ reason: String) {
-        report.items[i].outcome = .skipped(reason)
-        report.items[i].destination = nil
+        report.outcomes.set(i, .skipped(reason))
+        report.outcomes.setDestination(i, nil)
         transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
         if case .mkdir = steps[i].action.kind { notCreated[steps[i].action.path] = reason }
         skipRecord(of: i)
@@ -53,7 +61,7 @@ package final class StepLedger {
     private func skipRecord(of i: Int) {
         guard let r = steps[i].record else { return }
         let reason = "the record of \(steps[i].action.path.escaped), which is kept; kept with it"
-        report.items[r].outcome = .skipped(reason)
+        report.outcomes.set(r, .skipped(reason))
         transaction.skip(action: r, path: steps[r].action.path, verb: steps[r].verb, reason: reason)
     }
 
@@ -63,9 +71,9 @@ package final class StepLedger {
         if allOrNothing { throw error }
         let path = steps[i].action.path
         let reason = error.path == path ? "\(error.errno) [\(error.operation.name)]" : error.description
-        report.items[i].outcome = .skipped(reason)
-        report.items[i].destination = nil
-        report.items[i].error = error
+        report.outcomes.set(i, .skipped(reason))
+        report.outcomes.setDestination(i, nil)
+        report.outcomes.setError(i, error)
         transaction.skip(action: i, path: path, verb: steps[i].verb, reason: reason, error: error)
         if case .mkdir = steps[i].action.kind { notCreated[path] = reason }
         skipRecord(of: i)
@@ -87,7 +95,7 @@ package final class StepLedger {
     }
 
     package func done(_ i: Int) {
-        report.items[i].outcome = .done
+        report.outcomes.set(i, .done)
         report.counts[steps[i].verb] += 1
         if steps[i].action.isDelete { report.bytesFreed += steps[i].action.bytes }
         if let r = steps[i].record { done(r) }
@@ -134,7 +142,7 @@ package final class StepLedger {
 
     /// A directory step `i` moved (renamed, trashed, restored): later steps inside it follow it.
     func movedDirectory(of i: Int) {
-        if let to = report.items[i].destination, steps[i].action.type == .directory { moved.append((steps[i].action.path, to)) }
+        if let to = report.outcomes.destination(i), steps[i].action.type == .directory { moved.append((steps[i].action.path, to)) }
     }
 
     /// Rewrites step `i`'s path when it lies inside a directory this run moved; returns the step.

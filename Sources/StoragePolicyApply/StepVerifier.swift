@@ -78,7 +78,7 @@ package final class StepVerifier {
     }
 
     private func trashDestinationProblem(_ i: Int) throws(FileSystemError) -> String? {
-        guard let destination = ledger.report.items[i].destination, let folder = trash.folder(of: ledger.steps[i].action),
+        guard let destination = ledger.report.outcomes.destination(i), let folder = trash.folder(of: ledger.steps[i].action),
               let items = try directories.directoryIfPresent(containing: destination) else { return nil }
         return TrashTrust.problem(try items.status(), at: destination.parent, role: trash.itemsRole(folder))
     }

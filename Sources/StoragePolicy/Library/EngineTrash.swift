@@ -102,7 +102,7 @@ extension StorageEngine {
             if case .refused = error { events(.refused(error)) } else { events(.failed(error)) }
             throw .apply(error)
         }
-        for item in report.items {
+        for item in report.lazyItems {
             switch item.outcome {
             case .done: events(.done(item))
             case .unchanged(let why): events(.unchanged(item, reason: why))

@@ -61,7 +61,8 @@ package enum SHA256 {
 
         /// Hashes a whole message: its whole blocks in place, then the last partial block and the padding
         /// (0x80, zeros, the bit length) in a 128-byte scratch block. No copy of the message, no per-byte appends.
-        mutating func hash(_ message: UnsafeRawBufferPointer) {
+        /// `length`: the whole message's length when `message` is only its last part (``Hasher``).
+        mutating func hash(_ message: UnsafeRawBufferPointer, length: Int? = nil) {
             let count = message.count
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
                 SHA256.k.withUnsafeBufferPointer { k in
@@ -75,7 +76,7 @@ package enum SHA256 {
                         if rest > 0 { tail.baseAddress!.copyMemory(from: message.baseAddress! + whole * 64, byteCount: rest) }
                         tail[rest] = 0x80
                         let blocks = rest < 56 ? 1 : 2
-                        let bits = UInt64(count) &* 8
+                        let bits = UInt64(length ?? count) &* 8
                         tail.storeBytes(of: bits.bigEndian, toByteOffset: blocks * 64 - 8, as: UInt64.self)
                         compress(UnsafeRawPointer(tail.baseAddress!), blocks: blocks, w: w.baseAddress!, k: k.baseAddress!)
                     }
@@ -94,6 +95,56 @@ package enum SHA256 {
             case 5: h.5
             case 6: h.6
             default: h.7
+            }
+        }
+    }
+
+    /// SHA-256 over a message given in pieces (a plan file read in chunks, never whole in memory): the same
+    /// digest as ``hex(_:)`` of the pieces joined. Whole blocks are compressed as they come; less than one
+    /// block is held between pieces.
+    package struct Hasher {
+        private var state = State()
+        private var pending: [UInt8] = []
+        private var length = 0
+
+        package init() {}
+
+        package mutating func update(_ piece: UnsafeRawBufferPointer) {
+            guard piece.count > 0, let base = piece.baseAddress else { return }
+            length += piece.count
+            var offset = 0
+            if !pending.isEmpty {
+                let take = min(64 - pending.count, piece.count)
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: piece[0..<take]))
+                offset = take
+                guard pending.count == 64 else { return }
+                compress(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            let whole = (piece.count - offset) / 64
+            if whole > 0 { compress(UnsafeRawPointer(base + offset), blocks: whole) }
+            offset += whole * 64
+            if offset < piece.count { pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: piece[offset...])) }
+        }
+
+        /// The digest of everything given, as 64 lowercase hex digits.
+        package func hex() -> String {
+            var last = state
+            pending.withUnsafeBytes { last.hash($0, length: length) }
+            let digits: StaticString = "0123456789abcdef"
+            var out: [UInt8] = []
+            out.reserveCapacity(64)
+            for n in 0..<64 { out.append(digits.utf8Start[Int((last.word(n / 8) >> UInt32(28 - 4 * (n % 8))) & 0xF)]) }
+            return String(decoding: out, as: UTF8.self)
+        }
+
+        private mutating func compress(_ block: [UInt8]) {
+            block.withUnsafeBytes { compress($0.baseAddress!, blocks: 1) }
+        }
+
+        private mutating func compress(_ p: UnsafeRawPointer, blocks: Int) {
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                SHA256.k.withUnsafeBufferPointer { k in state.compress(p, blocks: blocks, w: w.baseAddress!, k: k.baseAddress!) }
             }
         }
     }

@@ -93,6 +93,17 @@ package enum TrustedFile {
     /// `limit` of them, when it passes `rule`. A FIFO or device is refused after one fstat, never read.
     package static func read(_ path: String, limit: Int, what: String,
                              rule: TrustRule = .current) throws(ReadError) -> [UInt8] {
+        let file = try openRegular(path, limit: limit, what: what, rule: rule).file
+        do { return try file.readAll(limit: limit) } catch {
+            if error.errno.rawValue == _EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
+            throw .io(error)
+        }
+    }
+
+    /// The regular file at `path` opened for reading with `read`'s checks (trust rule, type, size at most
+    /// `limit`), for a caller that reads it in pieces (``Pieces``) instead of whole.
+    package static func openRegular(_ path: String, limit: Int, what: String,
+                                    rule: TrustRule = .current) throws(ReadError) -> (file: FileDescriptor, size: Int64) {
         let file = try open(path, what: what, rule: rule)
         let status: FileStatus
         do { status = try file.status() } catch { throw .io(error) }
@@ -104,9 +115,35 @@ package enum TrustedFile {
         // Back to blocking reads: a regular file never blocks, and O_NONBLOCK must not turn into EAGAIN.
         let flags = system_fcntl(file.rawValue, _F_GETFL)
         if flags >= 0 { _ = system_fcntl(file.rawValue, _F_SETFL, flags & ~_O_NONBLOCK) }
-        do { return try file.readAll(limit: limit) } catch {
-            if error.errno.rawValue == _EFBIG { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
-            throw .io(error)
+        return (file, status.size)
+    }
+
+    /// A file opened by ``openRegular`` read piece by piece: the same errors as `read` (EFBIG past the limit as
+    /// `tooLarge`), never more than one piece in memory.
+    package struct Pieces {
+        private let file: FileDescriptor
+        private let path: String
+        private let limit: Int
+        private var total = 0
+        private var piece: [UInt8]
+
+        package init(_ file: FileDescriptor, path: String, limit: Int, pieceSize: Int = 1 << 20) {
+            self.file = file; self.path = path; self.limit = limit
+            piece = [UInt8](repeating: 0, count: pieceSize)
+        }
+
+        /// The next piece of the file, or nil at its end.
+        package mutating func next() throws(ReadError) -> ArraySlice<UInt8>? {
+            let fd = file.rawValue
+            let r = systemCall(.read) { piece.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) } }
+            switch r {
+            case .success(0): return nil
+            case .success(let n):
+                total += n
+                if total > limit { throw .tooLarge(path: path, size: Int64(limit) + 1, limit: limit) }
+                return piece[0..<n]
+            case .failure(let e): throw .io(FileSystemError(.read, path: file.path, errno: e))
+            }
         }
     }
 
