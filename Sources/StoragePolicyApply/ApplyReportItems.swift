@@ -3,8 +3,8 @@
 // byte per step, the planned actions it shares with the plan (no copy), and a reason, destination or error
 // only for the steps that have one. Items are made from it when they are read (Docs/performance.md, issue 31).
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 extension ApplyReport {
     /// The steps' outcomes, by step number (the order steps run in).

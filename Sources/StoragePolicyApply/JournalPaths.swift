@@ -2,7 +2,7 @@
 // it made (or rolled back, or has not finished), every step it skipped and every entry a rollback kept, each
 // with why. Read-only, like JournalHistory: never repairs, truncates or locks the journal.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One transaction, path by path.
 public struct TransactionPaths: Sendable, Hashable, Codable {
@@ -135,6 +135,12 @@ extension JournalHistory {
             attribute = name
         case .create:
             change = "create"
+        case .permissions:
+            change = "set-perms"
+        case .layoutFile:
+            change = "mkfile"
+        case .symlink:
+            change = "symlink"
         case .times:
             return nil
         }

@@ -2,8 +2,8 @@
 // one judged. Created by this run (its mkdir made it), or the very directory the plan recorded (dev and ino),
 // reached without following a symlink and checked on the descriptor that is then changed.
 
-import StoragePolicyFileSystem
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 extension StepPreparer {
     func preparePermissions(_ action: Action, set: Permissions) throws(FileSystemError) -> Preparation {

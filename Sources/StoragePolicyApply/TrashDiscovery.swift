@@ -5,7 +5,7 @@
 // is not root's and sticky, or a per-user folder owned by anyone but its uid is ignored with a note naming it,
 // never entered, because a co-tenant who can write a volume's top folder can plant any of those.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// A trash folder discovery found.
 public struct DiscoveredTrash: Sendable, Hashable, Codable {

@@ -5,9 +5,9 @@
 // chmodded or chowned. A missing file or symlink is created (mkfile, symlink); a wrong type, target or content is
 // reported and never replaced.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 extension Preflight {
     /// The set-perms action for a layout directory this plan creates: everything the entry names.

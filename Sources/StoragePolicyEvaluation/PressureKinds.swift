@@ -5,9 +5,9 @@
 // the items retention and maxSize keep, in its own order (`first:`, then `order`, trashed longest ago first
 // by default), each with its .trashinfo, never one trashed less than `minAge` ago; undatable items stay.
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
-import StoragePolicyPlan
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
+@_spi(Layers) import StoragePolicyPlan
 
 extension PressureEviction {
     /// One expire rule's kept files, oldest first, until `need` bytes: what it took, and how many minAge protects.

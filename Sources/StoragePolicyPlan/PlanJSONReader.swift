@@ -11,7 +11,7 @@
 // as before; the tests hold the two equal on plans of every action kind.
 
 import Foundation
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package struct PlanJSONReader {
     /// What the reader leaves to `Plan.decode(json:)`; `description` says where, for tests.

@@ -2,7 +2,7 @@
 // reused buffer, integers without fraction or exponent, and any other value copied as written (or skipped).
 // Whatever is not plain JSON is `Unsupported`, never guessed at (the caller then uses JSONDecoder).
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 enum Byte {
     static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":")

@@ -4,7 +4,7 @@
 // order of their names, so the rules of `extends:` hold (a later rule of the same name replaces an earlier one in
 // its place, `enabled: false` drops one) and each file gets the trust rule `extends:` files get.
 
-import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyFileSystem
 
 package enum PolicyDropIns {
     /// What diagnostics name the merged set by (it is no file of its own).

@@ -40,7 +40,7 @@ package struct ScheduledJob: Sendable, Hashable {
         }
         for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)]
             + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? [])
-            + watchPaths.map { ("watched folder", $0) } {
+            + watchPaths.map({ ("watched folder", $0) }) {
             guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
             guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
                 throw ScheduleError("the \(what) path '\(PrintableText.escapingControls(path))' holds a control character, which unit files and crontabs cannot carry")

@@ -6,8 +6,8 @@
 // C escapes inside them, `-` for a default; specifiers (`%h`, `%t`) are left alone: such a path is kept as
 // written, never expanded, and cannot match an absolute root (noted by `hasSpecifiers`).
 
-import StoragePolicyFileSystem
-import StoragePolicyModel
+@_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 
 package enum Tmpfiles {
     /// The folders, highest precedence first, under `prefix` (empty on a real system).

@@ -1,7 +1,7 @@
 // ApplyReport keeps one byte per step and the plan's actions (Outcomes), not an Item per step: the items read
 // from it are the ones recorded, in step order, with the verb, reason, destination and error of each.
 import Testing
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
 

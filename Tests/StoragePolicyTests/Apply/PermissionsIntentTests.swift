@@ -3,7 +3,7 @@
 // values without the directory's identity).
 import Foundation
 import Testing
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyApply
 
 @Suite("Journal permissions intent") struct PermissionsIntentTests {

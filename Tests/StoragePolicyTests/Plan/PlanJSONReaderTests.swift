@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 import TreeFixture
-@testable import StoragePolicyFileSystem
+@_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
 @testable import StoragePolicyModel
