@@ -11,12 +11,6 @@
 @_spi(Layers) import StoragePolicyPlan
 
 package final class ApplyRun {
-    /// Thrown between groups once the run's cancellation flag is set; the rollback reason is `reason`.
-    package struct Cancelled: Error {
-        /// What the journal's `rollback` record says (Docs/journal.md): the marker of a cancelled transaction.
-        package static let reason = "cancelled"
-    }
-
     private let options: ApplyOptions
     private let deadline: RunDeadline
     private let transaction: Transaction
@@ -36,14 +30,11 @@ package final class ApplyRun {
         guard !steps.isEmpty else { return ApplyReport() }
         // When trashed items are dated: read once, as the run is set up.
         let nowSeconds = WallClock.nowNs() / 1_000_000_000
-        let journal: Journal
-        let begun: (Transaction, RoomBeforeJournal?)
+        let journal: Journal, begun: (Transaction, RoomBeforeJournal?)
         do {
             journal = try lock.state.openJournal()
             begun = try RoomBeforeJournal.begin(metadata, steps: steps, lock: lock, options: options, journal: journal)
-        } catch {
-            throw .failed(error)
-        }
+        } catch { throw .failed(error) }
         let run = ApplyRun(steps, planned: planned, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
                            transaction: begun.0, room: begun.1, nowSeconds: nowSeconds)
         return try run.run(journal: journal, progress: progress)

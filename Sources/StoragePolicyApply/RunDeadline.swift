@@ -1,5 +1,6 @@
 // The time budget of one apply run (--max-runtime): checked after each step made here and after each batch of
-// background unlinks; a run past it stops and rolls back, naming the budget as the caller spelled it.
+// background unlinks; a run past it stops and rolls back, naming the budget as the caller spelled it. A cancelled
+// run stops the same way, between groups (ApplyRun.Cancelled).
 
 @_spi(Layers) import StoragePolicyFileSystem
 
@@ -34,5 +35,14 @@ package struct RunDeadline {
         case let e as FileSystemError where e.operation == .pastDeadline: "ran past " + (label ?? "its time budget")
         default: nil
         }
+    }
+}
+
+extension ApplyRun {
+    /// Thrown between groups once the run's cancellation flag is set (the other way a run stops early, beside
+    /// its deadline); the rollback reason is `reason`.
+    package struct Cancelled: Error {
+        /// What the journal's `rollback` record says (Docs/journal.md): the marker of a cancelled transaction.
+        package static let reason = "cancelled"
     }
 }

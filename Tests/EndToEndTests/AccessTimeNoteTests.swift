@@ -1,10 +1,6 @@
 // Expire rules judging by atime (or newest) on tmpfs mounted noatime, relatime and strictatime: plan names the
 // rule once with the right note; a rule by mtime gets none. Every mount is detached in a defer.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,10 +1,6 @@
 // `policyctl apply`, `recover`, `journal` and `trash` as users and timers run them: the built binary, real
 // trees, exact outcomes. Covers safety (symlinks, hard links, changed files), the lock, budgets and logs.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,11 +1,7 @@
 // A real full disk: small tmpfs filesystems filled to the last byte. With the journal's space reserve in place
 // apply still cleans up and frees space; without one (a first run ever on a full disk) its roll-forward file
 // deletes make room before the journal begins, and then the rest applies.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

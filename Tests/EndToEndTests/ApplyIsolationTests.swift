@@ -1,11 +1,7 @@
 // One bad entry never stops maintenance: the built binary, run as an unprivileged user over a tree that user
 // owns, meets entries it may not remove. Those are skipped with their errno, the rest commits, exit 1; with
 // --all-or-nothing everything rolls back, exit 3. Also: a whole-tree delete keeps a tree overwritten `cp -p`-style.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

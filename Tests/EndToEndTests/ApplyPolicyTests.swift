@@ -1,10 +1,6 @@
 // Plan then apply through the CLI with the real planner, on generated app-container trees (hostile names
 // included): apply converges (planning again finds nothing), a second apply does nothing, crashes recover.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

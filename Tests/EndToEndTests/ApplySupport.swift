@@ -1,10 +1,5 @@
 // Helpers for apply's end-to-end tests: the built binary, scratch directories, a tree builder with fixed
 // mtimes and xattrs, exact tree manifests, and hand-made plan files. Never touches anything outside its scratch dirs.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import TreeFixture
 import StoragePolicy

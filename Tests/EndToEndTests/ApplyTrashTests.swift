@@ -1,10 +1,6 @@
 // `policyctl trash` and `--restore` end to end: Finder-style unique names, FreeDesktop .trashinfo and app
 // xattr stamps, journaled like apply, and restores that never replace anything.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

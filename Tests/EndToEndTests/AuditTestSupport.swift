@@ -2,11 +2,6 @@
 // snapshot of every entry's metadata (to prove an audit changes nothing), and policy files beside them.
 import Foundation
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 final class AuditTree {
     /// The tree's directory (absolute); the root the policy is audited against is `root`.

@@ -1,11 +1,7 @@
 // Layout `backup: include` at apply (binary): the exclusion xattr and a CACHEDIR.TAG holding exactly the signature
 // are removed, and `policyctl undo` puts both back. A co-tenant who swaps the tag for a symlink to, or a hard link
 // of, a file outside the root between plan and apply gets nothing outside touched: the swapped name is kept.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

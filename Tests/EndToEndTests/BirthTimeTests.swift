@@ -1,10 +1,6 @@
 // expire `by: birth` through the binary: judged by statx btime (a backdated mtime does not matter), and on a file
 // system that records no birth time (ramfs) plan says so once for the rule and keeps every entry.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

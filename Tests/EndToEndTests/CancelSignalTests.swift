@@ -1,11 +1,6 @@
 // SIGTERM and SIGINT to the built binary: an apply slowed per change stops between groups, exits 3 saying
 // "cancelled", keeps the file deletes it made, puts back every staged directory and leaves nothing for recover;
 // a plan signalled mid-walk exits 3 and writes no --out file. Trees of a few hundred entries under /tmp.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Testing
 import StoragePolicy

@@ -1,10 +1,6 @@
 // The co-tenant of the shared-roots tests: uid 12345 with no groups, reached from root through setpriv. One
 // definition for every suite that plays it; never used to do anything but what an unprivileged user could.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 
 enum CoTenant {

@@ -3,11 +3,7 @@
 // O_NOFOLLOW from the root. A folder the co-tenant swaps for a symlink out of the root, or for another directory,
 // between plan and apply or while apply and recovery run, never gets times set through the swap: nothing
 // outside the root changes (its times to the nanosecond, its ctimes, names, link counts and contents).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

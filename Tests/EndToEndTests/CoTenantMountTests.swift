@@ -1,11 +1,7 @@
 // Bind mounts inside the root, against the built binary run as root: a co-tenant (uid 12345) prepares the
 // tree, the test's root step bind-mounts an outside folder into it (as an admin or container runtime would),
 // and no walk, apply or purge step ever enters it. Every mount is detached in a defer, before the scratch goes.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -4,11 +4,7 @@
 // or root is refused naming both (65). A plan that reached root's own folder edited is still checked action by
 // action: every forged action is refused (exit 65, the first bad action named) and nothing changes. Also plan
 // files that are no regular file or are huge: refused at once, never read.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,11 +1,7 @@
 // Policies and `extends:` files as orders root takes: read only under the trust rule (Docs/safety.md, "Inputs").
 // uid 12345 plants a ROOT/.policyctl.yaml, or writes the folder a root-owned policy extends from; root is never
 // steered by it, and nothing of a file that is no policy (/etc/shadow, /proc/self/environ) reaches any output.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -1,11 +1,7 @@
 // Issue 12's forged-state attacks, end to end: a co-tenant (uid 12345, via setpriv) writes a `.policyctl` with
 // a journal whose checksums are valid into a root it can write (mode 1777), then root runs the built binary.
 // Nothing it asked for may happen: no capability, no file moved or unlinked, nothing outside the root changed.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing
@@ -70,8 +66,8 @@ struct CoTenantStateTests {
             return #"{"tx":"\#(CoTenantStateTests.transaction)","seq":1,"type":"begin","kind":"apply","policy":"cotenant","root":"\#(root)","rootDev":\#(s.st_dev),"rootIno":\#(s.st_ino),"actions":1}"#
         }
 
-        func stat(_ path: String) throws -> Glibc.stat {
-            var s = Glibc.stat()
+        func stat(_ path: String) throws -> LibcStat {
+            var s = LibcStat()
             guard lstat(path, &s) == 0 else { throw POSIXError(.ENOENT) }
             return s
         }

@@ -3,11 +3,7 @@
 // it is missing, or forges where an item goes back to; uid 12346 is the victim, with a 0644 file in its own
 // 0700 folder. Nothing is moved into a planted folder, nothing is restored into another user's folder, and a
 // trash the engine makes itself (0700, root's) still round-trips.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

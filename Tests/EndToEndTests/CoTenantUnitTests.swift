@@ -2,11 +2,7 @@
 // binary run as root: a unit holding a symlink out of the root goes whole without the link being followed; a
 // unit holding a bind mount is kept (it cannot be dated); a file the co-tenant adds to a unit between plan and
 // apply survives the apply. One scenario, played against both rules.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

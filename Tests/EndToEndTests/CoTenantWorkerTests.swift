@@ -4,11 +4,7 @@
 // folder. Each worker checks the identity just before its unlinkat through the folder's descriptor, so a swapped
 // name is skipped, never unlinked, and nothing is followed. Then the same with a SIGKILL during the workers'
 // unlinks, and recovery while the co-tenant still swaps.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

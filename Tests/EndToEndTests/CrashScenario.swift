@@ -1,11 +1,7 @@
 // The tree and plan the crash and fault tests share: every kind of action apply makes (deletes of files,
 // nested directories and whole trees, renames, trash moves, mkdir, setxattr, cache tags), all of them ones
 // the test policy makes (apply refuses any other).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

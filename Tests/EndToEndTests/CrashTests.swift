@@ -1,11 +1,7 @@
 // Real crash tests: the built binary is SIGKILLed after every journal record, after every change and at
 // random times, then `policyctl recover` runs; the tree must equal the after-manifest exactly, or (uncommitted)
 // the before-manifest with exactly the roll-forward deletes whose intents were durable done (Docs/journal.md).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

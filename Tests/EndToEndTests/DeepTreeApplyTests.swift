@@ -1,11 +1,7 @@
 // Issue 25, item 6: an expired tree thousands of folders deep (a co-tenant builds 20,000 levels in seconds) is
 // applied in time linear in its depth, and --max-runtime stops a run inside the tree's walks, not after them.
 // Checked by outcome and by counting opens (strace), never by comparing timings of two sizes.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,10 +1,6 @@
 // Folder times after apply (binary): a partly cleaned old folder keeps its atime and mtime, as systemd-tmpfiles
 // leaves it; a crash after the times were put back is rolled back by `policyctl recover` like any other change.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -2,11 +2,7 @@
 // overriding, a /dev/null symlink masking, the set merged in the order of the names; `--policy NAME`; cat-config;
 // and a drop-in folder other users can write refused before anything of it is read. The debug binary reads the
 // folders under POLICYCTL_CONFIG_ROOT (a release build ignores it).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -1,11 +1,7 @@
 // Rule filters through the built binary: owner: on a shared root (uid 12345's files go, a victim's stay, even
 // when a saved plan names the victim's file), an unknown user named at file:line:col, size and case: insensitive
 // on names that are not UTF-8 or hold a newline.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

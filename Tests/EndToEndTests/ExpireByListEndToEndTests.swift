@@ -1,11 +1,7 @@
 // `by: [atime, mtime]` through the built binary: a file read lately is kept though its mtime is old, one with
 // both times old goes though its ctime is new (what `by: newest` would keep it for), names with a newline or
 // bytes that are not UTF-8 included; validate --effective and explain name the list.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -1,11 +1,7 @@
 // What a co-tenant can put in a file's own metadata, against the built binary: timestamps at ±2^63 seconds
 // (kept by tmpfs) and names with C1 or bidi controls. Every command completes; such an item is kept and
 // reported; a name never reaches a terminal unescaped. Scratch trees and mounts are removed on every path.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

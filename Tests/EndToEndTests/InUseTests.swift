@@ -2,11 +2,7 @@
 // (the binary); both are kept and named with the holder's PID, the rest is cleaned. Also the re-check at apply
 // (held after the plan was saved), `inUse: ignore`, and the flock probe alone (run as a user who cannot see
 // the holder's /proc entries).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

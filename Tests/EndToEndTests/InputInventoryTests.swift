@@ -1,11 +1,7 @@
 // Every path a command opens by name (not from a descriptor it holds) must be one Docs/safety.md lists under
 // "Inputs": each command runs as root under strace in a root uid 12345 prepared, and an open the inventory does
 // not match fails the test, naming it. The list is read from the doc itself, so doc and binary cannot drift.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

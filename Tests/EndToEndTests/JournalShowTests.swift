@@ -1,11 +1,7 @@
 // `policyctl journal show TX` (binary): a committed apply path by path, a step skipped because its file changed
 // since the plan, a rollback (a change undone, one never made), the JSON form, usage errors, and a co-tenant's
 // forged `.policyctl` refused before one of its records is printed.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -2,11 +2,7 @@
 // repairs an existing one only with `fix: true`, audit reports drift (SARIF, JUnit, GitHub), recover undoes a
 // creation killed between its mkdir and its chmod, and a co-tenant's symlink where a `fix: true` directory should
 // be is named and never followed (the victim it points at keeps its mode and owner).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -2,11 +2,7 @@
 // mode and owner set before it has its name), audit reports a wrong type, target or content and nothing is
 // replaced, recover removes a creation cut short, and a co-tenant's symlink where a layout file goes is named
 // and never written through.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -2,11 +2,7 @@
 // (`tmp -> ../elsewhere`), a FIFO, a finding known from a baseline, a note and a remark, stdout of
 // `audit --format json|sarif|junit|github` and `plan --format json` parses whole; plan, audit and explain
 // name the symlinked scope and say why.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import FoundationXML
 import Testing

@@ -1,11 +1,7 @@
 // `apply --metrics-file`: the built binary writes the node_exporter textfile format after each run, atomically
 // (no temporary file left beside it). Checked against the exposition format's grammar line by line (HELP, TYPE,
 // then samples of that family: name{label="value",...} number), and for the numbers this run must give.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

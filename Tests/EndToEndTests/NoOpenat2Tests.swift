@@ -3,11 +3,6 @@
 // (DirectoryHandle.openDirectory). Bind mounts inside the root must be refused exactly as with openat2's
 // RESOLVE_NO_XDEV: not entered by the walk, never crossed by apply. The filter is a dozen lines of C compiled here
 // with the toolchain's clang; root and bind mounts needed, as for CoTenantMountTests.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Testing
 import TreeFixture

@@ -1,11 +1,7 @@
 // quota `per: owner` with the built binary as root: three owners' files in one sticky (1777) folder, chowned by
 // root in the test, one owner over the per-owner limit. Only that owner's oldest files go; the two others keep
 // every file, even though the folder as a whole is far over `max`. Plan and explain name whose quota it was.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

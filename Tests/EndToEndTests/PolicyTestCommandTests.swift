@@ -1,11 +1,7 @@
 // `policyctl test` (binary): every bundled policy's tests pass; a broken expectation prints the diff and exits 1;
 // a malformed test file is named at file:line:col (65); owners and xattrs reach the fixture (root), and a test
 // that names an owner is skipped, not failed, for anyone else.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

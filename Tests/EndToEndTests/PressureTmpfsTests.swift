@@ -3,11 +3,7 @@
 // cache files to at least 15 % free and stops (the newest cache files and the one younger than minAge stay);
 // at 25 % free the same policy evicts nothing; a co-tenant (uid 12345) who fills the disk to 100 % gets only
 // cache files evicted: its own file and the user's documents stay. Skipped where tmpfs cannot be mounted.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -1,11 +1,7 @@
 // `policyctl reclaim --bytes N` with the built binary: frees that much through the pressure rules (free space
 // stood in for by the debug seam POLICYCTL_FREE_SPACE, so the volume looks roomy and freeBelow alone would do
 // nothing), oldest first, down to minAge; exit 1 naming the shortfall when the floors leave it short.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

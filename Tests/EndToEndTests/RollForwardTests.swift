@@ -1,11 +1,7 @@
 // Roll-forward deletes under attack, end to end: an apply is killed once its unlink intents are durable, then a
 // co-tenant (uid 12345, via setpriv) swaps the planned files before root runs recovery. Recovery finishes only
 // a delete whose entry is still exactly what its intent recorded; a swapped-in file or symlink is never removed.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -2,11 +2,7 @@
 // apply, recover and plan. Once recovery has run the tree is exactly rolled back (before, but for the roll-forward
 // deletes whose intents were durable, which are done), or after except for the entries reported as skipped (a
 // per-entry errno, a vanished entry), which are exactly as before; errors name path and errno.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,10 +1,6 @@
 // Root safety rails of the built binary: `/`, $HOME, /usr and symlinks to them refused (64) by every command
 // that takes --root unless --force-root; a read-only root is a clear exit 74. Never runs a rule over a real system root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

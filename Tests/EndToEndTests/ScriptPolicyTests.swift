@@ -4,11 +4,7 @@
 // Compile errors are located in the user's file (65), no toolchain is 69, a saved plan goes stale when
 // the script changes, and a cache or script another user can write is refused. Compiles take seconds:
 // one test shares one compiled script across all its steps.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -1,11 +1,7 @@
 // Issue 20's budget per deleted file, held by counting system calls (strace): beyond the walk's one stat of each
 // entry, a file delete costs one stat (the identity check just before it) and one unlink; no rename into staging,
 // no stat of the folder after every removal, and a journal fsync per group, not per file.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

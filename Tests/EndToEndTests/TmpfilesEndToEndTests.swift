@@ -1,11 +1,7 @@
 // Living beside systemd-tmpfiles (issue 30): plan notes an age line that covers the root or a rule's scope, in
 // tmpfiles.d's precedence (/etc over /run over /usr/lib, /dev/null masking); an x line silences it, and
 // `schedule --tmpfiles-exclude` writes that line. The debug binary reads the folders under POLICYCTL_CONFIG_ROOT.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 

@@ -2,11 +2,7 @@
 // specification's places are found, and what a co-tenant (uid 12345) plants in a volume's top folder it can write
 // is ignored with a note naming it: a non-sticky `.Trash`, a `.Trash` of its own, a symlinked `.Trash`, a
 // `.Trash-12346` it owns. Nothing is entered, nothing changes.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

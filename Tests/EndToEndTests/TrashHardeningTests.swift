@@ -1,11 +1,7 @@
 // Trash semantics no input can break, end to end against the built binary: a hostile .trashinfo date never
 // stops plan or apply, enforced forbid lands in a real trash (restorable), and a co-tenant's hard link to a
 // file outside the root never gets a trash xattr written to its inode.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

@@ -2,11 +2,7 @@
 // back the tree from before the apply except for the deletes, which it names; journal shows the undo and what
 // it reversed; --dry-run changes nothing; a piece whose target changed is skipped; a forged journal entry
 // (uid 12345 cannot write the journal) and unknown or uncommitted transactions are refused.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

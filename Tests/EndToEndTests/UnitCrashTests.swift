@@ -3,11 +3,7 @@
 // directory` evictions, forbid moves and plain roll-forward file deletes. Killed after every journal record and
 // after every change (recovery too), then recovered: no unit is split, the journal says which file deletes stayed
 // done, and a re-apply reaches exactly what an uninterrupted apply reaches on a copy.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import StoragePolicy
 import Testing

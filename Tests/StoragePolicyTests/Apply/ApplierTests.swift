@@ -1,10 +1,6 @@
 // The apply engine in process: ordering, identity checks, directory deletes, the blast-radius cap, budgets,
 // rollback of a failed run, recovery and the journal's history. Real directories under /tmp.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

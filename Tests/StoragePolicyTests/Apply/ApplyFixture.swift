@@ -1,10 +1,5 @@
 // A scratch root for in-process apply tests: files with fixed ages, the lock, hand-made plans, a listing.
 // Removed when the fixture goes away; never touches anything outside /tmp/policyctl-unit-*.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import TreeFixture
 @testable import StoragePolicy

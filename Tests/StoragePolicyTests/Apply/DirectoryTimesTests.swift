@@ -1,11 +1,6 @@
 // Apply puts back the atime and mtime of a folder it removed entries from (systemd-tmpfiles does the same), so a
 // partly cleaned old folder still looks old and expires on a later run; a folder a writer changed after the
 // run's last removal from it keeps the writer's times.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Testing
 import TreeFixture

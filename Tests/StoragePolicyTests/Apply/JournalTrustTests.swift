@@ -1,10 +1,6 @@
 // What recovery trusts: state folders and files this euid made (owner, mode, no symlink), journals bound to
 // their root, undo records limited to what the engine writes, every number range-checked. In process.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

@@ -1,10 +1,6 @@
 // Recovery from the journal alone, in process: a transaction abandoned midway (as a crash leaves it) is
 // rolled back, one abandoned after its commit is purged, and what cannot go back is kept, never deleted.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

@@ -1,10 +1,6 @@
 // The trust rule for trash folders as a pure function of a folder's status (owner, mode, type): what passes in
 // each role, and that every refusal names the folder, its owner and mode, and the fix. No disk involved.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Testing
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

@@ -1,10 +1,6 @@
 // Removing staged trees through descriptors: deeper than PATH_MAX, wider than one listing, symlinks to the
 // outside left alone, mount-free. Real directories under /tmp.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

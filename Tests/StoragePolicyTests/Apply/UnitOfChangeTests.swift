@@ -1,11 +1,7 @@
 // Units of change (Docs/journal.md): a trash item and its record are carried out as one step, staged both, and
 // kept together; recovery never finishes a file delete alone while its unit goes back; a rollback that leaves
 // file deletes done says so in the journal (`partially rolled back`, with counts and bytes).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

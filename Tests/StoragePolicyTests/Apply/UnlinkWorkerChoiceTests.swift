@@ -3,11 +3,7 @@
 // (issue 31); a smaller run is unlinked by the run's own thread. Either way every delete is checked just before
 // its unlink, and a changed file is kept with the same reason. Seen through `willChange`, which runs on the
 // thread that makes the unlink.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Foundation
 import Testing
 @testable import StoragePolicy

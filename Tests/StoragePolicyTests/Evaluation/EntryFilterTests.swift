@@ -8,9 +8,6 @@ import Testing
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("Entry filters") struct EntryFilterTests {
     static func policy(_ rules: String) throws -> Policy {

@@ -6,11 +6,6 @@ import Testing
 @testable import StoragePolicyModel
 @testable import StoragePolicyPlan
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Expire") struct ExpireTests {
     @Test("deletes files older than the limit and keeps the rest, at the exact boundary")

@@ -6,11 +6,6 @@ import Testing
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Flat folders") struct FlatFolderTests {
     /// 20,000 entries in one folder with every kind of verdict: expired and fresh files under `keep: 5`,

@@ -2,11 +2,6 @@
 // probe when it can be trusted (the initial PID namespace, a local filesystem), and the probe still runs where it
 // cannot. This test process holds the flocks itself (another open file description than the probe's), and it is
 // left out of the /proc/*/fd table, so only the flock side can find them.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

@@ -1,11 +1,6 @@
 // The in-use strategies, each run on Linux: /proc (the default, whose plans stay as they were), a /proc that is
 // missing, macOS's libproc (which off macOS cannot read its table), and iOS's: the app's busy files plus the flock
 // probe. Whatever a strategy cannot read keeps the deletes it judges, and the plan says which strategy judged.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel

@@ -6,11 +6,6 @@ import Testing
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Matcher and dates") struct MatcherAndDateTests {
     static let patterns = ["*.tmp", "**/*.tmp", "a/**", "a/**/b", "**", "?.txt", "[abc].txt", "[!abc].txt", "*.{jpg,png}",

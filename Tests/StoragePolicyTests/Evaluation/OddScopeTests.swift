@@ -1,10 +1,5 @@
 // Scopes the walk cannot enter (a symlink, a file, a mount point, a symlink on the way) are violations that
 // name the path and say why, in plan and explain: never a silent "no changes". Expected findings by hand.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

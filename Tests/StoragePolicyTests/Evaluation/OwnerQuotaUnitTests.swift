@@ -1,10 +1,5 @@
 // quota `per: owner` in the evaluator: grouping by uid, keep and maxEntries counted per owner, audit findings
 // that name the owner, and the loader's refusal of `per: owner` with `unit: directory`. Files chowned as root.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

@@ -5,11 +5,6 @@ import Testing
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyModel
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Trash") struct TrashTests {
     /// `YYYY-MM-DDThh:mm:ss` in local time for `now - age`, formatted by the test itself.

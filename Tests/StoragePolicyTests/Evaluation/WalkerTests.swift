@@ -6,11 +6,6 @@ import Testing
 @testable import StoragePolicyModel
 @testable import StoragePolicyEvaluation
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Walker") struct WalkerTests {
     static let longName = "a-directory-name-of-thirty-one"

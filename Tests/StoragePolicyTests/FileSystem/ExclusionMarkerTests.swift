@@ -2,11 +2,6 @@
 // binary plist `isExcludedFromBackup` and `tmutil` write, an XML plist, the bare string), as other readers accept,
 // so an Apple tree reads the same from Linux; the Linux marker must be exactly `false`. The Darwin writer (the
 // documented calls) cannot run here: off Darwin it declines and the raw bytes are written as before.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

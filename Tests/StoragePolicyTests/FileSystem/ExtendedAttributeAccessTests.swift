@@ -1,11 +1,6 @@
 // The xattr calls reach an entry through its folder's descriptor and never open the entry itself: root reads,
 // sets and removes the attributes of a mode-000 file, and a FIFO (which an open for reading would block on until
 // a writer came) answers at once. Linux goes through /proc/self/fd/N/NAME and the l*xattr calls (CPosix.c).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

@@ -1,10 +1,6 @@
 // Numbers a co-tenant or a policy author controls: file timestamps at ±2^63 seconds, durations and sizes past
 // Int64. Every conversion saturates or refuses, never traps; a clamped time is flagged so nothing judges by it.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TreeFixture
 import Testing
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem

@@ -54,6 +54,24 @@ import Testing
         #expect(PlatformLayeringTests.violations(#"\b(Glibc|Darwin)\.[A-Za-z_]"#) == [])
     }
 
+    @Test("the tests name the platform's libc only in the test-support target (Support/, re-exported by PlatformImports.swift), so they build on Darwin too")
+    func testsImportLibcOnce() throws {
+        let tests = PlatformLayeringTests.packageRoot + "/Tests"
+        let regex = try NSRegularExpression(pattern: #"^\s*(@_exported\s+)?import\s+(Glibc|Darwin|Musl)\b|canImport\((Glibc|Musl)\)|\b(Glibc|Darwin)\.[A-Za-z_]"#)
+        var found: [String] = []
+        let files = FileManager.default.enumerator(atPath: tests)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        for name in files.sorted() where !name.hasSuffix("PlatformLayeringTests.swift") {   // its patterns name them
+            let text = try String(contentsOfFile: tests + "/" + name, encoding: .utf8)
+            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let s = String(line)
+                if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { found.append("Tests/\(name):\(i + 1)") }
+            }
+        }
+        #expect(files.count > 150)
+        #expect(found.allSatisfy { $0.hasPrefix("Tests/StoragePolicyTests/Support/") }, "\(found)")
+        #expect(found.contains("Tests/StoragePolicyTests/Support/PlatformImports.swift:5"), "the re-export is seen")
+    }
+
     @Test("no file outside the platform layer imports Glibc or Darwin")
     func noLibcImports() {
         #expect(PlatformLayeringTests.violations(#"^\s*(@_exported\s+|@_implementationOnly\s+)?((public|package|internal|fileprivate|private)\s+)?import\s+(Glibc|Darwin|Musl)\b"#) == [])

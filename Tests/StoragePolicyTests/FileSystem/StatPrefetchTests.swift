@@ -6,11 +6,6 @@ import Synchronization
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem
 import TreeFixture
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 @Suite("Stat prefetch") struct StatPrefetchTests {
     /// The helper's stat hook, held shut until the test opens it.

@@ -1,10 +1,5 @@
 // StorageEngine.apply's handler is not Sendable, so every event, the walk's progress included, must reach it
 // on the thread that called apply: the walk runs on other threads and leaves its progress for this one to send.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
 import TreeFixture
 @testable import StoragePolicy

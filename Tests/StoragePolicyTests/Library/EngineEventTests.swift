@@ -1,11 +1,6 @@
 // The CLI's behaviour in process: StorageEngine.apply, recover and journal send the exact events the
 // command renders (a stale plan, a max-delete refusal, a recovered transaction, a skipped item), and paths
 // are normalised once. Trees under /tmp only, removed even when a test fails.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 import Testing

@@ -1,11 +1,6 @@
 // Deterministic versions of races that a timing-based test almost never hits: a symlink swapped in after a
 // directory was listed but before it is opened, and a file rewritten after the plan. Each fails if the one
 // safety line it guards (O_NOFOLLOW on the walker's openat, the check before staging) is removed.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 import Testing

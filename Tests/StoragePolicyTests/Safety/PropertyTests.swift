@@ -1,10 +1,5 @@
 // Properties over random trees and random policies from a seeded RNG (the seed is in every message, so a
 // failure reproduces): plan is deterministic and stays in scope, apply then plan is empty, quotas are met.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Testing
 @testable import StoragePolicy

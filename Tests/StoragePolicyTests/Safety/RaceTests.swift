@@ -1,10 +1,5 @@
 // Races against plan and apply: directories renamed or swapped for symlinks to outside the root, files replaced
 // and created while the engine works. Nothing outside the root is ever touched; nothing unplanned is ever lost.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 import Testing

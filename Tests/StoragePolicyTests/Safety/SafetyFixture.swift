@@ -1,10 +1,5 @@
 // A root beside an "outside" folder full of sentinels, for race and property tests: plan and apply in-process,
 // a background mutator thread, manifests without atimes. Never touches anything outside its scratch folder.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 @testable import StoragePolicy
