@@ -62,6 +62,21 @@ package enum PressureEviction {
     /// One quota rule's files beyond its own limit, in its order, until `need` bytes: what it took.
     private static func evict(_ rule: CompiledRule, _ quota: Quota, ledgers: [QuotaLedger], need: Int64, reason: String,
                               _ c: inout ResolutionContext) -> (taken: (bytes: Int64, files: Int), protected: Int) {
+        var candidates = ledgerCandidates(rule, ledgers: ledgers, &c)
+        func record(_ m: UInt64) -> QuotaLedger.Record { ledgers[Int(m >> 32)].records[Int(m & 0xFFFF_FFFF)] }
+        func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
+        let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: c.now)
+        let scope = rule.rule.path
+        EvictionOrdering.reorder(&candidates, quota.eviction, order: quota.evictionOrder, bytes: { record($0).allocated },
+                                 relativePath: { path($0).relative(to: scope) ?? .root })
+        let order = quota.eviction.isDefault ? (quota.evict == .lru ? "least recently used (atime) first" : "oldest (mtime) first")
+            : quota.eviction.describe(quota.evictionOrder, oldest: "oldest (mtime)")
+        return (take(candidates, need: need, rule, ledgers: ledgers, reason: "\(reason); \(order)", &c), protected)
+    }
+
+    /// A rule's ledger files (quota's, or an expire rule's kept ones), oldest first, ties in byte order of path;
+    /// files the run already removes and files with other links are not candidates.
+    static func ledgerCandidates(_ rule: CompiledRule, ledgers: [QuotaLedger], _ c: inout ResolutionContext) -> [(time: Int64, member: UInt64)] {
         var candidates: [(time: Int64, member: UInt64)] = []
         let check = c.gone.hasRemovals(under: rule.rule.path)
         for (l, ledger) in ledgers.enumerated() {
@@ -70,32 +85,30 @@ package enum PressureEviction {
                 candidates.append((ledger.records[i].time, UInt64(l) << 32 | UInt64(i)))
             }
         }
-        func record(_ m: UInt64) -> QuotaLedger.Record { ledgers[Int(m >> 32)].records[Int(m & 0xFFFF_FFFF)] }
         func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
         candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
-        let protected = QuotaProtection.removeProtected(&candidates, quota: quota, now: c.now)
-        let scope = rule.rule.path
-        EvictionOrdering.reorder(&candidates, quota.eviction, order: quota.evictionOrder, bytes: { record($0).allocated },
-                                 relativePath: { path($0).relative(to: scope) ?? .root })
-        let order = quota.eviction.isDefault ? (quota.evict == .lru ? "least recently used (atime) first" : "oldest (mtime) first")
-            : quota.eviction.describe(quota.evictionOrder, oldest: "oldest (mtime)")
+        return candidates
+    }
+
+    /// Deletes (or, for a rule that only reports, reports) `candidates` in order until `need` bytes: what it took.
+    static func take(_ candidates: [(time: Int64, member: UInt64)], need: Int64, _ rule: CompiledRule, ledgers: [QuotaLedger],
+                     reason: String, _ c: inout ResolutionContext) -> (bytes: Int64, files: Int) {
         var bytes: Int64 = 0
         var taken: [RelativePath] = []
         for candidate in candidates where bytes < need {
-            let m = candidate.member
-            let l = Int(m >> 32), i = Int(m & 0xFFFF_FFFF)
-            let p = path(m)
+            let l = Int(candidate.member >> 32), i = Int(candidate.member & 0xFFFF_FFFF)
+            let p = ledgers[l].path(i)
             bytes += ledgers[l].records[i].allocated
             taken.append(p)
             if rule.enforces {
-                c.actions.append(Action(kind: .delete, path: p, rule: rule.name, reason: "\(reason); \(order)",
+                c.actions.append(Action(kind: .delete, path: p, rule: rule.name, reason: reason,
                                         bytes: ledgers[l].records[i].allocated, identity: ledgers[l].identity(i), type: .regular))
             } else {
-                c.report(rule.index, p, "\(reason); \(order): would be evicted")
+                c.report(rule.index, p, "\(reason): would be evicted")
             }
         }
         if rule.enforces { c.gone.addDeletes(taken) }
-        return ((rule.enforces ? bytes : 0, rule.enforces ? taken.count : 0), protected)
+        return (rule.enforces ? bytes : 0, rule.enforces ? taken.count : 0)
     }
 
     /// `6.4 %`.

@@ -13,37 +13,13 @@ extension PressureEviction {
     /// One expire rule's kept files, oldest first, until `need` bytes: what it took, and how many minAge protects.
     static func evict(_ rule: CompiledRule, _ expire: Expire, ledgers: [QuotaLedger], need: Int64, reason: String,
                       _ c: inout ResolutionContext) -> (taken: (bytes: Int64, files: Int), protected: Int) {
-        var candidates: [(time: Int64, member: UInt64)] = []
-        let check = c.gone.hasRemovals(under: rule.rule.path)
-        for (l, ledger) in ledgers.enumerated() {
-            for i in ledger.records.indices where Int(ledger.records[i].rule) == rule.index && ledger.records[i].linkCount <= 1 {
-                if check && c.gone.isRemoved(ledger.path(i)) { continue }
-                candidates.append((ledger.records[i].time, UInt64(l) << 32 | UInt64(i)))
-            }
-        }
-        func path(_ m: UInt64) -> RelativePath { ledgers[Int(m >> 32)].path(Int(m & 0xFFFF_FFFF)) }
-        candidates.sort { a, b in a.time != b.time ? a.time < b.time : ByteOrder.precedes(path(a.member), path(b.member)) }
+        var candidates = ledgerCandidates(rule, ledgers: ledgers, &c)
         let before = candidates.count
         if let minAge = expire.minAge {
             while let last = candidates.last, Ages.age(of: last.time, now: c.now) < minAge.nanoseconds { candidates.removeLast() }
         }
         let order = "oldest (\(expire.byText)) first, before its expire age \(expire.after)"
-        var bytes: Int64 = 0
-        var taken: [RelativePath] = []
-        for candidate in candidates where bytes < need {
-            let l = Int(candidate.member >> 32), i = Int(candidate.member & 0xFFFF_FFFF)
-            let p = path(candidate.member)
-            bytes += ledgers[l].records[i].allocated
-            taken.append(p)
-            if rule.enforces {
-                c.actions.append(Action(kind: .delete, path: p, rule: rule.name, reason: "\(reason); \(order)",
-                                        bytes: ledgers[l].records[i].allocated, identity: ledgers[l].identity(i), type: .regular))
-            } else {
-                c.report(rule.index, p, "\(reason); \(order): would be evicted")
-            }
-        }
-        if rule.enforces { c.gone.addDeletes(taken) }
-        return ((rule.enforces ? bytes : 0, rule.enforces ? taken.count : 0), before - candidates.count)
+        return (take(candidates, need: need, rule, ledgers: ledgers, reason: "\(reason); \(order)", &c), before - candidates.count)
     }
 
     /// One trash rule's kept items, in its order, until `need` bytes: what it took, and how many minAge protects.

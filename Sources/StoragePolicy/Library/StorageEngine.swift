@@ -239,7 +239,14 @@ public struct StorageEngine: Sendable {
     /// ``ApplyEvent/opened(root:)`` and any state notices. Reads only; takes no lock.
     public static func journal(root: String, stateDirectory: String? = nil,
                                events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> JournalHistory.Reading? {
-        // A state folder elsewhere that does not exist yet is not created to be read.
+        guard let session = try stateToRead(root: root, stateDirectory: stateDirectory, events: events) else { return nil }
+        do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
+    }
+
+    /// The state folder `journal` and `journalPaths` read, through the trust checks; nil when there is none (a
+    /// state folder elsewhere that does not exist yet is not created to be read).
+    private static func stateToRead(root: String, stateDirectory: String?,
+                                    events: (ApplyEvent) -> Void) throws(EngineError) -> EngineSession? {
         if let stateDirectory, case .failure(let error) = Result(catching: { () throws(FileSystemError) in
             _ = try DirectoryHandle.open(root: stateDirectory)
         }), error.errno == .noSuchFile {
@@ -247,9 +254,7 @@ public struct StorageEngine: Sendable {
             events(.opened(root: PathNormalization.canonical(root)))
             return nil
         }
-        guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
-                                                   events: events) else { return nil }
-        do { return try JournalHistory.read(session.state) } catch { throw EngineError.wrap(error) }
+        return try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false, events: events)
     }
 
     /// Transaction `transaction` of `root`'s journal path by path (`policyctl journal show`): nil when there is
@@ -257,15 +262,7 @@ public struct StorageEngine: Sendable {
     /// does, through the same trust checks; reads only, takes no lock.
     public static func journalPaths(root: String, stateDirectory: String? = nil, transaction: String,
                                     events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> TransactionPaths? {
-        if let stateDirectory, case .failure(let error) = Result(catching: { () throws(FileSystemError) in
-            _ = try DirectoryHandle.open(root: stateDirectory)
-        }), error.errno == .noSuchFile {
-            do { _ = try DirectoryHandle.open(root: root) } catch { throw .fileSystem(error) }
-            events(.opened(root: PathNormalization.canonical(root)))
-            return nil
-        }
-        guard let session = try EngineSession.open(root: root, stateDirectory: stateDirectory, create: false,
-                                                   events: events) else { return nil }
+        guard let session = try stateToRead(root: root, stateDirectory: stateDirectory, events: events) else { return nil }
         do { return try JournalHistory.paths(session.state, transaction: transaction) } catch { throw EngineError.wrap(error) }
     }
 
