@@ -207,21 +207,28 @@ struct StatusReport: Codable, Sendable {
 enum ScopeMeasure {
     /// nil when the scope is missing or not a folder. Unreadable folders below it are left out of the sums.
     static func measure(_ root: DirectoryHandle, _ scope: RelativePath, itemsAreEntries: Bool) -> (bytes: Int64, entries: Int)? {
-        guard let top = try? root.openDirectory(at: scope) else { return nil }
+        guard let top = try? root.openDirectory(at: scope), let scopeDevice = try? top.status().device else { return nil }
         var bytes: Int64 = 0
         var files = 0
         var items = 0
         var seenInodes = Set<UInt64>()
-        // An explicit stack: a hostile tree thousands of folders deep cannot overflow the thread's stack.
-        var pending: [(DirectoryHandle, depth: Int)] = [(top, 0)]
-        while let (dir, depth) = pending.popLast() {
-            guard let entries = try? dir.entries() else { continue }
+        // Folders still to list, by path under the scope, each opened (component by component, never following
+        // a symlink) only when its turn comes: one descriptor open at a time however wide the tree, and an
+        // explicit stack, so a hostile tree thousands of folders deep overflows neither the stack nor the fds.
+        var pending: [RelativePath] = [.root]
+        while let path = pending.popLast() {
+            guard let dir = path.isEmpty ? top : try? top.openDirectory(at: path), let entries = try? dir.entries() else { continue }
+            let atTop = path.isEmpty
+            // A trash's items: its direct children, or in a FreeDesktop trash those of files/ (never files/,
+            // info/ or an app trash's .policyctl-info index themselves).
+            let holdsItems = atTop || (path.components.count == 1 && path.lastComponent == TrashFolder.filesName)
             for entry in entries {
-                if depth == 0 && scope.isEmpty && entry.name.bytes.starts(with: Array(".policyctl".utf8)) { continue }
+                if atTop && scope.isEmpty && entry.name.bytes.starts(with: Array(".policyctl".utf8)) { continue }
                 guard let s = try? dir.status(of: entry.name) else { continue }
-                if depth == 0 { items += 1 }
+                if holdsItems && !(atTop && TrashFolder.isReservedInAppTrash(entry.name)) { items += 1 }
                 if s.type == .directory {
-                    if let child = try? dir.openDirectory(entry.name) { pending.append((child, depth + 1)) }
+                    // Not crossed: a mount point below the scope (openDirectory would refuse it too).
+                    if s.device == scopeDevice { pending.append(path.appending(entry.name)) }
                     continue
                 }
                 if s.linkCount <= 1 || seenInodes.insert(s.inode).inserted {

@@ -175,3 +175,23 @@ struct StatusCommandTests {
         }
     }
 }
+
+@Suite("policyctl status with pressure rules (binary, debug free-space seam)")
+struct StatusPressureTests {
+    @Test("the volume against each pressure rule's thresholds, active below freeBelow; a FreeDesktop trash's items counted")
+    func thresholds() throws {
+        let t = try PressureKindsEndToEndTests.tree()
+        let low = try PolicyctlBinary.run(["status", "--policy", t.policy, "--root", t.root], environment: ["POLICYCTL_FREE_SPACE": "1000/100000000"])
+        #expect(low.status == 0, "\(low.stderr)")
+        let lines = low.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Volume: 1000 B free of 95.4 MiB (0 %)"), "\(low.stdout)")
+        #expect(lines.contains("  pressure low-disk: evicts below 9.5 MiB free, until 14.3 MiB (active now)"), "\(low.stdout)")
+        #expect(lines.contains("  trash  Trash  48.0 KiB  2 items  (retain 4w2d)"), "\(low.stdout)")
+        let high = try PolicyctlBinary.run(["status", "--policy", t.policy, "--root", t.root, "--format", "prometheus"],
+                                           environment: ["POLICYCTL_FREE_SPACE": "50000000/100000000"])
+        try StatusCommandTests.checkGrammar(high.stdout)
+        #expect(high.stdout.contains("policyctl_volume_free_bytes{policy=\"pressure-kinds\",root=\"\(t.root)\"} 50000000\n"), "\(high.stdout)")
+        #expect(high.stdout.contains("policyctl_pressure_free_below_bytes{policy=\"pressure-kinds\",root=\"\(t.root)\",pressure=\"low-disk\"} 10000000\n"), "\(high.stdout)")
+        #expect(!high.stdout.contains("policyctl_next_apply_bytes{"), "nothing to free above freeBelow: \(high.stdout)")
+    }
+}
