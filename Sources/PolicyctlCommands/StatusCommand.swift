@@ -60,7 +60,7 @@ struct StatusCommand: Command {
         }
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
-        let status = try StatusReport.gather(policy: loaded.policy, plan: plan, journal: reading?.transactions ?? [])
+        let status = try StatusReport.gather(policy: loaded.policy, policyFile: PathNormalization.absolute(policyPath), plan: plan, journal: reading?.transactions ?? [])
         switch format {
         case "json": Terminal.out(bytes: try PrettyJSON.encode(status) + [0x0A])
         case "markdown": Terminal.out(StatusFormats.markdown(status), terminator: "")
@@ -122,6 +122,8 @@ struct StatusReport: Codable, Sendable {
     }
 
     var policy: String
+    /// The policy file, absolute (the `policy` label of the Prometheus format, as `apply --metrics-file` sets it).
+    var policyFile: String
     var root: String
     var rules: [Rule]
     /// Every rule that would delete, with its bytes (rules not listed above included).
@@ -136,7 +138,7 @@ struct StatusReport: Codable, Sendable {
     /// Always "unknown": asking systemd for a timer's next elapse is not done (Docs/status.md).
     var nextTimerRun: String
 
-    static func gather(policy: Policy, plan: Plan, journal: [TransactionSummary]) throws -> StatusReport {
+    static func gather(policy: Policy, policyFile: String, plan: Plan, journal: [TransactionSummary]) throws -> StatusReport {
         let byRule = plan.summary.bytesFreedByRule ?? [:]
         let handle: DirectoryHandle
         do { handle = try DirectoryHandle.open(root: plan.root) } catch {
@@ -187,7 +189,7 @@ struct StatusReport: Codable, Sendable {
                       changes: t.counts.total, skipped: t.skipped.count, bytesFreed: t.bytesFreed)
         }
         let freedTotal = journal.filter { $0.outcome == .committed }.reduce(Int64(0)) { $0 + $1.bytesFreed }
-        return StatusReport(policy: policy.name, root: plan.root, rules: rules, nextApplyBytesByRule: byRule,
+        return StatusReport(policy: policy.name, policyFile: policyFile, root: plan.root, rules: rules, nextApplyBytesByRule: byRule,
                             nextApplyBytes: plan.summary.bytesFreed, volume: volume, lastApply: last,
                             bytesFreedTotal: freedTotal, nextTimerRun: "unknown")
     }

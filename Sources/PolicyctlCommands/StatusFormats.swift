@@ -91,10 +91,10 @@ enum StatusFormats {
         return out
     }
 
-    /// Every family has HELP and TYPE; every sample carries the policy and root labels, as `apply
-    /// --metrics-file` writes them, so one textfile per policy and root never collides with another.
+    /// Every family has HELP and TYPE; every sample carries the policy (file) and root labels with the values
+    /// `apply --metrics-file` gives them, so status's series and apply's join on the same labels.
     static func prometheus(_ s: StatusReport) -> String {
-        let base = "policy=\"\(MetricsFile.escape(s.policy))\",root=\"\(MetricsFile.escape(s.root))\""
+        let base = "policy=\"\(MetricsFile.escape(s.policyFile))\",root=\"\(MetricsFile.escape(s.root))\""
         var out = ""
         func family(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -121,7 +121,7 @@ enum StatusFormats {
         // The same HELP text as apply --metrics-file's, so the two never disagree about the family.
         family("policyctl_last_apply_timestamp_seconds", "gauge", "When the last policyctl apply finished (Unix time).",
                s.lastApply.map { [("", "\($0.timestampSeconds)")] } ?? [])
-        family("policyctl_bytes_freed_total", "counter", "Bytes freed over every committed transaction in the journal.",
+        family("policyctl_bytes_freed_total", "counter", MetricsFile.bytesFreedTotalHelp,
                [("", "\(s.bytesFreedTotal)")])
         return out
     }

@@ -88,10 +88,10 @@ struct StatusCommandTests {
         let r = try demo.status(["--format", "prometheus"])
         #expect(r.status == 0, "\(r.stderr)")
         try Self.checkGrammar(r.stdout)
-        #expect(r.stdout.contains("policyctl_scope_bytes{policy=\"ios-app-sandbox\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(34 << 24)\n"), "\(r.stdout)")
-        #expect(r.stdout.contains("policyctl_scope_limit_bytes{policy=\"ios-app-sandbox\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(512 << 20)\n"))
-        #expect(r.stdout.contains("policyctl_next_apply_bytes{policy=\"ios-app-sandbox\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(6 << 24)\n"))
-        #expect(r.stdout.contains("# TYPE policyctl_bytes_freed_total counter\npolicyctl_bytes_freed_total{policy=\"ios-app-sandbox\",root=\"\(demo.root)\"} 0\n"))
+        #expect(r.stdout.contains("policyctl_scope_bytes{policy=\"\(demo.policy)\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(34 << 24)\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("policyctl_scope_limit_bytes{policy=\"\(demo.policy)\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(512 << 20)\n"))
+        #expect(r.stdout.contains("policyctl_next_apply_bytes{policy=\"\(demo.policy)\",root=\"\(demo.root)\",rule=\"thumbnail-quota\"} \(6 << 24)\n"))
+        #expect(r.stdout.contains("# TYPE policyctl_bytes_freed_total counter\npolicyctl_bytes_freed_total{policy=\"\(demo.policy)\",root=\"\(demo.root)\"} 0\n"))
         // A root whose name holds a quote and a backslash: its label value is escaped as the format asks.
         let odd = demo.base + "/say \"hi\" \\ bye"
         try FileManager.default.createDirectory(atPath: odd + "/tmp", withIntermediateDirectories: true)
@@ -104,13 +104,22 @@ struct StatusCommandTests {
     @Test("prometheus: promtool check metrics passes", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool")))
     func promtool() throws {
         let demo = try Demo("status-promtool")
-        _ = try PolicyctlBinary.run(["apply", "--policy", demo.policy, "--root", demo.root, "--yes"])
+        let metrics = demo.base + "/apply.prom"
+        let apply = try PolicyctlBinary.run(["apply", "--policy", demo.policy, "--root", demo.root, "--yes", "--metrics-file", metrics])
+        #expect(apply.status == 0, "\(apply.stderr)")
         let r = try demo.status(["--format", "prometheus"])
         let file = demo.base + "/status.prom"
         try r.stdoutData.write(to: URL(fileURLWithPath: file))
         let check = try ChildProcess.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < '\(file)'"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(r.stdout.contains("policyctl_last_apply_timestamp_seconds{"), "\(r.stdout)")
+        // apply --metrics-file writes the same counter, with the same labels and value as status.
+        let total = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("policyctl_bytes_freed_total{") })
+        #expect(!total.hasSuffix(" 0"), "\(total)")
+        let applied = try String(contentsOfFile: metrics, encoding: .utf8)
+        #expect(applied.contains("# TYPE policyctl_bytes_freed_total counter\n\(total)\n"), "\(applied)")
+        let both = try ChildProcess.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < '\(metrics)'"])
+        #expect(both.status == 0, "\(both.stdout)\(both.stderr)")
     }
 
     @Test("markdown: a table row per rule for a CI step summary")
@@ -190,8 +199,8 @@ struct StatusPressureTests {
         let high = try PolicyctlBinary.run(["status", "--policy", t.policy, "--root", t.root, "--format", "prometheus"],
                                            environment: ["POLICYCTL_FREE_SPACE": "50000000/100000000"])
         try StatusCommandTests.checkGrammar(high.stdout)
-        #expect(high.stdout.contains("policyctl_volume_free_bytes{policy=\"pressure-kinds\",root=\"\(t.root)\"} 50000000\n"), "\(high.stdout)")
-        #expect(high.stdout.contains("policyctl_pressure_free_below_bytes{policy=\"pressure-kinds\",root=\"\(t.root)\",pressure=\"low-disk\"} 10000000\n"), "\(high.stdout)")
+        #expect(high.stdout.contains("policyctl_volume_free_bytes{policy=\"\(t.policy)\",root=\"\(t.root)\"} 50000000\n"), "\(high.stdout)")
+        #expect(high.stdout.contains("policyctl_pressure_free_below_bytes{policy=\"\(t.policy)\",root=\"\(t.root)\",pressure=\"low-disk\"} 10000000\n"), "\(high.stdout)")
         #expect(!high.stdout.contains("policyctl_next_apply_bytes{"), "nothing to free above freeBelow: \(high.stdout)")
     }
 }
