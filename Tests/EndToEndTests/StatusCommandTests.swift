@@ -51,6 +51,22 @@ struct StatusCommandTests {
         #expect(FileManager.default.fileExists(atPath: demo.root + "/tmp/upload-staging-1.dat"), "status changes nothing")
     }
 
+    @Test("on a UTF-8 terminal the bar is drawn in blocks; on any other terminal, as in a pipe, in # and .",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func terminalBars() throws {
+        let demo = try Demo("status-tty")
+        let command = "'\(PolicyctlBinary.path)' status --policy '\(demo.policy)' --root '\(demo.root)'"
+        func line(_ locale: String) throws -> String {
+            // script(1) gives the command a pseudo-terminal for stdout.
+            let r = try ChildProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["LC_ALL": locale])
+            #expect(r.status == 0, "\(r)")
+            return r.stdout.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init).first { $0.contains("thumbnail-quota  ") } ?? r.stdout
+        }
+        let utf8 = try line("C.UTF-8"), plain = try line("C")
+        #expect(utf8.contains("544.0 MiB / 512.0 MiB  ██████████  106 %"), "\(utf8)")
+        #expect(plain.contains("544.0 MiB / 512.0 MiB  ##########  106 %"), "\(plain)")
+    }
+
     @Test("json: decoded, every rule with its scope, limit and next-apply bytes; after an apply, the last apply")
     func json() throws {
         let demo = try Demo("status-json")
