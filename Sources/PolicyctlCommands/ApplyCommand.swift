@@ -201,7 +201,8 @@ struct ApplyCommand: Command {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let text = MetricsFile.text(policy: policyPath == PolicyArgument.dropInSet ? PolicyDropIns.setName : PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
-                                    finishedNs: WallClock.nowNs(), seconds: seconds, report: report)
+                                    finishedNs: WallClock.nowNs(), seconds: seconds, report: report,
+                                    bytesFreedTotal: MetricsFile.bytesFreedTotal(root: root, stateDirectory: stateDir))
         MetricsFile.write(text, to: metricsFile)
     }
 

@@ -6,7 +6,9 @@ import StoragePolicy
 
 enum MetricsFile {
     /// The metrics of one run: its exit code, when it finished, and (when it committed) what it did per rule.
-    static func text(policy: String, root: String, exit: ExitCode, finishedNs: Int64, seconds: Double, report: ApplyReport?) -> String {
+    /// `bytesFreedTotal`: the journal's committed history summed (status's counter of the same name); nil leaves it out.
+    static func text(policy: String, root: String, exit: ExitCode, finishedNs: Int64, seconds: Double, report: ApplyReport?,
+                     bytesFreedTotal: Int64? = nil) -> String {
         let labels = "policy=\"\(escape(policy))\",root=\"\(escape(root))\""
         var out = ""
         func metric(_ name: String, _ help: String, _ samples: [(String, String)]) {
@@ -36,7 +38,22 @@ enum MetricsFile {
                actions.sorted { $0.key < $1.key }.map { (",rule=\"\(escape($0.key))\"", "\($0.value)") })
         metric("policyctl_last_apply_skipped", "Items the last apply skipped: changed since the plan (reason=\"changed\") or an error on them (reason=\"error\").",
                [(",reason=\"changed\"", "\(skipped)"), (",reason=\"error\"", "\(failed)")])
+        if let total = bytesFreedTotal {
+            out += "# HELP policyctl_bytes_freed_total \(bytesFreedTotalHelp)\n# TYPE policyctl_bytes_freed_total counter\n"
+            out += "policyctl_bytes_freed_total{\(labels)} \(total)\n"
+        }
         return out
+    }
+
+    /// One HELP text for the counter wherever it is written (status and --metrics-file), so they never disagree.
+    static let bytesFreedTotalHelp = "Bytes freed over every committed transaction in the journal."
+
+    /// The bytes freed over the committed transactions of `root`'s journal; nil when it cannot be read (no
+    /// journal is 0). Read through the engine's journal reader, with its state-folder trust checks.
+    static func bytesFreedTotal(root: String, stateDirectory: String?) -> Int64? {
+        let reading: JournalHistory.Reading?
+        do { reading = try StorageEngine.journal(root: root, stateDirectory: stateDirectory) } catch { return nil }
+        return (reading?.transactions ?? []).filter { $0.outcome == .committed }.reduce(Int64(0)) { $0 + $1.bytesFreed }
     }
 
     /// A label value escaped as the exposition format asks: backslash, double quote and newline.

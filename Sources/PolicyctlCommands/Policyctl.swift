@@ -28,6 +28,7 @@ public enum Policyctl {
         ReclaimCommand.self,
         RecoverCommand.self,
         JournalCommand.self,
+        StatusCommand.self,
         TrashCommand.self,
         UndoCommand.self,
         ScheduleCommand.self,
