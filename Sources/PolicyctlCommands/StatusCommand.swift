@@ -135,7 +135,8 @@ struct StatusReport: Codable, Sendable {
     var lastApply: LastApply?
     /// Bytes freed over every committed transaction in the journal.
     var bytesFreedTotal: Int64
-    /// Always "unknown": asking systemd for a timer's next elapse is not done (Docs/status.md).
+    /// The systemd timer `schedule --install` writes for this policy: its next elapse, `none installed`, or why it
+    /// is not known (StatusTimer, Docs/status.md).
     var nextTimerRun: String
 
     static func gather(policy: Policy, policyFile: String, plan: Plan, journal: [TransactionSummary]) throws -> StatusReport {
@@ -191,7 +192,9 @@ struct StatusReport: Codable, Sendable {
         let freedTotal = journal.filter { $0.outcome == .committed }.reduce(Int64(0)) { $0 + $1.bytesFreed }
         return StatusReport(policy: policy.name, policyFile: policyFile, root: plan.root, rules: rules, nextApplyBytesByRule: byRule,
                             nextApplyBytes: plan.summary.bytesFreed, volume: volume, lastApply: last,
-                            bytesFreedTotal: freedTotal, nextTimerRun: "unknown")
+                            bytesFreedTotal: freedTotal,
+                            nextTimerRun: StatusTimer.nextRun(policyName: policy.name, user: geteuid() != 0,
+                                                              home: ProcessInfo.processInfo.environment["HOME"]))
     }
 
     /// Unix seconds of an RFC 3339 UTC time as the journal writes it (0 when it cannot be read).
