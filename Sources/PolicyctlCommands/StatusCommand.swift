@@ -193,7 +193,7 @@ struct StatusReport: Codable, Sendable {
         return StatusReport(policy: policy.name, policyFile: policyFile, root: plan.root, rules: rules, nextApplyBytesByRule: byRule,
                             nextApplyBytes: plan.summary.bytesFreed, volume: volume, lastApply: last,
                             bytesFreedTotal: freedTotal,
-                            nextTimerRun: StatusTimer.nextRun(policyName: policy.name, user: geteuid() != 0,
+                            nextTimerRun: StatusTimer.nextRun(policyName: policy.name, user: system_geteuid() != 0,
                                                               home: ProcessInfo.processInfo.environment["HOME"]))
     }
 
