@@ -62,18 +62,8 @@ struct JournalCommand: Command {
 
     func run() throws -> ExitCode {
         if let shown { return try show(shown) }
-        var rootPath: String? = nil
-        let reading: JournalHistory.Reading?
-        do {
-            reading = try StorageEngine.journal(root: root, stateDirectory: stateDir) { event in
-                switch event {
-                case .opened(let path): rootPath = path
-                case .stateNotice(let notice): Terminal.err("warning: \(notice)")
-                default: break
-                }
-            }
-        } catch {
-            throw Self.failure(error, root: root, rootPath: rootPath)
+        let reading = try Self.readState(root: root) { events throws(EngineError) in
+            try StorageEngine.journal(root: root, stateDirectory: stateDir, events: events)
         }
         var transactions = reading?.transactions ?? []
 
@@ -97,6 +87,23 @@ struct JournalCommand: Command {
     }
 
     /// The failure for an error reading the journal: the root that cannot be opened, or refused state (74).
+    /// Runs `read` on `root`'s state (the journal, or one transaction of it) as every journal reader does: the
+    /// state's notices to stderr, and an error mapped as `policyctl journal` maps it, naming the root it opened.
+    static func readState<T>(root: String, _ read: ((ApplyEvent) -> Void) throws(EngineError) -> T) throws -> T {
+        var rootPath: String? = nil
+        do {
+            return try read { event in
+                switch event {
+                case .opened(let path): rootPath = path
+                case .stateNotice(let notice): Terminal.err("warning: \(notice)")
+                default: break
+                }
+            }
+        } catch {
+            throw failure(error, root: root, rootPath: rootPath)
+        }
+    }
+
     static func failure(_ error: EngineError, root: String, rootPath: String?) -> CommandFailure {
         switch error {
         case .fileSystem(let e) where rootPath == nil:

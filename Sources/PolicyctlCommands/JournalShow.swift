@@ -4,18 +4,8 @@ import StoragePolicy
 
 extension JournalCommand {
     func show(_ id: String) throws -> ExitCode {
-        var rootPath: String? = nil
-        let found: TransactionPaths?
-        do {
-            found = try StorageEngine.journalPaths(root: root, stateDirectory: stateDir, transaction: id) { event in
-                switch event {
-                case .opened(let path): rootPath = path
-                case .stateNotice(let notice): Terminal.err("warning: \(notice)")
-                default: break
-                }
-            }
-        } catch {
-            throw Self.failure(error, root: root, rootPath: rootPath)
+        let found = try Self.readState(root: root) { events throws(EngineError) in
+            try StorageEngine.journalPaths(root: root, stateDirectory: stateDir, transaction: id, events: events)
         }
         guard let found else {
             // An id is typed by hand or pasted: a wrong one is a usage error that says where to find the right one.

@@ -5,6 +5,12 @@
 import StoragePolicy
 
 enum MetricsFile {
+    /// The `policy` label of apply's metrics and of status's Prometheus output, one rule for both so their series
+    /// join: the policy file's absolute path (the plan file's for a saved plan), `policyctl.d` for the drop-in set.
+    static func policyLabel(_ policyPath: String?, planFile: String? = nil) -> String {
+        policyPath == PolicyArgument.dropInSet ? PolicyDropIns.setName : PathNormalization.absolute(policyPath ?? planFile ?? "")
+    }
+
     /// The metrics of one run: its exit code, when it finished, and (when it committed) what it did per rule.
     /// `bytesFreedTotal`: the journal's committed history summed (status's counter of the same name); nil leaves it out.
     static func text(policy: String, root: String, exit: ExitCode, finishedNs: Int64, seconds: Double, report: ApplyReport?,

@@ -45,22 +45,12 @@ struct StatusCommand: Command {
     func run() throws -> ExitCode {
         let loaded = try QuietOutput.load(policyPath, quiet: false)
         // The journal first: untrusted state is refused (74, the message `journal` gives) before any walk.
-        var rootPath: String? = nil
-        let reading: JournalHistory.Reading?
-        do {
-            reading = try StorageEngine.journal(root: root, stateDirectory: stateDir) { event in
-                switch event {
-                case .opened(let path): rootPath = path
-                case .stateNotice(let notice): Terminal.err("warning: \(notice)")
-                default: break
-                }
-            }
-        } catch {
-            throw JournalCommand.failure(error, root: root, rootPath: rootPath)
+        let reading = try JournalCommand.readState(root: root) { events throws(EngineError) in
+            try StorageEngine.journal(root: root, stateDirectory: stateDir, events: events)
         }
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
-        let status = try StatusReport.gather(policy: loaded.policy, policyFile: PathNormalization.absolute(policyPath), plan: plan, journal: reading?.transactions ?? [])
+        let status = try StatusReport.gather(policy: loaded.policy, policyFile: MetricsFile.policyLabel(policyPath), plan: plan, journal: reading?.transactions ?? [])
         switch format {
         case "json": Terminal.out(bytes: try PrettyJSON.encode(status) + [0x0A])
         case "markdown": Terminal.out(StatusFormats.markdown(status), terminator: "")
