@@ -200,8 +200,8 @@ struct ApplyCommand: Command {
         guard let metricsFile else { return }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = MetricsFile.text(policy: policyPath == PolicyArgument.dropInSet ? PolicyDropIns.setName : PathNormalization.absolute(policyPath ?? planFile ?? ""), root: PathNormalization.absolute(root), exit: code,
-                                    finishedNs: WallClock.nowNs(), seconds: seconds, report: report,
+        let text = MetricsFile.text(policy: MetricsFile.policyLabel(policyPath, planFile: planFile), root: PathNormalization.absolute(root),
+                                    exit: code, finishedNs: WallClock.nowNs(), seconds: seconds, report: report,
                                     bytesFreedTotal: MetricsFile.bytesFreedTotal(root: root, stateDirectory: stateDir))
         MetricsFile.write(text, to: metricsFile)
     }
@@ -235,28 +235,6 @@ struct ApplyCommand: Command {
             }
         }
     }
-}
-
-/// What the commands that change a root share: the `--state-dir` option, the policy loaded with its
-/// diagnostics, and paths made absolute the one way. The lock and recovery are the engine's.
-enum RootSession {
-    /// `--state-dir DIR`, shared by apply, recover, journal and trash.
-    static let stateDirOption = OptionSpec.option(
-        "state-dir", value: "dir",
-        help: "Keep the lock and the journal in DIR (created 0700 if missing; e.g. /var/lib/policyctl/NAME) instead of ROOT/.policyctl, which is then reported and ignored. Staging stays on the root's filesystem, in a fresh ROOT/.policyctl-staging-<id> per transaction.",
-        completion: .directory)
-
-    /// The one loader every command uses (DiagnosticStyle.load): warnings shown, errors at file:line:col, 65 for
-    /// an invalid policy and 74 for one that cannot be read.
-    static func loadPolicy(_ path: String) throws(CommandFailure) -> Policy {
-        try DiagnosticStyle.load(path).policy
-    }
-
-    /// `path` made absolute against the working directory (see PathNormalization).
-    static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
-
-    /// The canonical absolute path of the root (realpath), or the plain absolute path when that fails.
-    static func canonical(_ path: String) -> String { PathNormalization.canonical(path) }
 }
 
 /// How apply, recover and trash talk: human lines (colour on a TTY), or plain/JSON log lines for journald.
