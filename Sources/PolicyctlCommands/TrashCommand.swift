@@ -7,7 +7,9 @@ struct TrashCommand: Command {
         name: "trash",
         abstract: "Move items into the trash folder, recording when; or put them back.",
         discussion: """
-            PATHs are relative to the root (or absolute paths under it). Items get Finder-style unique names \
+            PATHs are relative to the root (or absolute paths under it); one on another volume (a mount inside the \
+            root) goes into that volume's trash, $topdir/.Trash/UID or $topdir/.Trash-UID, in a transaction rooted \
+            at $topdir, never copied across volumes. Items get Finder-style unique names \
             ('name (2).ext') and a record of when they were trashed, so trash retention measures from that \
             moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ or info/, else xattr stamps \
             (user.policyctl.trashed, user.policyctl.origin), or for a file with several hard links or a symlink \
@@ -196,6 +198,16 @@ struct TrashCommand: Command {
             }
         }
 
+        // Items on another volume than the trash folder go into that volume's trash (TrashVolumeCommand.swift).
+        var otherVolumesSkipped = false
+        if !restore, let mounts = MountPoints.current() {
+            let split = Self.byVolume(paths, folder: folder, rootPath: rootPath, mountPoints: mounts)
+            if !split.others.isEmpty {
+                paths = split.same
+                otherVolumesSkipped = try trashOnOtherVolumes(split.others, policyName: policyName)
+                if paths.isEmpty { return otherVolumesSkipped ? .findings : .success }
+            }
+        }
         var destination: RelativePath? = nil
         if let restoreTo {
             guard let path = relativePath(restoreTo, rootPath: rootPath), !path.isRoot else {
@@ -213,7 +225,7 @@ struct TrashCommand: Command {
         } catch {
             throw try failure(error, printer)
         }
-        return report.skipped.isEmpty ? .success : .findings
+        return report.skipped.isEmpty && !otherVolumesSkipped ? .success : .findings
     }
 
     /// A file-system error once the root is open is said as is (not "planning failed").

@@ -107,4 +107,20 @@ struct CoTenantTrashCommandTests {
         #expect(try String(contentsOfFile: w.root + "/victim/data", encoding: .utf8) == String(repeating: "a", count: 11))
         #expect(w.exists("victim/sub/more"))
     }
+
+    @Test("another volume's .Trash-0 the co-tenant planted is never moved into: the item stays, exit 1",
+          .enabled(if: CoTenant.isAvailable && ScratchDirectory.canMountTmpfs))
+    func plantedVolumeTrash() throws {
+        let w = try World()
+        let vol = try w.scratch.tmpfs("root/vol", kilobytes: 1024)
+        chmod(vol, 0o1777)
+        try buildTree(at: w.root, [.file("vol/secret", size: 5)])
+        chmod(vol + "/secret", 0o600)
+        #expect(try CoTenant.sh("mkdir -m 0777 '\(vol)/.Trash-0' '\(vol)/.Trash-0/files' '\(vol)/.Trash-0/info'").status == 0)
+        let run = try policyctl(["trash", "--root", w.root, "--trash-dir", "Trash", "vol/secret"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdout.contains("the trash folder .Trash-0 is owned by uid 12345"), "\(run.stdout)")
+        #expect(w.exists("vol/secret"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vol + "/.Trash-0/files").isEmpty)
+    }
 }

@@ -201,4 +201,70 @@ struct TrashCommandTests {
         #expect(again.status == 1, "\(again)")
         #expect(!Self.exists(root + "/Trash/files/old") && !Self.exists(root + "/Trash/files/old.txt"))
     }
+
+    // MARK: another volume
+
+    static func mode(_ path: String) -> (uid: uid_t, mode: mode_t)? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return (st.st_uid, st.st_mode & 0o7777)
+    }
+
+    @Test("an item on another volume goes into that volume's .Trash-UID (made 0700), journaled there; the rest into the trash folder",
+          .enabled(if: ScratchDirectory.canMountTmpfs))
+    func otherVolume() throws {
+        let scratch = ScratchDirectory("trash-volume")
+        let root = scratch.sub("root")
+        let vol = try scratch.tmpfs("root/vol", kilobytes: 1024)
+        try buildTree(at: root, [.dir("docs"), .file("docs/a.txt", size: 3), .file("vol/photo.jpg", size: 7),
+                                 .dir("vol/album"), .file("vol/album/x", size: 20)])
+        let run = try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "--layout", "freedesktop", "docs/a.txt", "vol/photo.jpg", "vol/album"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("note: 2 items on the volume mounted at \(vol): into its trash \(vol)/.Trash-0, not copied across volumes"), "\(run.stderr)")
+        #expect(Self.exists(root + "/Trash/files/a.txt"))
+        #expect(Self.exists(vol + "/.Trash-0/files/photo.jpg") && Self.exists(vol + "/.Trash-0/files/album/x"))
+        #expect(!Self.exists(vol + "/photo.jpg") && !Self.exists(root + "/Trash/files/photo.jpg"))
+        for part in [".Trash-0", ".Trash-0/files", ".Trash-0/info"] {
+            #expect(Self.mode(vol + "/" + part).map { $0.uid == 0 && $0.mode == 0o700 } == true, "\(part)")
+        }
+        let info = try String(contentsOfFile: vol + "/.Trash-0/info/photo.jpg.trashinfo", encoding: .utf8)
+        #expect(info.hasPrefix("[Trash Info]\nPath=\(vol)/photo.jpg\nDeletionDate="))
+        let infoMtime = Self.mtimeSeconds(vol + "/.Trash-0/info/album.trashinfo")
+        #expect(try String(contentsOfFile: vol + "/.Trash-0/directorysizes", encoding: .utf8) == "20 \(infoMtime) album\n")
+        // Journaled on the volume: recover and journal find it with --root at the volume's top.
+        let journal = try policyctl(["journal", "--root", vol])
+        #expect(journal.stdout.contains("  trash  "), "\(journal)")
+        // And restored from there as from any trash.
+        #expect(try policyctl(["trash", "--root", vol, "--trash-dir", ".Trash-0", "--restore", "photo.jpg"]).status == 0)
+        #expect(Self.exists(vol + "/photo.jpg"))
+    }
+
+    @Test("another volume's root-owned sticky .Trash is used as .Trash/UID; a non-sticky or symlinked one is passed over for .Trash-UID",
+          .enabled(if: ScratchDirectory.canMountTmpfs))
+    func otherVolumeSharedTrash() throws {
+        let scratch = ScratchDirectory("trash-volume-shared")
+        let root = scratch.sub("root")
+        let vol = try scratch.tmpfs("root/vol", kilobytes: 1024)
+        try buildTree(at: root, [.file("vol/a", size: 1), .file("vol/b", size: 1), .file("vol/c", size: 1)])
+        mkdir(vol + "/.Trash", 0o755)
+        chmod(vol + "/.Trash", 0o1777)
+        #expect(try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "vol/a"]).status == 0)
+        #expect(Self.exists(vol + "/.Trash/0/files/a"))
+        #expect(Self.mode(vol + "/.Trash/0").map { $0.uid == 0 && $0.mode == 0o700 } == true)
+        chmod(vol + "/.Trash", 0o777)
+        let plain = try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "vol/b"])
+        #expect(plain.status == 0, "\(plain)")
+        #expect(plain.stderr.contains("note: \(vol)/.Trash is not sticky (mode 777): not used"), "\(plain.stderr)")
+        #expect(Self.exists(vol + "/.Trash-0/files/b"))
+        _ = try ChildProcess.run("/bin/rm", ["-rf", vol + "/.Trash"])
+        symlink("/tmp", vol + "/.Trash")
+        #expect(try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "vol/c"]).status == 0)
+        #expect(Self.exists(vol + "/.Trash-0/files/c"))
+        // With --state-dir the other volume's move is skipped, naming what to run: nothing moves.
+        try buildTree(at: root, [.file("vol/d", size: 1)])
+        let state = try policyctl(["trash", "--root", root, "--trash-dir", "Trash", "--state-dir", scratch.path + "/state", "vol/d"])
+        #expect(state.status == 1, "\(state)")
+        #expect(state.stdout.contains("skipped trash d on the volume mounted at \(vol): with --state-dir"), "\(state.stdout)")
+        #expect(Self.exists(vol + "/d"))
+    }
 }

@@ -42,6 +42,15 @@ extension StorageEngine {
         }
     }
 
+    /// The trash folder the FreeDesktop specification gives the running user on the volume whose top folder
+    /// (mount point) is `top`: `.Trash/UID` inside a root-owned, sticky `.Trash`, else `.Trash-UID`, relative to
+    /// `top`; and a note when a `.Trash` there was passed over. Reads only.
+    public static func volumeTrashFolder(top: String) throws(EngineError) -> (folder: RelativePath, note: String?) {
+        let handle: DirectoryHandle
+        do { handle = try DirectoryHandle.open(root: top) } catch { throw .fileSystem(error) }
+        return TrashVolume.folder(top: handle, uid: system_geteuid())
+    }
+
     /// Puts the items `names` of the trash folder back where they came from (or, for one name, to `destination`,
     /// a root-relative path whose folder exists), journaled like an apply; never replacing anything.
     public static func restore(_ names: [FileName], from folder: RelativePath, to destination: RelativePath? = nil,
