@@ -202,6 +202,25 @@ struct TrashCommandTests {
         #expect(!Self.exists(root + "/Trash/files/old") && !Self.exists(root + "/Trash/files/old.txt"))
     }
 
+    @Test("apply's trash retention drops the directorysizes entries of the folder items it deletes, keeps the rest")
+    func retentionDropsEntries() throws {
+        let scratch = ScratchDirectory("trash-retention-cache")
+        let root = scratch.sub("root")
+        try Self.emptyTree(root)
+        try buildTree(at: root, [.dir("Trash/files/recent"), .file("Trash/files/recent/b", size: 6)])
+        try Self.write(root + "/Trash/info/recent.trashinfo", Self.trashInfo(root: root, origin: "recent", daysAgo: 0))
+        let old = Self.mtimeSeconds(root + "/Trash/info/old.trashinfo")
+        let recent = Self.mtimeSeconds(root + "/Trash/info/recent.trashinfo")
+        try Self.write(root + "/Trash/directorysizes", "20 \(old) old\n6 \(recent) recent\n")
+        chmod(root + "/Trash/directorysizes", 0o600)
+        let policy = scratch.path + "/p.yaml"
+        try Self.write(policy, "version: 1\nname: retention\nrules:\n  - name: trash\n    path: Trash\n    trash: { retain: 7d, layout: freedesktop }\n")
+        let run = try policyctl(["apply", "--policy", policy, "--root", root, "--yes"])
+        #expect(run.status == 0, "\(run)")
+        #expect(!Self.exists(root + "/Trash/files/old"))
+        #expect(try String(contentsOfFile: root + "/Trash/directorysizes", encoding: .utf8) == "6 \(recent) recent\n")
+    }
+
     // MARK: another volume
 
     static func mode(_ path: String) -> (uid: uid_t, mode: mode_t)? {

@@ -64,23 +64,27 @@ extension TrashFolder {
 
     /// The sum of the sizes (st_size) of the regular files in the directory `name` of `parent`, however deep:
     /// opened one level at a time O_NOFOLLOW on the same mount (a symlink or a mount point inside is not
-    /// entered, a symlink counts nothing), with an explicit stack, so a deep tree cannot exhaust the call stack.
-    /// A subfolder that cannot be opened (vanished, EACCES) counts what could be read of it: nothing.
+    /// entered, a symlink counts nothing), depth first with one open descriptor per level (a wide folder holds
+    /// names, not descriptors), without recursion. An entry that vanished meanwhile counts nothing; any other
+    /// failure (EACCES, EMFILE...) throws, so a size is never silently short.
     package static func measureDirectory(_ name: FileName, in parent: DirectoryHandle) throws(FileSystemError) -> Int64 {
         var total: Int64 = 0
-        var stack: [DirectoryHandle] = [try parent.openDirectory(name)]
-        while let directory = stack.popLast() {
-            let entries: [DirectoryEntry]
-            do { entries = try directory.entries() } catch { continue }
-            for entry in entries {
-                if entry.type == .symlink { continue }
-                guard let status = try? directory.statusIfPresent(of: entry.name) else { continue }
+        var frames: [(directory: DirectoryHandle, pending: [FileName])] = [(parent, [name])]
+        while !frames.isEmpty {
+            guard let next = frames[frames.count - 1].pending.popLast() else { frames.removeLast(); continue }
+            let directory: DirectoryHandle
+            do { directory = try frames[frames.count - 1].directory.openDirectory(next) }
+            catch where [.noSuchFile, .notDirectory, .crossDevice, .tooManySymbolicLinks].contains(error.errno) { continue }
+            var subfolders: [FileName] = []
+            for entry in try directory.entries() where entry.type != .symlink {
+                guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
                 switch status.type {
                 case .regular: total = total.addingReportingOverflow(status.size).overflow ? .max : total + status.size
-                case .directory: if let sub = try? directory.openDirectory(entry.name) { stack.append(sub) }
+                case .directory: subfolders.append(entry.name)
                 default: break
                 }
             }
+            frames.append((directory, subfolders))
         }
         return total
     }
