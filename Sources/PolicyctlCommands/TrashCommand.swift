@@ -99,6 +99,8 @@ struct TrashCommand: Command {
     /// `--empty [--older-than D]` (TrashEmptyCommand.swift).
     let empty: Bool
     let olderThan: PolicyDuration?
+    /// `--older-than` as typed, for messages.
+    let olderThanText: String?
 
     init(_ options: Options) throws {
         discover = options.discover
@@ -109,7 +111,7 @@ struct TrashCommand: Command {
                 || options.to != nil || options.olderThan != nil || !options.items.isEmpty {
                 throw UsageError(message: "--discover takes no --root, --policy, --trash-dir, --restore, --list, --empty or paths: it finds the trash folders itself", command: "policyctl trash")
             }
-            (restoreTo, empty, olderThan) = (nil, false, nil)
+            (restoreTo, empty, olderThan, olderThanText) = (nil, false, nil, nil)
             (root, policyPath, trashDir, layout, restore, list, noWait, stateDir, items) = ("", nil, nil, .automatic, false, false, false, nil, [])
             log = ApplyLog(logFormat: nil, perAction: true)
             return
@@ -143,6 +145,7 @@ struct TrashCommand: Command {
             guard restore, items.count == 1 else { throw UsageError(message: "--to goes with --restore and exactly one name", command: "policyctl trash") }
             if to.isEmpty { throw UsageError(message: "--to needs a path under the root", command: "policyctl trash") }
         }
+        olderThanText = options.olderThan
         if let text = options.olderThan {
             guard empty else { throw UsageError(message: "--older-than goes with --empty", command: "policyctl trash") }
             guard let duration = PolicyDuration(parsing: text) else {

@@ -7,7 +7,15 @@ extension TrashCommand {
     func runEmpty(_ folder: RelativePath, layout: TrashRetention.Layout, session: StorageEngine.Session,
                   printer: ApplyEventPrinter) throws -> ExitCode {
         let result: ApplyResult
-        do { result = try StorageEngine.emptyTrash(folder, layout: layout, olderThan: olderThan, session: session, events: printer.render) }
+        // "Already matches the policy" would name a policy the operator never wrote: say what it means here.
+        let events: (ApplyEvent) -> Void = { event in
+            if case .nothingToDo = event {
+                Terminal.out("Nothing to delete in the trash folder \(folder.escaped)\(olderThanText.map { " trashed more than \($0) ago" } ?? "").")
+            } else {
+                printer.render(event)
+            }
+        }
+        do { result = try StorageEngine.emptyTrash(folder, layout: layout, olderThan: olderThan, session: session, events: events) }
         catch { throw try failure(error, printer) }
         // What retention keeps (undated items, an unreadable record) is reported as apply's plan reports it.
         for v in result.plan.violations { Terminal.err("kept: \(v.path.escaped): \(v.message)") }
