@@ -6,7 +6,7 @@ struct ExplainCommand: Command {
     static let summary = CommandSummary(
         name: "explain",
         abstract: "Show which rules match a path, and why.",
-        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). Then the actions the full plan takes on the path or on a directory holding it."
+        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). For a layout entry's path: what the entry wants (type, mode, owner, group, target or content) and what apply would do (create it, fix it, or report its drift). Then the actions the full plan takes on the path or on a directory holding it."
     )
 
     struct Options: ParsableOptions, ScriptPolicyOptions {
@@ -92,6 +92,13 @@ struct ExplainCommand: Command {
             out += "\n" + (r.inScope ? bold(r.rule) : dim(r.rule)) + " (\(r.kind)\(mode))\n"
             if let origin = r.origin { out += "  " + dim("defined at \(origin)") + "\n" }
             for f in r.findings { out += "  \(f)\n" }
+        }
+        if let layout = e.layout {
+            // The layout entry at this path: what it wants and what apply would do (create, fix, report drift).
+            out += "\n" + bold("layout") + " (layout \(layout.type.rawValue))\n"
+            if let origin = layout.origin { out += "  " + dim("defined at \(origin)") + "\n" }
+            out += "  wants " + layout.wants.joined(separator: ", ") + "\n"
+            for v in layout.verdict { out += "  apply would: \(v)\n" }
         }
         let renderer = PlanRenderer(color: color)
         out += "\n" + bold("Plan:") + "\n"

@@ -429,18 +429,18 @@ package struct Rollback {
     }
 
     /// A layout file's mode and owner put back (`fix: true` changed them): on its own descriptor, opened without
-    /// following anything and only while it is still the file changed (LayoutFile.open), and only when what it
+    /// following anything and only while it is still the file changed (LayoutFileAccess.open), and only when what it
     /// has now is what the transaction set.
     private func revertFilePermissions(_ path: RelativePath, set: Permissions, previous: Permissions, identity: EntryIdentity,
                                        act: Bool) throws(FileSystemError) -> Undo {
         guard let name = path.lastComponent, let folder = try directories.directoryIfPresent(containing: path),
-              case .opened(let file, let status) = try LayoutFile.open(name, in: folder, expecting: identity),
+              case .opened(let file, let status) = try LayoutFileAccess.open(name, in: folder, expecting: identity),
               !previous.matches(status) else { return .nothing }
         guard set.matches(status) else {
             return .kept(Kept(path: path, reason: "mode or owner changed by someone else since; left as it is"))
         }
         guard act else { return .undone([]) }
-        try LayoutFile.apply(previous, to: file)
+        try LayoutFileAccess.apply(previous, to: file)
         return .undone([])
     }
 }

@@ -3,7 +3,7 @@
 // recorded (dev and ino), reached without following a symlink and checked on the descriptor that is then changed.
 // A file (`type: file` with `fix: true`): always one that exists in the plan, opened relative to its folder's
 // descriptor with O_NOFOLLOW|O_NONBLOCK|O_NOCTTY and no O_CREAT, fstat-ed, and changed on that descriptor only when
-// it is a regular file with the plan's dev and ino and one link (LayoutFile.open).
+// it is a regular file with the plan's dev and ino and one link (LayoutFileAccess.open).
 
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyPlan
@@ -40,7 +40,7 @@ extension StepPreparer {
         guard let identity = action.identity, let name = action.path.lastComponent else {
             return .skip("the plan records no identity for the layout file; its mode and owner are left alone")
         }
-        switch try LayoutFile.open(name, in: directories.directory(containing: action.path), expecting: identity) {
+        switch try LayoutFileAccess.open(name, in: directories.directory(containing: action.path), expecting: identity) {
         case .refused(let why):
             return .skip(why)
         case .opened(_, let opened):
@@ -63,7 +63,7 @@ extension Permissions {
 /// the change itself, rollback and recovery all open it this way, each checking again: a co-tenant who can write the
 /// folder may swap the name for a symlink, a FIFO, a device or another file at any moment, and none of those is ever
 /// followed, opened blocking or changed.
-enum LayoutFile {
+enum LayoutFileAccess {
     enum Opening {
         case opened(FileDescriptor, FileStatus)
         case refused(String)

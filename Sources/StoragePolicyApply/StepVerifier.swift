@@ -114,7 +114,7 @@ package final class StepVerifier {
         case .setPermissions:
             // A directory this run creates has no identity in the plan: the preparer checks it is the one made.
             guard let status = try directories.statusIfPresent(path) else { return action.identity == nil ? nil : "vanished since the plan" }
-            // A layout file (`fix: true`) is checked again on the descriptor it is changed through (LayoutFile).
+            // A layout file (`fix: true`) is checked again on the descriptor it is changed through (LayoutFileAccess).
             let wanted: FileType = action.type == .regular ? .regular : .directory
             guard status.type == wanted else {
                 return "a \(status.type.rawValue) is where the layout \(wanted == .regular ? "file" : "directory") must be (never followed); its mode and owner are never changed"

@@ -258,8 +258,8 @@ package final class Transaction {
             } catch where error.errno == .notDirectory || error.errno == .tooManySymbolicLinks {
                 // Not a directory: a layout file (`fix: true`), opened and checked again on its own descriptor.
                 guard let identity, let name = path.lastComponent else { throw error }
-                switch try LayoutFile.open(name, in: directories.directory(containing: path), expecting: identity) {
-                case .opened(let file, _): try LayoutFile.apply(set, to: file)
+                switch try LayoutFileAccess.open(name, in: directories.directory(containing: path), expecting: identity) {
+                case .opened(let file, _): try LayoutFileAccess.apply(set, to: file)
                 case .refused: throw FileSystemError(.openat, path: path, errno: .noSuchFile)
                 }
                 return
