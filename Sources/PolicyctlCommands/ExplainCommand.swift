@@ -6,7 +6,7 @@ struct ExplainCommand: Command {
     static let summary = CommandSummary(
         name: "explain",
         abstract: "Show which rules match a path, and why.",
-        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). Then the actions the full plan takes on the path or on a directory holding it."
+        discussion: "For every rule: whether its scope holds the path, what its match and exclude globs say, and its verdict with the reason (\"mtime 3d ago > 1d: delete\"). For a layout entry's path: what the entry wants (type, mode, owner, group, target or content) and what apply would do (create it, fix it, or report its drift). Then the actions the full plan takes on the path or on a directory holding it."
     )
 
     struct Options: ParsableOptions, ScriptPolicyOptions {
@@ -16,6 +16,7 @@ struct ExplainCommand: Command {
         var root: String?
         var forceRoot = false
         var at: String?
+        var format = "text"
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.path, "path", help: "The path to explain, relative to the root (or absolute, inside it)."),
@@ -28,6 +29,7 @@ struct ExplainCommand: Command {
                     completion: .directory),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.at, AsOfOption.option),
+            .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
         ] }
     }
 
@@ -36,6 +38,8 @@ struct ExplainCommand: Command {
     var path: RelativePath
     /// `--at`: the instant ages are measured against (now without it).
     var planOptions: PlanOptions
+    /// `--format json`: the explanation as one JSON object (ExplainJSON).
+    var json = false
 
     init(_ options: Options) throws {
         let command = "policyctl explain"
@@ -62,13 +66,19 @@ struct ExplainCommand: Command {
         self.root = root
         path = relative
         planOptions = try AsOfOption.planOptions(options.at, command: command)
+        json = options.format == "json"
     }
 
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
         do {
             _ = try StorageEngine(policy: loaded.policy, root: root, planOptions: planOptions).explain(path) { event in
-                if case .explained(let explanation) = event { Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor)) }
+                guard case .explained(let explanation) = event else { return }
+                if json {
+                    Terminal.out(bytes: ((try? PrettyJSON.encode(ExplainJSON(explanation))) ?? Array("{}".utf8)) + [0x0A])
+                } else {
+                    Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor))
+                }
             }
         } catch {
             guard case .fileSystem(let error) = error else { throw error }
@@ -93,6 +103,13 @@ struct ExplainCommand: Command {
             if let origin = r.origin { out += "  " + dim("defined at \(origin)") + "\n" }
             for f in r.findings { out += "  \(f)\n" }
         }
+        if let layout = e.layout {
+            // The layout entry at this path: what it wants and what apply would do (create, fix, report drift).
+            out += "\n" + bold("layout") + " (layout \(layout.type.rawValue))\n"
+            if let origin = layout.origin { out += "  " + dim("defined at \(origin)") + "\n" }
+            out += "  wants " + layout.wants.joined(separator: ", ") + "\n"
+            for v in layout.verdict { out += "  apply would: \(v)\n" }
+        }
         let renderer = PlanRenderer(color: color)
         out += "\n" + bold("Plan:") + "\n"
         if e.actions.isEmpty && e.violations.isEmpty && e.skipped.isEmpty { out += "  nothing for this path\n" }
@@ -102,5 +119,34 @@ struct ExplainCommand: Command {
         for v in e.violations { out += "  \(v.severity.rawValue): \(v.rule): \(v.message)\n" }
         for s in e.skipped { out += "  skipped \(s.path.escaped): \(s.reason)\n" }
         return out
+    }
+}
+
+/// `explain --format json`: the explanation's parts under the names the text uses; paths escaped as the text prints them.
+struct ExplainJSON: Encodable {
+    struct RuleJSON: Encodable {
+        var rule: String, kind: String, mode: String, inScope: Bool, findings: [String], origin: String?
+    }
+    struct LayoutJSON: Encodable {
+        var path: String, type: String, wants: [String], origin: String?, applyWould: [String]
+    }
+    var path: String
+    var type: String?
+    var problem: String?
+    var rules: [RuleJSON]
+    var layout: LayoutJSON?
+    var actions: [Action]
+    var violations: [Violation]
+    var skipped: [SkippedEntry]
+
+    init(_ e: Explanation) {
+        path = e.path.isEmpty ? "." : e.path.escaped
+        type = e.status?.type.rawValue
+        problem = e.statusProblem
+        rules = e.rules.map { RuleJSON(rule: $0.rule, kind: $0.kind, mode: $0.mode.rawValue, inScope: $0.inScope, findings: $0.findings, origin: $0.origin) }
+        layout = e.layout.map { LayoutJSON(path: $0.path.escaped, type: $0.type.rawValue, wants: $0.wants, origin: $0.origin, applyWould: $0.verdict) }
+        actions = e.actions
+        violations = e.violations
+        skipped = e.skipped
     }
 }

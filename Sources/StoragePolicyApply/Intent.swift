@@ -22,9 +22,9 @@ package enum Change: Sendable, Equatable {
     /// Set a directory's atime and mtime back to what they were before this run removed entries from it
     /// (DirectoryTimes); `previous…` are the times the removals left, which rollback puts back.
     case times(path: RelativePath, accessNs: Int64, modificationNs: Int64, previousAccessNs: Int64, previousModificationNs: Int64)
-    /// Set a layout directory's mode, owner and group (each nil: left alone) on its own descriptor. `previous`
-    /// is what it had, which rollback puts back; nil for a directory this transaction creates (its mkdir's
-    /// undo removes it, so there is nothing to restore).
+    /// Set a layout directory's or (`fix: true`) an existing layout file's mode, owner and group (each nil: left
+    /// alone) on its own descriptor (a file's: LayoutFileAccess). `previous` is what it had, which rollback puts
+    /// back; nil for a directory this transaction creates (its mkdir's undo removes it, so there is nothing to restore).
     case permissions(path: RelativePath, set: Permissions, previous: Permissions?)
     /// Create a layout file (`type: file`): `temp` made with O_CREAT|O_EXCL|O_NOFOLLOW, written, given `set`'s
     /// owner and mode on its descriptor, fsynced, then renamed to `path` without replacing anything.
@@ -182,7 +182,7 @@ package struct Intent: Sendable, Equatable {
             // Only a directory whose identity was recorded has its times set back.
             if identity == nil { return "times of \(path.escaped) without the identity of the directory" }
         case .permissions(let path, _, let previous):
-            // Only a directory whose identity was recorded is ever changed back, and never to setuid bits:
+            // Only a directory or file whose identity was recorded is ever changed back, and never to setuid bits:
             // a forged record cannot make anything executable as its owner.
             if path.isRoot { return "permissions of the root" }
             if previous != nil && identity == nil { return "permissions of \(path.escaped) without the identity of the directory" }

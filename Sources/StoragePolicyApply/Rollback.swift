@@ -343,8 +343,10 @@ package struct Rollback {
 
         case .permissions(let path, let set, let previous):
             // A directory this transaction created has nothing to put back: its mkdir's undo removes it.
-            guard let previous, let identity = intent.identity,
-                  let directory = try directories.directoryIfPresent(path) else { return .nothing }
+            guard let previous, let identity = intent.identity else { return .nothing }
+            guard let directory = try directories.directoryIfPresent(path) else {
+                return try revertFilePermissions(path, set: set, previous: previous, identity: identity, act: act)
+            }
             let status = try directory.status()
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode,
                   !previous.matches(status) else { return .nothing }
@@ -424,5 +426,21 @@ package struct Rollback {
             }
             return changed ? .undone([path.parent]) : .nothing
         }
+    }
+
+    /// A layout file's mode and owner put back (`fix: true` changed them): on its own descriptor, opened without
+    /// following anything and only while it is still the file changed (LayoutFileAccess.open), and only when what it
+    /// has now is what the transaction set.
+    private func revertFilePermissions(_ path: RelativePath, set: Permissions, previous: Permissions, identity: EntryIdentity,
+                                       act: Bool) throws(FileSystemError) -> Undo {
+        guard let name = path.lastComponent, let folder = try directories.directoryIfPresent(containing: path),
+              case .opened(let file, let status) = try LayoutFileAccess.open(name, in: folder, expecting: identity),
+              !previous.matches(status) else { return .nothing }
+        guard set.matches(status) else {
+            return .kept(Kept(path: path, reason: "mode or owner changed by someone else since; left as it is"))
+        }
+        guard act else { return .undone([]) }
+        try LayoutFileAccess.apply(previous, to: file)
+        return .undone([])
     }
 }

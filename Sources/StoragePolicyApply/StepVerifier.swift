@@ -114,9 +114,12 @@ package final class StepVerifier {
         case .setPermissions:
             // A directory this run creates has no identity in the plan: the preparer checks it is the one made.
             guard let status = try directories.statusIfPresent(path) else { return action.identity == nil ? nil : "vanished since the plan" }
-            guard status.type == .directory else {
-                return "a \(status.type.rawValue) is where the layout directory must be (never followed); its mode and owner are never changed"
+            // A layout file (`fix: true`) is checked again on the descriptor it is changed through (LayoutFileAccess).
+            let wanted: FileType = action.type == .regular ? .regular : .directory
+            guard status.type == wanted else {
+                return "a \(status.type.rawValue) is where the layout \(wanted == .regular ? "file" : "directory") must be (never followed); its mode and owner are never changed"
             }
+            if wanted == .regular, status.linkCount > 1 { return "has \(status.linkCount) hard links; its mode and owner are never changed" }
             if !status.isOnSameMount(as: rootStatus) { return "on another filesystem; never crossed" }
             if let identity = action.identity, status.device != identity.device || status.inode != identity.inode {
                 return "replaced since the plan; its mode and owner are left alone"

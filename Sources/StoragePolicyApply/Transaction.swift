@@ -187,10 +187,10 @@ package final class Transaction {
     /// change tried once more: every change can be retried, a failed one left nothing behind.
     func perform(_ intent: Intent) throws(FileSystemError) {
         do {
-            try make(intent.change)
+            try make(intent.change, identity: intent.identity)
         } catch where error.errno == .noSpace {
             guard journal.reserve.release() else { throw error }
-            try make(intent.change)
+            try make(intent.change, identity: intent.identity)
         }
         made.insert(intent.op)
         CrashPoint.changeMade()
@@ -206,7 +206,7 @@ package final class Transaction {
         made.insert(intent.op)
     }
 
-    private func make(_ change: Change) throws(FileSystemError) {
+    private func make(_ change: Change, identity: EntryIdentity?) throws(FileSystemError) {
         switch change {
         case .stage(let path, let name):
             let parent = try directories.directory(containing: path)
@@ -252,7 +252,18 @@ package final class Transaction {
             // On the descriptor the step preparer opened (O_NOFOLLOW, component by component) and checked by
             // fstat: never by path, so a symlink swapped in since is never followed. Owner first: a chown by
             // root keeps a directory's setgid bit, and the mode then sets exactly the bits asked for.
-            let directory = try directories.directory(path)
+            let directory: DirectoryHandle
+            do {
+                directory = try directories.directory(path)
+            } catch where error.errno == .notDirectory || error.errno == .tooManySymbolicLinks {
+                // Not a directory: a layout file (`fix: true`), opened and checked again on its own descriptor.
+                guard let identity, let name = path.lastComponent else { throw error }
+                switch try LayoutFileAccess.open(name, in: directories.directory(containing: path), expecting: identity) {
+                case .opened(let file, _): try LayoutFileAccess.apply(set, to: file)
+                case .refused: throw FileSystemError(.openat, path: path, errno: .noSuchFile)
+                }
+                return
+            }
             if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
             if let mode = set.mode { try directory.setPermissions(mode) }
         }

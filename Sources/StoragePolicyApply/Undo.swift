@@ -1,6 +1,6 @@
 // Undo of a committed transaction, built from its own journal intents (trusted state): renames go back, trash
-// moves are restored, markers and cache tags return to what the journal recorded, directories it created go
-// once empty. Deletes cannot be undone and are named. Every piece re-checks that its target is still what the
+// moves are restored, markers and cache tags return to what the journal recorded, layout files and symlinks it made
+// go while they are still exactly what it made, directories it created go once empty. Deletes cannot be undone and are named. Every piece re-checks that its target is still what the
 // transaction left (dev, ino; size and mtime for files), and the undo runs as a new journaled transaction.
 
 @_spi(Layers) import StoragePolicyFileSystem
@@ -159,9 +159,23 @@ extension Applier {
                                         path: path, rule: "undo", reason: "undo of \(transaction)", identity: status.identity,
                                         type: status.type)
                     plan.steps.append(Step(action: action, verb: .setPermissions, restore: nil))
-                case .symlink(let path, _):
-                    // Undo acts on nothing it would reach through a symlink, its own included: it names it instead.
-                    plan.skipped.append("\(path.escaped): a layout symlink the transaction made; undo never removes a symlink, so remove it by hand if it should go")
+                case .symlink(let path, let target):
+                    // Removed (unlinkat: never followed) only while it is still the link this euid made: a symlink,
+                    // owned by us, pointing exactly where the transaction pointed it. Its dev and ino go into the
+                    // step, so one swapped in between this plan and the removal is kept too.
+                    guard let name = path.lastComponent, let folder = try? state.root.openDirectory(at: path.parent),
+                          let status = (try? folder.statusIfPresent(of: name)) ?? nil else {
+                        plan.skipped.append("\(path.escaped): gone since the transaction; left alone")
+                        continue
+                    }
+                    guard status.type == .symlink, status.userID == system_geteuid(),
+                          (try? folder.linkTarget(of: name)) == target else {
+                        plan.skipped.append("\(path.escaped): not the symlink the transaction made any more (another type, owner or target); kept")
+                        continue
+                    }
+                    plan.steps.append(Step(action: Action(kind: .delete, path: path, rule: "undo", reason: "undo of \(transaction)",
+                                                          identity: status.identity, type: .symlink), verb: .remove, restore: nil))
+                    movedOut[path.parent, default: []].insert(name)
                 case .create(let path, _, let contents), .layoutFile(let path, _, let contents, _):
                     guard let status = check(path, against: nil, plan: &plan) else { continue }
                     let now = try? state.root.openDirectory(at: path.parent).readFile(path.lastComponent!, limit: 64 * 1024)

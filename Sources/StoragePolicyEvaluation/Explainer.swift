@@ -18,6 +18,22 @@ public struct Explanation: Sendable {
     public var actions: [Action]
     public var violations: [Violation]
     public var skipped: [SkippedEntry]
+    /// The layout entry at this path, when the policy has one: what it wants and what apply would do.
+    public var layout: LayoutExplanation? = nil
+}
+
+/// A layout entry explained: which entry covers the path, what it wants, what apply would do about it.
+public struct LayoutExplanation: Sendable, Hashable {
+    /// The entry's path (the explained path itself).
+    public var path: RelativePath
+    public var type: LayoutType
+    /// One phrase per key the entry sets: `mode 0640`, `owner ci (uid 1001)`, `target 'releases/3'`, `fix: true`.
+    public var wants: [String]
+    /// Where the entry is written (`file:line:col`), when known.
+    public var origin: String?
+    /// What apply would do: `create it (mkfile)`, `fix it: set mode 0640`, `report drift (no fix: true): ...`, or
+    /// `nothing: it is as the entry says`.
+    public var verdict: [String]
 }
 
 public struct RuleExplanation: Sendable, Hashable {
@@ -87,10 +103,45 @@ package struct Explainer: Sendable {
             a.path == path || (path.hasPrefix(a.path) && a.type == .directory && (a.isDelete || { if case .trash = a.kind { true } else { false } }()))
                 || { if case .rename(let to) = a.kind { to == path } else { false } }()
         }
-        return Explanation(path: path, status: status, statusProblem: problem, rules: rules, actions: covering,
-                           // Its own, and those of a directory holding it (a scope the walk could not enter).
-                           violations: plan.violations.filter { path.hasPrefix($0.path) && ($0.path == path || !$0.path.isRoot) },
-                           skipped: plan.skipped.filter { path.hasPrefix($0.path) })
+        var explanation = Explanation(path: path, status: status, statusProblem: problem, rules: rules, actions: covering,
+                                      // Its own, and those of a directory holding it (a scope the walk could not enter).
+                                      violations: plan.violations.filter { path.hasPrefix($0.path) && ($0.path == path || !$0.path.isRoot) },
+                                      skipped: plan.skipped.filter { path.hasPrefix($0.path) })
+        if let entry = policy.layout.last(where: { $0.path == path }) {
+            explanation.layout = Self.explain(entry, actions: plan.actions.filter { $0.path == path && $0.rule == "layout" },
+                                              violations: plan.violations.filter { $0.path == path && $0.rule == "layout" })
+        }
+        return explanation
+    }
+
+    /// What `entry` wants, and what the plan's layout actions and violations at its path say apply would do.
+    static func explain(_ entry: LayoutEntry, actions: [Action], violations: [Violation]) -> LayoutExplanation {
+        var wants: [String] = ["type \(entry.type.rawValue)"]
+        if let mode = entry.mode { wants.append("mode \(LayoutEntry.octal(mode))") }
+        if let owner = entry.owner { wants.append("owner \(owner.text("uid"))") }
+        if let group = entry.group { wants.append("group \(group.text("gid"))") }
+        if let target = entry.target { wants.append("target '\(PathEscaping.escape(target))'") }
+        if entry.type == .file { wants.append(entry.content.isEmpty ? "empty content" : "content of \(entry.content.count) bytes") }
+        if entry.excludeFromBackup { wants.append("backup: exclude") }
+        if entry.includeInBackup { wants.append("backup: include") }
+        if entry.cacheDirectoryTag { wants.append("cacheTag") }
+        if entry.fix { wants.append("fix: true") }
+        var verdict: [String] = []
+        for action in actions {
+            switch action.kind {
+            case .mkdir: verdict.append("create it (mkdir)")
+            case .mkfile(let content, _, _, _): verdict.append("create it (mkfile, \(content.count) bytes)")
+            case .symlink(let target): verdict.append("create it (symlink -> \(PathEscaping.escape(target)))")
+            case .setPermissions(let mode, let owner, let group):
+                let set = [mode.map { "mode \(LayoutEntry.octal($0))" }, owner.map { "owner \($0)" }, group.map { "group \($0)" }]
+                    .compactMap { $0 }.joined(separator: " ")
+                verdict.append(action.identity == nil ? "set \(set) on what it creates" : "fix it: set \(set) (\(action.reason))")
+            default: verdict.append("\(action.kind.name) (\(action.reason))")
+            }
+        }
+        for v in violations { verdict.append("report drift: \(v.message)") }
+        if verdict.isEmpty { verdict.append("nothing: it is as the entry says") }
+        return LayoutExplanation(path: entry.path, type: entry.type, wants: wants, origin: entry.location?.description, verdict: verdict)
     }
 
     package func explain(_ rule: CompiledRule, path: RelativePath, status: FileStatus?, now: Int64) -> RuleExplanation {

@@ -1,9 +1,9 @@
 // Layout entries beyond "this directory exists": `mode:`, `owner:` and `group:` as tmpfiles' `d` lines give them, and
 // `type: file` / `type: symlink` (`f`, `L`). A directory the plan creates gets a set-perms action right after its
-// mkdir; one that exists and drifted gets one only with `fix: true` (recording its identity, so apply changes exactly
-// the directory judged here). Without `fix` the drift is a violation and nothing the run did not create is ever
-// chmodded or chowned. A missing file or symlink is created (mkfile, symlink); a wrong type, target or content is
-// reported and never replaced.
+// mkdir; a directory or file that exists and drifted gets one only with `fix: true` (recording its identity, so apply
+// changes exactly the entry judged here). Without `fix` the drift is a violation and nothing the run did not create
+// is ever chmodded or chowned. A missing file or symlink is created (mkfile, symlink); a wrong type, target or
+// content is reported and never replaced. A symlink has no mode or owner here (the loader refuses them).
 
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyModel
@@ -24,12 +24,9 @@ extension Preflight {
         guard entry.hasAttributes else { return }
         let drift = Self.drift(of: entry, status: status)
         guard !drift.isEmpty else { return }
-        if entry.fix && entry.type != .directory {
-            // A file's mode and owner are set when apply creates it; repairing one that exists is not built yet.
-            violations.append(Violation(rule: "layout", path: entry.path,
-                                        message: "\(entry.noun) '\(entry.path.escaped)' drifted: \(drift.joined(separator: ", ")); 'fix' repairs layout directories only, so chmod/chown it by hand",
-                                        severity: .error))
-        } else if entry.fix {
+        if entry.fix {
+            // A file's identity is recorded as a directory's is: apply changes only the regular file of one link
+            // judged here, opened without following anything (StepPreparerPermissions.swift, LayoutFile).
             let mode = entry.mode.flatMap { $0 == status.permissions ? nil : $0 }
             let owner = entry.owner.flatMap { $0.id == status.userID ? nil : $0.id }
             let group = entry.group.flatMap { $0.id == status.groupID ? nil : $0.id }

@@ -32,6 +32,8 @@ package final class FileDescriptor: Sendable {
         package static let truncate = Options(rawValue: _O_TRUNC)
         /// O_NONBLOCK: a FIFO opened by mistake cannot hang the run.
         package static let nonBlocking = Options(rawValue: _O_NONBLOCK)
+        /// O_NOCTTY: a terminal swapped in for a file never becomes the run's controlling terminal.
+        package static let noControllingTerminal = Options(rawValue: _O_NOCTTY)
         /// O_NOATIME where the platform has it: reading leaves atime as it was.
         package static let noAccessTime = Options(rawValue: cposix_o_noatime())
     }

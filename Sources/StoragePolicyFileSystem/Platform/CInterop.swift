@@ -90,6 +90,9 @@ extension FileStatus {
             size: Int64(s.st_size), allocatedSize: FileStatus.bytes(blocks: UInt64(truncatingIfNeeded: s.st_blocks)),
             accessTimeNs: at.ns, modificationTimeNs: mt.ns, changeTimeNs: ct.ns,
             hasTimeOutOfRange: at.clamped || mt.clamped || ct.clamped)
+        // Not an init parameter: without this, every fstat-ed status said gid 0 (a layout file's group compared
+        // on its descriptor, and the previous group journalled for rollback, were wrong).
+        groupID = UInt32(s.st_gid)
     }
 
     /// The st_mode file type bits of a C stat, for callers that only need the type.

@@ -1,6 +1,7 @@
 // A result-builder DSL that mirrors the YAML kinds, so Swift code states a policy the way a file does:
 // `try Policy("app") { LayoutDirectory("tmp"); Rule.expire("tmp-expiry", in: "tmp", after: .hours(24)) }`.
-// It runs the same validation as the YAML loader; an invalid policy throws, it is never half-built.
+// It runs the same validation as the YAML loader; an invalid policy throws, it is never half-built. Layout entries
+// take YAML's keys as modifiers: `LayoutDirectory("spool").mode("0750").owner("ci").fix()`, `LayoutFile`, `LayoutSymlink`.
 
 @_spi(Layers) import StoragePolicyFileSystem
 
@@ -13,7 +14,146 @@ public protocol PolicyComponent: Sendable {
 /// What a component contributes: a layout entry, or a rule whose globs are compiled when the policy is built.
 public enum PolicyPart: Sendable {
     case layout(path: String, excludeFromBackup: Bool, cacheTag: Bool)
+    /// A layout entry with the keys beyond the path (`mode`, `owner`, `group`, `fix`, `type`, `target`, `content`).
+    case layoutEntry(LayoutDraft)
     case rule(RuleDraft)
+}
+
+/// A layout entry as written in Swift, before its path, mode and names are checked: what YAML's long form says.
+/// `LayoutDirectory("spool").mode("0750").owner("ci").fix()`, `LayoutFile("etc/motd", content: "hi\n").mode("0644")`,
+/// `LayoutSymlink("current", target: "releases/3")`.
+public struct LayoutDraft: Sendable {
+    /// A user or group as the policy names it: a name (resolved when the policy is built) or an id.
+    public enum Principal: Sendable, Hashable {
+        case name(String)
+        case id(UInt32)
+    }
+    package var path: String
+    package var type: LayoutType
+    package var excludeFromBackup = false
+    package var cacheTag = false
+    /// `mode:` as YAML writes it, 3 or 4 octal digits ("0750"): a Swift integer literal 0750 would be decimal.
+    package var mode: String?
+    package var owner: Principal?
+    package var group: Principal?
+    package var fix = false
+    package var target: String?
+    package var content = ""
+
+    package init(path: String, type: LayoutType) { self.path = path; self.type = type }
+}
+
+/// The modifiers of a layout directory or file (a symlink has no mode or owner of its own, as in YAML).
+public protocol LayoutAttributes: PolicyComponent {
+    /// The entry the modifiers change.
+    var layoutDraft: LayoutDraft { get }
+}
+
+extension LayoutAttributes {
+    public var policyParts: [PolicyPart] { [.layoutEntry(layoutDraft)] }
+    /// `mode: "0750"`: 3 or 4 octal digits, as a string (an integer literal would be read as decimal).
+    public func mode(_ octal: String) -> LayoutDraft { with { $0.mode = octal } }
+    /// `owner:` by name, resolved when the policy is built (an unknown name is an error).
+    public func owner(_ name: String) -> LayoutDraft { with { $0.owner = .name(name) } }
+    /// `owner:` by uid.
+    public func owner(_ id: UInt32) -> LayoutDraft { with { $0.owner = .id(id) } }
+    /// `group:` by name, resolved when the policy is built.
+    public func group(_ name: String) -> LayoutDraft { with { $0.group = .name(name) } }
+    /// `group:` by gid.
+    public func group(_ id: UInt32) -> LayoutDraft { with { $0.group = .id(id) } }
+    /// `fix: true`: also repair the mode and owner of an entry that exists.
+    public func fix(_ repair: Bool = true) -> LayoutDraft { with { $0.fix = repair } }
+
+    private func with(_ change: (inout LayoutDraft) -> Void) -> LayoutDraft {
+        var draft = layoutDraft
+        change(&draft)
+        return draft
+    }
+}
+
+extension LayoutDraft: LayoutAttributes {
+    public var layoutDraft: LayoutDraft { self }
+}
+
+extension LayoutDirectory: LayoutAttributes {
+    public var layoutDraft: LayoutDraft {
+        var draft = LayoutDraft(path: path, type: .directory)
+        draft.excludeFromBackup = excludeFromBackup
+        draft.cacheTag = cacheTag
+        return draft
+    }
+}
+
+/// `type: file`: a file that must exist, made holding `content` (at most 64 KiB) when missing.
+public struct LayoutFile: LayoutAttributes {
+    public let layoutDraft: LayoutDraft
+    public init(_ path: String, content: String = "") {
+        var draft = LayoutDraft(path: path, type: .file)
+        draft.content = content
+        layoutDraft = draft
+    }
+}
+
+/// `type: symlink`: a symlink that must exist, made pointing at `target` when missing.
+public struct LayoutSymlink: PolicyComponent {
+    let draft: LayoutDraft
+    public init(_ path: String, target: String) {
+        var draft = LayoutDraft(path: path, type: .symlink)
+        draft.target = target
+        self.draft = draft
+    }
+    public var policyParts: [PolicyPart] { [.layoutEntry(draft)] }
+}
+
+extension LayoutDraft {
+    /// The entry, or nil with each problem handed to `fail`: the checks YAML's loader makes of the same keys.
+    func entry(at path: RelativePath, _ fail: (String) -> Void) -> LayoutEntry? {
+        let label = "layout entry '\(path.escaped)'"
+        var entry = LayoutEntry(path: path, excludeFromBackup: excludeFromBackup, cacheDirectoryTag: cacheTag)
+        entry.type = type
+        entry.fix = fix
+        var ok = true
+        if let mode {
+            if (3...4).contains(mode.count), mode.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(mode, radix: 8) {
+                entry.mode = bits
+            } else {
+                fail("\(label): invalid mode '\(mode)' (expected 3 or 4 octal digits, e.g. \"0750\")")
+                ok = false
+            }
+        }
+        func resolve(_ principal: Principal?, group: Bool) -> PrincipalFilter? {
+            switch principal {
+            case nil: return nil
+            case .id(let id):
+                if id == UInt32.max { fail("\(label): \(group ? "group" : "user") id \(id) is out of range"); ok = false; return nil }
+                return PrincipalFilter(id: id)
+            case .name(let name):
+                let what = group ? "group" : "user"
+                switch group ? UserDatabase.groupID(named: name) : UserDatabase.userID(named: name) {
+                case .id(let id): return PrincipalFilter(id: id, name: name)
+                case .unknown: fail("\(label): no \(what) named '\(name)' on this system")
+                case .failed(let why): fail("\(label): the \(what) database could not be read for '\(name)': \(why)")
+                }
+                ok = false
+                return nil
+            }
+        }
+        entry.owner = resolve(owner, group: false)
+        entry.group = resolve(group, group: true)
+        if let target {
+            if target.isEmpty || target.utf8.count > 4095 || target.utf8.contains(0) {
+                fail("\(label): a symlink's target must be 1 to 4095 bytes with no NUL")
+                ok = false
+            }
+            entry.target = Array(target.utf8)
+        }
+        if content.utf8.count > LayoutEntry.contentLimit {
+            fail("\(label): 'content' is \(content.utf8.count) bytes; a layout file holds at most \(LayoutEntry.contentLimit)")
+            ok = false
+        }
+        entry.content = Array(content.utf8)
+        return ok ? entry : nil
+    }
 }
 
 /// A rule as written in Swift, before its path and globs are checked.
@@ -114,6 +254,11 @@ extension Policy {
             case .layout(let path, let exclude, let tag):
                 if let p = scope(path, "layout entry") {
                     policy.layout.append(LayoutEntry(path: p, excludeFromBackup: exclude, cacheDirectoryTag: tag))
+                }
+            case .layoutEntry(let draft):
+                if let p = scope(draft.path, "layout entry") {
+                    if p.isRoot { fail("layout entry: path must name a directory below the root") }
+                    else if let entry = draft.entry(at: p, fail) { policy.layout.append(entry) }
                 }
             case .rule(let draft):
                 let owner = "rule '\(draft.name)'"
