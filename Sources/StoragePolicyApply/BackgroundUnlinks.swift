@@ -12,22 +12,24 @@
 @_spi(Layers) import StoragePolicyFileSystem
 
 package final class BackgroundUnlinks {
+    // Only the run's thread uses it, and no access overlaps another: the mutable state below skips the dynamic
+    // exclusivity checks (four per handed-over delete: 1 % of a host's apply, Docs/performance.md).
     private let ledger: StepLedger
     private let directoryTimes: DirectoryTimes
     private let deadline: RunDeadline
     private let workers: UnlinkWorkers
     /// The steps with the workers, in step order, with their intents.
-    private var inBackground: [(step: Int, intent: Intent)] = []
+    @exclusivity(unchecked) private var inBackground: [(step: Int, intent: Intent)] = []
     /// The folder of the batch's first delete.
-    private var firstFolder: RelativePath?
+    @exclusivity(unchecked) private var firstFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
-    private var removalBeforeBatch: Int?
+    @exclusivity(unchecked) private var removalBeforeBatch: Int?
     /// Fewest consecutive file deletes in a group handed to worker threads.
     private let workersFrom: Int
     /// The current group's steps whose file delete goes to worker threads (`choose`), as a flag per step from
     /// `chosenFrom` on (a set hashed every step's index twice); the others' are made as they are handed over.
-    private var chosen: [Bool] = []
-    private var chosenFrom = 0
+    @exclusivity(unchecked) private var chosen: [Bool] = []
+    @exclusivity(unchecked) private var chosenFrom = 0
 
     package init(ledger: StepLedger, directoryTimes: DirectoryTimes, options: ApplyOptions, rootStatus: FileStatus, deadline: RunDeadline) {
         self.ledger = ledger
