@@ -12,21 +12,24 @@
 @_spi(Layers) import StoragePolicyFileSystem
 
 package final class BackgroundUnlinks {
+    // Only the run's thread uses it, and no access overlaps another: the mutable state below skips the dynamic
+    // exclusivity checks (four per handed-over delete: 1 % of a host's apply, Docs/performance.md).
     private let ledger: StepLedger
     private let directoryTimes: DirectoryTimes
     private let deadline: RunDeadline
     private let workers: UnlinkWorkers
     /// The steps with the workers, in step order, with their intents.
-    private var inBackground: [(step: Int, intent: Intent)] = []
+    @exclusivity(unchecked) private var inBackground: [(step: Int, intent: Intent)] = []
     /// The folder of the batch's first delete.
-    private var firstFolder: RelativePath?
+    @exclusivity(unchecked) private var firstFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
-    private var removalBeforeBatch: Int?
+    @exclusivity(unchecked) private var removalBeforeBatch: Int?
     /// Fewest consecutive file deletes in a group handed to worker threads.
     private let workersFrom: Int
-    /// The current group's steps whose file delete goes to worker threads (`choose`); the others' are made as
-    /// they are handed over.
-    private var chosen: Set<Int> = []
+    /// The current group's steps whose file delete goes to worker threads (`choose`), as a flag per step from
+    /// `chosenFrom` on (a set hashed every step's index twice); the others' are made as they are handed over.
+    @exclusivity(unchecked) private var chosen: [Bool] = []
+    @exclusivity(unchecked) private var chosenFrom = 0
 
     package init(ledger: StepLedger, directoryTimes: DirectoryTimes, options: ApplyOptions, rootStatus: FileStatus, deadline: RunDeadline) {
         self.ledger = ledger
@@ -44,12 +47,21 @@ package final class BackgroundUnlinks {
     /// waits for the workers anyway.
     func choose(_ prepared: [(Int, [Intent])]) {
         chosen.removeAll(keepingCapacity: true)
+        guard let first = prepared.first?.0, let last = prepared.last?.0 else { return }
+        // Prepared in step order: the flags span the group's first to last prepared step.
+        chosenFrom = first
+        chosen.append(contentsOf: repeatElement(false, count: last - first + 1))
         var start = 0
         for end in 0...prepared.count {
             if end < prepared.count, prepared[end].1.count == 1, prepared[end].1[0].change.isUnlink { continue }
-            if end - start >= workersFrom { chosen.formUnion(prepared[start..<end].lazy.map(\.0)) }
+            if end - start >= workersFrom { for (i, _) in prepared[start..<end] { chosen[i - first] = true } }
             start = end + 1
         }
+    }
+
+    private func isChosen(_ i: Int) -> Bool {
+        let k = i - chosenFrom
+        return k >= 0 && k < chosen.count && chosen[k]
     }
 
     /// No unlink is with the workers: the folders are as this run's steps left them.
@@ -65,7 +77,7 @@ package final class BackgroundUnlinks {
     /// is recorded by `finish`. One not chosen for a worker is made here and now, and recorded at once when no
     /// worker has one in flight: the run then goes on exactly as after a step made here.
     func hand(_ i: Int, _ step: Step, intent: Intent, parent: DirectoryHandle) throws {
-        let threads = !chosen.contains(i) ? 0 : step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
+        let threads = !isChosen(i) ? 0 : step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
         workers.submit(.init(step: i, path: step.action.path, parent: parent, name: step.action.path.lastComponent!,
                              identity: step.action.identity!, type: step.action.type), workers: threads)
         ledger.transaction.unlinkingElsewhere(intent)

@@ -32,7 +32,10 @@ package enum Change: Sendable, Equatable {
     /// Create a layout symlink (`type: symlink`) pointing at `target` (symlinkat: never replaces anything).
     case symlink(path: RelativePath, target: [UInt8])
 
-    package var name: String {
+    package var name: String { literalName.description }
+
+    /// The name as a literal: the journal writes it without a String.
+    var literalName: StaticString {
         switch self {
         case .stage: "stage"
         case .rename: "rename"
@@ -88,7 +91,7 @@ package struct Intent: Sendable, Equatable {
     package func encode(into w: inout JSONWriter) {
         w.int("op", op)
         w.int("action", action)
-        w.string("change", change.name)
+        w.literalString("change", change.literalName)
         switch change {
         case .stage(let path, let name):
             w.path("path", path)
@@ -109,7 +112,7 @@ package struct Intent: Sendable, Equatable {
             w.blob("contents", contents)
         case .unlink(let path, let type):
             w.path("path", path)
-            w.string("entryType", type.rawValue)
+            w.literalString("entryType", type.literalName)
         case .times(let path, let atime, let mtime, let previousAtime, let previousMtime):
             w.path("path", path)
             w.int("atimeNs", atime)

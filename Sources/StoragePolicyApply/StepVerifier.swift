@@ -25,8 +25,14 @@ package final class StepVerifier {
     private var directories: DirectoryCache { ledger.transaction.directories }
     private var transaction: Transaction { ledger.transaction }
     /// Read on the first delete that needs it: the window since the plan shrinks to this run (see InUseCheck);
-    /// its /proc/locks is read again for each group.
-    private var inUseCheck: InUseCheck?
+    /// its /proc/locks is read again for each group. Held by a class as a `let`, so each delete's question is
+    /// asked of it in place: an optional stored struct was copied for every call (retaining every table it holds).
+    private var inUse: InUseHolder?
+    private final class InUseHolder {
+        let check: InUseCheck
+        let clearlyFree: ClearlyFree
+        init(_ check: InUseCheck) { self.check = check; clearlyFree = check.clearlyFree }
+    }
     /// The last rule asked about and its answer: consecutive steps mostly share a rule.
     private var lastInUseRule: (rule: String, checked: Bool)?
 
@@ -41,7 +47,7 @@ package final class StepVerifier {
 
     /// A new group: the flocks held now are read again (the open-file table is kept for the run).
     func startGroup() {
-        inUseCheck = inUseCheck?.rereadingFlocks()
+        if let inUse { self.inUse = InUseHolder(inUse.check.rereadingFlocks()) }
     }
 
     /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure;
@@ -235,11 +241,15 @@ package final class StepVerifier {
 
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
-        guard checksInUse(action.rule), let identity = action.identity, let name = action.path.lastComponent,
+        guard checksInUse(action.rule), let identity = action.identity else { return nil }
+        let inUse = self.inUse ?? InUseHolder(InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect))
+        self.inUse = inUse
+        // Most deletes are settled from their fields alone (no process has the inode open, /proc/locks rules out
+        // a flock, not a directory): `reason` would find nothing, so neither its folder nor its name is looked up.
+        if inUse.clearlyFree.answer(type: action.type, identity: identity) { return nil }
+        guard let name = action.path.lastComponent,
               let parent = try directories.directoryIfPresent(containing: action.path) else { return nil }
-        if inUseCheck == nil { inUseCheck = InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect) }
-        // Called on the stored check in place: a copy of it would retain and release every table it holds.
-        return inUseCheck!.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
+        return inUse.check.reason(parent: parent, name: name, path: action.path, type: action.type, identity: identity,
                                   deadline: options.deadline)
     }
 

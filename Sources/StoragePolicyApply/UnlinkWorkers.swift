@@ -9,7 +9,8 @@
 
 package final class UnlinkWorkers {
     // Not Sendable, and need not be: only the thread that owns the run calls it. What the workers share with it
-    // is `Shared`, whose mutable state lives in a ConditionLocked.
+    // is `Shared`, whose mutable state lives in a ConditionLocked. So the run's own state skips the dynamic
+    // exclusivity checks (`@exclusivity(unchecked)`): no access to it overlaps another.
 
     package struct Job: Sendable {
         /// The step it carries out; failures are reported by it.
@@ -53,16 +54,16 @@ package final class UnlinkWorkers {
 
     private let shared: Shared
     /// Jobs not yet handed to the workers (the run's thread only).
-    private var staged: [Job] = []
+    @exclusivity(unchecked) private var staged: [Job] = []
     /// As of the last hand-over: every job of a step below this one is finished (Int.max: every job), and
     /// whether one of them failed. The run's thread only; lets it note a folder the workers are done with
     /// while they go on in later ones (BackgroundUnlinks).
     var finishedBelow: Int { min(finishedBelowPublished, staged.first?.step ?? Int.max) }
-    private(set) var failedSoFar = false
+    @exclusivity(unchecked) private(set) var failedSoFar = false
     /// `finishedBelow` of the jobs handed over, as the workers last said.
-    private var finishedBelowPublished = Int.max
+    @exclusivity(unchecked) private var finishedBelowPublished = Int.max
     /// One per worker borrowed from the pool: each ends once `stop` closes the queue.
-    private var workers: [WorkerPool.Completion] = []
+    @exclusivity(unchecked) private var workers: [WorkerPool.Completion] = []
 
     package init(check: @escaping Check, willChange: (@Sendable (RelativePath) -> Void)?, deadline: ContinuousClock.Instant?) {
         shared = Shared(check: check, willChange: willChange, deadline: deadline)

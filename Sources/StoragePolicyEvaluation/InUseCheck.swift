@@ -27,6 +27,9 @@ package struct InUseCheck: Sendable {
     /// The plan's note naming the strategy that judged (nil for Linux's /proc: see InUseStrategy.note).
     package let strategyNote: String?
     private let probes = ProbeCount()
+    /// `isClearlyFree`, answered mostly without hashing: a class, so apply asks it per delete without copying
+    /// this struct (which retains every table it holds).
+    package let clearlyFree: ClearlyFree
 
     package init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = []) {
         self.init(reading: InUseReading(table: table, flocks: flocks, localDevices: localDevices), note: nil)
@@ -40,6 +43,8 @@ package struct InUseCheck: Sendable {
         source = reading.source
         busy = reading.busy
         strategyNote = note
+        clearlyFree = ClearlyFree(table: reading.table, flocks: reading.flocks, localDevices: reading.localDevices,
+                                  askTheApp: reading.busy != nil)
     }
 
     /// Reads now, through `strategy` (nil: the platform's, InUseStrategies.platform); on Linux /proc/locks is
@@ -89,13 +94,8 @@ package struct InUseCheck: Sendable {
     /// True when `reason` would surely find nothing, from the entry's fields alone (no folder opened, no
     /// system call): /proc was read, no process has it open, /proc/locks rules out a flock on it, and it is
     /// no directory (whose contents would need a look). A symlink is never in use.
-    func isClearlyFree(type: FileType?, identity: EntryIdentity) -> Bool {
-        // The app's list is asked about every candidate: only it knows its paths.
-        guard table.unreadable == nil, busy == nil else { return false }
-        if type == .symlink { return true }
-        guard table.incompleteness == nil else { return false }
-        guard type != .directory, table.holder(device: identity.device, inode: identity.inode) == nil else { return false }
-        return localDevices.contains(identity.device) && !flocks.mayHold(inode: identity.inode)
+    package func isClearlyFree(type: FileType?, identity: EntryIdentity) -> Bool {
+        clearlyFree.answer(type: type, identity: identity)
     }
 
     private func flockReason(_ directory: DirectoryHandle, _ name: FileName?, path: @autoclosure () -> RelativePath,
@@ -265,4 +265,49 @@ package struct InUseCheck: Sendable {
 /// A counter a Sendable check can bump from a non-mutating method.
 private final class ProbeCount: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// What `InUseCheck.isClearlyFree` decides, from the same tables, with the hashing of most answers saved (three
+/// hash lookups per delete were a tenth of apply's own work on a folder of empty files, Docs/performance.md):
+/// what does not vary per entry is decided once, and a bitmap of the inodes the open-file table and /proc/locks
+/// list (any device) answers "listed in neither" from one bit; only an inode whose bit is set is looked up.
+package final class ClearlyFree: Sendable {
+    /// /proc was read and the app gives no list of its own (asked about every candidate: only it knows its paths).
+    private let readable: Bool
+    /// Every process's descriptors were read and /proc/locks lists every flock.
+    private let complete: Bool
+    private let localDevices: Set<UInt64>
+    /// The one local device, when there is exactly one (the common case: one comparison, no hash).
+    private let onlyDevice: UInt64?
+    private let table: OpenFileTable
+    private let flocks: FlockTable
+    /// 2^16 bits: bit `slot(inode)` is set for every inode either table lists.
+    private let bits: [UInt64]
+
+    init(table: OpenFileTable, flocks: FlockTable, localDevices: Set<UInt64>, askTheApp: Bool) {
+        readable = table.unreadable == nil && !askTheApp
+        complete = table.incompleteness == nil && flocks.incomplete == nil
+        self.localDevices = localDevices
+        onlyDevice = localDevices.count == 1 ? localDevices.first : nil
+        self.table = table
+        self.flocks = flocks
+        var bits = [UInt64](repeating: 0, count: 1 << 10)
+        table.forEachInode { let k = Self.slot($0); bits[k >> 6] |= 1 << UInt64(k & 63) }
+        flocks.forEachInode { let k = Self.slot($0); bits[k >> 6] |= 1 << UInt64(k & 63) }
+        self.bits = bits
+    }
+
+    private static func slot(_ inode: UInt64) -> Int { Int(truncatingIfNeeded: (inode &* 0x9E37_79B9_7F4A_7C15) >> 48) }
+
+    /// True when `InUseCheck.reason` would surely find nothing (see isClearlyFree).
+    package func answer(type: FileType?, identity: EntryIdentity) -> Bool {
+        guard readable else { return false }
+        if type == .symlink { return true }
+        guard complete, type != .directory else { return false }
+        guard identity.device == onlyDevice || localDevices.contains(identity.device) else { return false }
+        let k = Self.slot(identity.inode)
+        guard bits[k >> 6] & (1 << UInt64(k & 63)) != 0 else { return true }
+        // Listed somewhere (on some device): the tables themselves decide.
+        return table.holder(device: identity.device, inode: identity.inode) == nil && !flocks.mayHold(inode: identity.inode)
+    }
 }

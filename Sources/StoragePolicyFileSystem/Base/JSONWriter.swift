@@ -67,6 +67,15 @@
         string(value, escaping: escaping)
     }
 
+    /// `key` with a literal value that needs no escaping (a change's or a file type's name): the same bytes as
+    /// `string`, without going through a String (a record of each delete names two).
+    package mutating func literalString(_ key: StaticString, _ value: StaticString) {
+        self.key(key)
+        byte(0x22)
+        literal(value)
+        byte(0x22)
+    }
+
     package mutating func string(_ key: StaticString, _ value: String?) {
         if let value { string(key, value) } else { null(key) }
     }

@@ -7,6 +7,20 @@ public enum FileType: String, Sendable, Hashable, Codable {
     case regular = "file", directory, symlink, fifo, socket, characterDevice = "char-device",
          blockDevice = "block-device", unknown
 
+    /// `rawValue` as a literal, for records written without a String (JSONWriter.literalString).
+    package var literalName: StaticString {
+        switch self {
+        case .regular: "file"
+        case .directory: "directory"
+        case .symlink: "symlink"
+        case .fifo: "fifo"
+        case .socket: "socket"
+        case .characterDevice: "char-device"
+        case .blockDevice: "block-device"
+        case .unknown: "unknown"
+        }
+    }
+
     package init(mode: UInt32) {
         switch mode & _S_IFMT {
         case _S_IFREG: self = .regular

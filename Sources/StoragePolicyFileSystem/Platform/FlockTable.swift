@@ -40,6 +40,11 @@ package struct FlockTable: Sendable {
     /// How many distinct inodes hold a flock.
     package var count: Int { inodes.count }
 
+    /// Calls `body` with every inode the table lists (InUseCheck's filter of inodes no one holds).
+    package func forEachInode(_ body: (UInt64) -> Void) {
+        for inode in inodes { body(inode) }
+    }
+
     /// The inodes of the FLOCK lines: `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`. Waiters (`1: -> FLOCK ...`)
     /// hold nothing yet; POSIX, OFDLCK and LEASE locks do not conflict with a flock on a local filesystem.
     static func parse(_ bytes: [UInt8]) -> Set<UInt64> {

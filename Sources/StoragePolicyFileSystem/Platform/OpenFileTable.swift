@@ -107,6 +107,11 @@ package struct OpenFileTable: Sendable {
     /// How many distinct files are open.
     package var count: Int { holders.count }
 
+    /// Calls `body` with the inode of every open file (InUseCheck's filter of inodes no one holds).
+    package func forEachInode(_ body: (UInt64) -> Void) {
+        for key in holders.keys { body(key.inode) }
+    }
+
     /// `PID (command)`, the command from /proc/PID/comm (escaped; `?` when it cannot be read).
     package static func describe(pid: Int32, proc: String = "/proc") -> String {
         "\(pid) (\(command(of: pid, proc: proc) ?? "?"))"
