@@ -1,0 +1,39 @@
+// `policyctl apply` over a policy that lists its roots (or discovers trash folders): one transaction per root,
+// each under that root's own lock and journal (RootsRun), one after another. A root that fails is named and the
+// next one still applied; the exit code is the worst of them. A signal stops the whole run.
+import StoragePolicy
+
+extension ApplyCommand {
+    func applySeveral(_ targets: [RootTarget]) throws -> ExitCode {
+        if metricsFile != nil {
+            throw UsageError(message: "--metrics-file writes the metrics of one root: with a policy that lists its roots, add --root naming one of them", command: "policyctl apply")
+        }
+        var codes: [ExitCode] = []
+        var failed: [String] = []
+        for (i, target) in targets.enumerated() {
+            switch log.format {
+            case .json:
+                Terminal.out(bytes: JSONLogLine([("event", .string("root")), ("root", .string(target.path)), ("written", .string(target.written)),
+                                                 ("discovered", .string(target.discovered ? "true" : "false"))]).bytes + [0x0A])
+            case .plain: Terminal.out("root: \(target.path)")
+            case .human: if !log.quiet { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
+            }
+            do {
+                codes.append(try execute(ApplyRequest(root: target.path, source: .policy(target.policy)), stateDirectory: target.stateDirectory))
+            } catch {
+                // SIGINT/SIGTERM: the root under way stopped cleanly; the roots after it are not started.
+                if SignalCancellation().flag.isCancelled { throw error }
+                let (code, message) = RootsRun.message(error)
+                codes.append(code)
+                guard code != .success else { continue }   // skipped for the lock (--no-wait): said already
+                failed.append("\(target.path) (exit \(code.rawValue))")
+                Terminal.err("error: " + RootsRun.failed(target, message.isEmpty ? "exit \(code.rawValue), said above" : message))
+            }
+        }
+        if targets.isEmpty && !log.quiet { Terminal.out("No roots to apply: the policy lists none and discovery found no trash folder.") }
+        if !failed.isEmpty {
+            Terminal.err("\(failed.count) of \(targets.count) roots failed: \(failed.joined(separator: ", ")); the others were applied")
+        }
+        return RootsRun.worst(codes)
+    }
+}
