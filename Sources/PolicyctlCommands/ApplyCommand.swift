@@ -105,7 +105,6 @@ struct ApplyCommand: Command {
         metricsFile = options.metricsFile
         user = options.user
         log = ApplyLog(logFormat: options.logFormat, perAction: options.verbose || options.logFormat != nil, quiet: options.quiet)
-        // Without --root, the policy must list its roots (checked once it is read: RootsRun.select).
         if planFile == nil && policyPath == nil {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
@@ -143,9 +142,9 @@ struct ApplyCommand: Command {
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
             }
         } else {
+            try RootsRun.requireRoot(policyPath!, root: rootArgument, command: "policyctl apply")
             let inMemory = PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet
-            // Read here to see whether it lists its roots; a YAML file is read again under the lock, so its
-            // warnings are printed once, by that read's errors, as before.
+            // Read (quietly for YAML, which is read again under the lock) to see whether it lists its roots.
             let policy = try QuietOutput.load(policyPath!, quiet: inMemory ? log.quiet : true).policy
             switch try RootsRun.select(policy, root: rootArgument, stateDir: stateDir, user: user, command: "policyctl apply") {
             case .several(let targets):

@@ -69,6 +69,7 @@ struct PlanCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        try RootsRun.requireRoot(policyPath, root: rootArgument, command: "policyctl plan")
         let loaded = try QuietOutput.load(policyPath, quiet: quiet)
         switch try RootsRun.select(loaded.policy, root: rootArgument, stateDir: nil, user: user, command: "policyctl plan") {
         case .single(let policy, let root, _):

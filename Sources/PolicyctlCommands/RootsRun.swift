@@ -75,6 +75,15 @@ enum RootsRun {
         return .several(listed + discovered(policy, stateDir: stateDir, notes: true))
     }
 
+    /// Without --root the policy must list its roots; one that cannot be read (or lists none) is the usage
+    /// error a missing --root always was (64), decided before the policy's own errors are printed.
+    static func requireRoot(_ policyPath: String, root: String?, command: String) throws(UsageError) {
+        guard root == nil else { return }
+        guard let loaded = try? PolicySource.load(policyPath, confinedTo: nil), loaded.policy.hasRoots else {
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
+        }
+    }
+
     /// Every trash folder discovery finds, as a root for the policy's discovering trash rule; what it ignored
     /// is noted on stderr when `notes` (a symlinked or non-sticky `.Trash`, another uid's folder: never entered).
     static func discovered(_ policy: Policy, stateDir: String?, notes: Bool) -> [RootTarget] {
