@@ -113,6 +113,17 @@ struct RootsEndToEndTests {
         #expect(out.status == 64, "\(out)")
     }
 
+    @Test("schedule: without --root a roots policy is a usage error naming its roots; with --root the unit applies that root")
+    func schedule() throws {
+        let t = try TwoRoots()
+        let all = try policyctl(["schedule", "--policy", t.policy, "--every", "1d", "--systemd"])
+        #expect(all.status == 64, "\(all)")
+        #expect(all.stderr.hasPrefix("Error: policy 'multi' lists its roots; schedule one unit per root for now: add --root ROOT --name multi-NAME for each of \(t.a), \(t.b)"), "\(all)")
+        let one = try policyctl(["schedule", "--policy", t.policy, "--root", t.b, "--every", "1d", "--systemd", "--name", "multi-b"])
+        #expect(one.status == 0, "\(one)")
+        #expect(one.stdout.contains("apply --policy \(t.policy) --root \(t.b) --yes"), "\(one)")
+    }
+
     @Test("the roots list's errors, each at file:line:col")
     func validation() throws {
         let scratch = ScratchDirectory("roots-bad")
