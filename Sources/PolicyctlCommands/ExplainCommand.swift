@@ -66,8 +66,10 @@ struct ExplainCommand: Command {
 
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
+        // A policy with roots: explains with the rules of the listed root --root names.
+        let policy = try RootsRun.onePolicy(loaded.policy, root: root, command: "policyctl explain")
         do {
-            _ = try StorageEngine(policy: loaded.policy, root: root, planOptions: planOptions).explain(path) { event in
+            _ = try StorageEngine(policy: policy, root: root, planOptions: planOptions).explain(path) { event in
                 if case .explained(let explanation) = event { Terminal.out(ExplainCommand.render(explanation, color: Terminal.useColor)) }
             }
         } catch {

@@ -75,6 +75,14 @@ enum RootsRun {
         return .several(listed + discovered(policy, stateDir: stateDir, notes: true))
     }
 
+    /// The policy a one-root command (explain, audit) evaluates at `root`: the policy itself without `roots:`,
+    /// else the rules of the listed (or discovered) root `root` is; any other root is a usage error (64).
+    static func onePolicy(_ policy: Policy, root: String, command: String) throws -> Policy {
+        guard policy.hasRoots else { return policy }
+        guard case .single(let one, _, _) = try select(policy, root: root, stateDir: nil, user: true, command: command) else { return policy }
+        return one
+    }
+
     /// Without --root the policy must list its roots; one that cannot be read (or lists none) is the usage
     /// error a missing --root always was (64), decided before the policy's own errors are printed.
     static func requireRoot(_ policyPath: String, root: String?, command: String) throws(UsageError) {

@@ -28,8 +28,7 @@ struct RootsEndToEndTests {
                     expire: { after: 1d }
                   - name: residue
                     path: tmp
-                    match: ["*.part"]
-                    forbid: true
+                    forbid: ["*.part"]
                     mode: audit
                 roots:
                   - { path: \(a), rules: [tmp-expiry] }
@@ -124,6 +123,22 @@ struct RootsEndToEndTests {
         #expect(one.stdout.contains("apply --policy \(t.policy) --root \(t.b) --yes"), "\(one)")
     }
 
+    @Test("explain and audit judge --root with the rules of the listed root it names; another root is 64")
+    func explainAndAudit() throws {
+        let t = try TwoRoots()
+        try buildTree(at: t.a, [.file("tmp/x.part", ageHours: 1)])
+        try buildTree(at: t.b, [.file("tmp/x.part", ageHours: 1)])
+        // residue is b's rule only: a's x.part is nobody's business, b's is a finding.
+        let a = try policyctl(["audit", "--policy", t.policy, "--root", t.a])
+        #expect(!a.stdout.contains("residue"), "\(a)")
+        let b = try policyctl(["audit", "--policy", t.policy, "--root", t.b])
+        #expect(b.status == 1 && b.stdout.contains("residue"), "\(b)")
+        let explained = try policyctl(["explain", "--policy", t.policy, "--root", t.a, "tmp/x.part"])
+        #expect(explained.status == 0 && !explained.stdout.contains("residue"), "\(explained)")
+        let other = try policyctl(["audit", "--policy", t.policy, "--root", t.scratch.path])
+        #expect(other.status == 64, "\(other)")
+    }
+
     @Test("the roots list's errors, each at file:line:col")
     func validation() throws {
         let scratch = ScratchDirectory("roots-bad")
@@ -166,7 +181,7 @@ struct RootsEndToEndTests {
         let t = try TwoRoots()
         let run = try policyctl(["validate", "--effective", t.policy])
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.contains("roots:\n  # from \(t.policy):13\n  - path: \"\(t.a)\"\n    rules: [\"tmp-expiry\"]\n"), "\(run)")
+        #expect(run.stdout.contains("roots:\n  # from \(t.policy):12\n  - path: \"\(t.a)\"\n    rules: [\"tmp-expiry\"]\n"), "\(run)")
         let again = t.scratch.path + "/effective.yaml"
         try writePolicy(again, run.stdout)
         let plan = try policyctl(["plan", "--policy", again])
