@@ -140,7 +140,7 @@ struct ApplyCommand: Command {
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
-            }
+            } ?? ApplyCommand.rootsPolicy(policy, root: root)
         } else {
             try RootsRun.requireRoot(policyPath!, root: rootArgument, command: "policyctl apply")
             let inMemory = PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet

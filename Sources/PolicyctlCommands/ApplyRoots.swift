@@ -36,4 +36,14 @@ extension ApplyCommand {
         }
         return RootsRun.worst(codes)
     }
+
+    /// A saved plan of a policy with roots: is judged by the rules of the root it is applied to, not by every
+    /// root's (a plan file may be forged: an action of another root's rule must be refused here). Handed to the
+    /// engine as the policy it checks the plan against, with the file's bytes, so staleness is still judged by
+    /// them. Nil for a policy without roots (the engine reads and judges the file itself, as before).
+    static func rootsPolicy(_ path: String, root: String) throws -> Policy? {
+        guard !PolicySource.isScript(path), let loaded = try? PolicySource.load(PathNormalization.absolute(path)),
+              loaded.policy.hasRoots else { return nil }
+        return try RootsRun.onePolicy(loaded.policy, root: root, command: "policyctl apply")
+    }
 }

@@ -139,6 +139,40 @@ struct RootsEndToEndTests {
         #expect(other.status == 64, "\(other)")
     }
 
+    @Test("a plan saved for one listed root applies there, judged by that root's rules; a forged action of another root's rule is refused")
+    func savedPlan() throws {
+        let t = try TwoRoots()
+        // all-b would delete a's tmp/old too, were it a's rule: it is b's only.
+        let policy = t.scratch.path + "/saved.yaml"
+        try writePolicy(policy, """
+            version: 1
+            name: saved
+            rules:
+              - { name: tmp-expiry, path: tmp, expire: 1d }
+              - { name: all-b, path: tmp, expire: 1h }
+            roots:
+              - { path: \(t.a), rules: [tmp-expiry] }
+              - { path: \(t.b), rules: [all-b] }
+
+            """)
+        let saved = t.scratch.path + "/a.json"
+        let plan = try policyctl(["plan", "--policy", policy, "--root", t.a, "--out", saved])
+        #expect(plan.status == 0, "\(plan)")
+        // The same plan with its action claimed by all-b.
+        let forged = t.scratch.path + "/forged.json"
+        let text = try String(contentsOfFile: saved, encoding: .utf8)
+        #expect(text.contains("\"rule\" : \"tmp-expiry\""), "\(text)")
+        try text.replacingOccurrences(of: "\"rule\" : \"tmp-expiry\"", with: "\"rule\" : \"all-b\"").write(toFile: forged, atomically: true, encoding: .utf8)
+        let refused = try policyctl(["apply", forged, "--policy", policy, "--root", t.a, "--yes"])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.contains("plan refused"), "\(refused)")
+        #expect(FileManager.default.fileExists(atPath: t.a + "/tmp/old"))
+        let apply = try policyctl(["apply", saved, "--policy", policy, "--root", t.a, "--yes"])
+        #expect(apply.status == 0, "\(apply)")
+        #expect(!FileManager.default.fileExists(atPath: t.a + "/tmp/old"))
+        #expect(FileManager.default.fileExists(atPath: t.b + "/tmp/old"), "only the plan's root")
+    }
+
     @Test("the roots list's errors, each at file:line:col")
     func validation() throws {
         let scratch = ScratchDirectory("roots-bad")
