@@ -14,7 +14,7 @@ extension ApplyCommand {
             switch log.format {
             case .json:
                 Terminal.out(bytes: JSONLogLine([("event", .string("root")), ("root", .string(target.path)), ("written", .string(target.written)),
-                                                 ("discovered", .string(target.discovered ? "true" : "false"))]).bytes + [0x0A])
+                                                 ("origin", .string(target.discovered ? "discovered-trash" : "listed"))]).bytes + [0x0A])
             case .plain: Terminal.out("root: \(target.path)")
             case .human: if !log.quiet { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
             }
