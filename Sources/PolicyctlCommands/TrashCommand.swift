@@ -7,7 +7,9 @@ struct TrashCommand: Command {
         name: "trash",
         abstract: "Move items into the trash folder, recording when; or put them back.",
         discussion: """
-            PATHs are relative to the root (or absolute paths under it). Items get Finder-style unique names \
+            PATHs are relative to the root (or absolute paths under it); one on another volume (a mount inside the \
+            root) goes into that volume's trash, $topdir/.Trash/UID or $topdir/.Trash-UID, in a transaction rooted \
+            at $topdir, never copied across volumes. Items get Finder-style unique names \
             ('name (2).ext') and a record of when they were trashed, so trash retention measures from that \
             moment: a FreeDesktop info/NAME.trashinfo where the folder has files/ or info/, else xattr stamps \
             (user.policyctl.trashed, user.policyctl.origin), or for a file with several hard links or a symlink \
@@ -17,13 +19,20 @@ struct TrashCommand: Command {
             a missing one is created mode 0700. --restore takes where an item goes back from this state folder's journal \
             of the move, or a .trashinfo or index entry root or the running user wrote, never from the item's own \
             user.policyctl.origin; it never puts an item into a folder owned by neither root, the running user nor the item's \
-            owner. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
-            items were skipped (each reported), 3 failed and rolled back, 64 usage, 74 I/O error.
+            owner; --to puts one item at another path under the root instead, under the same rules. --list prints \
+            each item's name, when it was trashed, its size in bytes (a folder's is the sum of its regular files, from \
+            a trusted trash's FreeDesktop directorysizes cache while its entry is current) and where it came from; \
+            --format json prints them as one JSON object. --empty deletes every item (with --older-than, those \
+            trashed longer ago) and its record, dated as trash retention dates them: an item whose date cannot be \
+            told is kept and reported. Journaled and rolled back on failure like apply. Exit codes: 0 done, 1 some \
+            items were skipped or kept (each reported), 3 failed and rolled back, 64 usage, 74 I/O error.
             """,
         usage: [
             "--root <dir> [--policy <file> | --trash-dir <dir>] [--layout <layout>] <path> ...",
             "--root <dir> [--policy <file> | --trash-dir <dir>] --restore <name> ...",
-            "--root <dir> [--policy <file> | --trash-dir <dir>] --list",
+            "--root <dir> [--policy <file> | --trash-dir <dir>] --restore <name> --to <path>",
+            "--root <dir> [--policy <file> | --trash-dir <dir>] --list [--format text|json]",
+            "--root <dir> [--policy <file> | --trash-dir <dir>] --empty [--older-than <duration>]",
             "--discover [--format text|json]",
         ]
     )
@@ -43,6 +52,9 @@ struct TrashCommand: Command {
         var forceRoot = false
         var discover = false
         var format = "text"
+        var to: String?
+        var empty = false
+        var olderThan: String?
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.items, "path", help: "Items to trash (or, with --restore, names in the trash).", optional: true),
@@ -56,13 +68,16 @@ struct TrashCommand: Command {
             .option(\.layout, "layout", value: "layout", help: "Layout of a trash folder that does not exist yet.", default: "auto",
                     values: ["auto", "freedesktop", "app"]),
             .flag(\.restore, "restore", help: "Put the named items back where they were trashed from, never replacing anything."),
-            .flag(\.list, "list", help: "List what the trash holds: name, when, original path."),
+            .option(\.to, "to", value: "path", help: "With --restore of one name: put it at this path under the root instead, never replacing anything.", completion: .file),
+            .flag(\.list, "list", help: "List what the trash holds: name, when, size in bytes, original path."),
+            .flag(\.empty, "empty", help: "Delete the trash folder's items and their records, journaled like apply."),
+            .option(\.olderThan, "older-than", value: "duration", help: "With --empty: only items trashed longer ago than this (7d, 12h...)."),
             .flag(\.noWait, "no-wait", help: "When another run holds the lock, print 'skipped: another run in progress' and exit 0."),
             .shared(\.stateDir, RootSession.stateDirOption),
             .option(\.logFormat, "log-format", value: "format", help: "Log lines for journald and syslog.", values: ["plain", "json"]),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .flag(\.discover, "discover", help: "List the FreeDesktop trash folders: the home trash and each mounted volume's .Trash/UID or .Trash-UID (every user's, as root), and each place ignored, with why. Takes no root."),
-            .option(\.format, "format", value: "format", help: "Output format of --discover.", default: "text", values: ["text", "json"]),
+            .option(\.format, "format", value: "format", help: "Output format of --list and --discover.", default: "text", values: ["text", "json"]),
         ] }
     }
 
@@ -79,20 +94,29 @@ struct TrashCommand: Command {
     /// `--discover`: list the trash folders the FreeDesktop specification names (TrashDiscoverCommand.swift).
     let discover: Bool
     let json: Bool
+    /// `--restore NAME --to PATH`: where the one item goes instead of its origin.
+    let restoreTo: String?
+    /// `--empty [--older-than D]` (TrashEmptyCommand.swift).
+    let empty: Bool
+    let olderThan: PolicyDuration?
+    /// `--older-than` as typed, for messages.
+    let olderThanText: String?
 
     init(_ options: Options) throws {
         discover = options.discover
         json = options.format == "json"
         if discover {
             // Discovery finds the folders itself: nothing that names one, or a root, goes with it.
-            if options.root != nil || options.policy != nil || options.trashDir != nil || options.restore || options.list || !options.items.isEmpty {
-                throw UsageError(message: "--discover takes no --root, --policy, --trash-dir, --restore, --list or paths: it finds the trash folders itself", command: "policyctl trash")
+            if options.root != nil || options.policy != nil || options.trashDir != nil || options.restore || options.list || options.empty
+                || options.to != nil || options.olderThan != nil || !options.items.isEmpty {
+                throw UsageError(message: "--discover takes no --root, --policy, --trash-dir, --restore, --list, --empty or paths: it finds the trash folders itself", command: "policyctl trash")
             }
+            (restoreTo, empty, olderThan, olderThanText) = (nil, false, nil, nil)
             (root, policyPath, trashDir, layout, restore, list, noWait, stateDir, items) = ("", nil, nil, .automatic, false, false, false, nil, [])
             log = ApplyLog(logFormat: nil, perAction: true)
             return
         }
-        if options.format != "text" { throw UsageError(message: "--format is for --discover", command: "policyctl trash") }
+        if options.format != "text" && !options.list { throw UsageError(message: "--format is for --list and --discover", command: "policyctl trash") }
         let root = try options.required(\.root, command: "policyctl trash")
         try RootSafety.check(root, force: options.forceRoot, command: "policyctl trash")
         self.root = root
@@ -111,9 +135,27 @@ struct TrashCommand: Command {
         if policyPath == nil && trashDir == nil {
             throw UsageError(message: "Missing --policy <file> (with a trash rule) or --trash-dir <dir>", command: "policyctl trash")
         }
-        if restore && list { throw UsageError(message: "Give either --restore or --list, not both", command: "policyctl trash") }
-        if list && !items.isEmpty { throw UsageError(message: "--list takes no paths", command: "policyctl trash") }
-        if !list && items.isEmpty {
+        empty = options.empty
+        restoreTo = options.to
+        if [restore, list, empty].filter({ $0 }).count > 1 {
+            throw UsageError(message: "Give only one of --restore, --list and --empty", command: "policyctl trash")
+        }
+        if (list || empty) && !items.isEmpty { throw UsageError(message: "--\(list ? "list" : "empty") takes no paths", command: "policyctl trash") }
+        if let to = options.to {
+            guard restore, items.count == 1 else { throw UsageError(message: "--to goes with --restore and exactly one name", command: "policyctl trash") }
+            if to.isEmpty { throw UsageError(message: "--to needs a path under the root", command: "policyctl trash") }
+        }
+        olderThanText = options.olderThan
+        if let text = options.olderThan {
+            guard empty else { throw UsageError(message: "--older-than goes with --empty", command: "policyctl trash") }
+            guard let duration = PolicyDuration(parsing: text) else {
+                throw UsageError(message: "--older-than '\(text)' is not a duration (such as 7d, 12h, 90m)", command: "policyctl trash")
+            }
+            olderThan = duration
+        } else {
+            olderThan = nil
+        }
+        if !list && !empty && items.isEmpty {
             throw UsageError(message: restore ? "Missing the names to restore" : "Missing expected argument '<path>'", command: "policyctl trash")
         }
     }
@@ -142,16 +184,8 @@ struct TrashCommand: Command {
             throw UsageError(message: "The trash folder '\(folderText!)' is not inside the root", command: "policyctl trash")
         }
 
-        if list {
-            let entries: [TrashedItem]
-            do { entries = try StorageEngine.trashItems(in: folder, layout: layout, session: session, events: printer.render) }
-            catch { throw try failure(error, printer) }
-            if entries.isEmpty { Terminal.out("The trash folder \(folder.escaped) is empty.") }
-            for e in entries {
-                Terminal.out("\(e.name.escaped)\t\(e.trashedAt ?? "-")\t\(e.original?.escaped ?? "(origin unknown)")")
-            }
-            return .success
-        }
+        if list { return try runList(folder, layout: layout, session: session, printer: printer) }
+        if empty { return try runEmpty(folder, layout: layout, session: session, printer: printer) }
 
         var paths: [RelativePath] = []
         var names: [FileName] = []
@@ -167,21 +201,38 @@ struct TrashCommand: Command {
             }
         }
 
+        // Items on another volume than the trash folder go into that volume's trash (TrashVolumeCommand.swift).
+        var otherVolumesSkipped = false
+        if !restore, let mounts = MountPoints.current() {
+            let split = Self.byVolume(paths, folder: folder, rootPath: rootPath, mountPoints: mounts)
+            if !split.others.isEmpty {
+                paths = split.same
+                otherVolumesSkipped = try trashOnOtherVolumes(split.others, policyName: policyName)
+                if paths.isEmpty { return otherVolumesSkipped ? .findings : .success }
+            }
+        }
+        var destination: RelativePath? = nil
+        if let restoreTo {
+            guard let path = relativePath(restoreTo, rootPath: rootPath), !path.isRoot else {
+                throw UsageError(message: "--to '\(restoreTo)' is not inside the root \(rootPath)", command: "policyctl trash")
+            }
+            destination = path
+        }
         let report: ApplyReport
         do {
             report = restore
-                ? try StorageEngine.restore(names, from: folder, layout: layout, policy: policyName, policyPath: policyPath,
+                ? try StorageEngine.restore(names, from: folder, to: destination, layout: layout, policy: policyName, policyPath: policyPath,
                                             session: session, events: printer.render)
                 : try StorageEngine.trash(paths, into: folder, layout: layout, policy: policyName, policyPath: policyPath,
                                           session: session, events: printer.render)
         } catch {
             throw try failure(error, printer)
         }
-        return report.skipped.isEmpty ? .success : .findings
+        return report.skipped.isEmpty && !otherVolumesSkipped ? .success : .findings
     }
 
     /// A file-system error once the root is open is said as is (not "planning failed").
-    private func failure(_ error: EngineError, _ printer: ApplyEventPrinter) throws -> CommandFailure {
+    func failure(_ error: EngineError, _ printer: ApplyEventPrinter) throws -> CommandFailure {
         if case .fileSystem(let e) = error, printer.rootPath != nil { return CommandFailure(code: .ioError, message: "\(e)") }
         return try printer.failure(error, root: root)
     }

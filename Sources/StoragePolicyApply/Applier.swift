@@ -43,8 +43,11 @@ package struct Applier: Sendable {
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
-        return try ApplyRun.run(steps, planned: (actions, order), lock: lock, options: options, metadata: metadata,
-                                planTimeNs: planTime, progress: progress)
+        let report = try ApplyRun.run(steps, planned: (actions, order), lock: lock, options: options, metadata: metadata,
+                                      planTimeNs: planTime, progress: progress)
+        // Trash retention (and `trash --empty`) deleted directory items: their `directorysizes` entries go.
+        TrashSizesCache.afterDeletes(report, root: lock.state.root)
+        return report
     }
 
     /// The order actions run in: directories are created first (parents before children), then attributes and
@@ -128,6 +131,15 @@ package struct Applier: Sendable {
             steps.append(Step(action: stamped, verb: .trash, restore: nil))
         }
         var report = try run(steps, kind: .trash, policy: policy, options: options)
+        // Directory items moved into a FreeDesktop trash get their `directorysizes` entries.
+        let moved = report.lazyItems.compactMap { item -> FileName? in
+            guard case .done = item.outcome, item.action.type == .directory, let to = item.destination else { return nil }
+            return to.lastComponent
+        }
+        if !moved.isEmpty {
+            TrashSizesCache.update(TrashFolder(path: folder, layout: detectLayout(folder, requested: options.trashLayout)),
+                                   root: lock.state.root, adding: moved)
+        }
         report.items += missing
         return report
     }
@@ -135,8 +147,9 @@ package struct Applier: Sendable {
     /// Puts items named `names` (as they are in the trash) back where they were trashed from, never replacing
     /// anything; their `.trashinfo` or xattr stamps go with them. Where from comes from the engine's own records
     /// (TrashOrigins): the journal, or a `.trashinfo` / index entry root or the euid wrote; a trash folder that
-    /// fails the trust rule is not restored from at all.
-    package func restore(_ names: [FileName], from folder: RelativePath, policy: String = "-",
+    /// fails the trust rule is not restored from at all. With `destination` (one name only), the item goes there
+    /// instead, under the same rules: never replacing anything, never into another user's folder.
+    package func restore(_ names: [FileName], from folder: RelativePath, to destination: RelativePath? = nil, policy: String = "-",
                         options: ApplyOptions) throws(ApplyError) -> ApplyReport {
         var missing: [ApplyReport.Item] = []
         var steps: [Step] = []
@@ -158,7 +171,7 @@ package struct Applier: Sendable {
             // The journal's move into the trash, when it moved this very entry.
             let recorded = journaled[name].flatMap { $0.device == status.device && $0.inode == status.inode ? $0.from : nil }
             let cleanup: RestoreCleanup
-            var original = recorded
+            var original = destination ?? recorded
             var claimed: [UInt8]? = nil
             if let infoFolder = trash.infoFolder {
                 let record = trustedRecord(in: infoFolder, for: name)
@@ -191,6 +204,11 @@ package struct Applier: Sendable {
             steps.append(Step(action: action, verb: .restore, restore: cleanup))
         }
         var report = try run(steps, kind: .restore, policy: policy, options: options)
+        if layout == .freedesktop, report.done > 0 {
+            TrashSizesCache.update(trash, root: lock.state.root, removing: report.lazyItems.compactMap { item in
+                if case .done = item.outcome { item.action.path.lastComponent } else { nil }
+            })
+        }
         report.items += missing
         return report
     }

@@ -80,7 +80,7 @@ extension StepPreparer {
         if let problem = TrashTrust.problem(try source.status(), at: action.path.parent, role: .part) { return .skip(problem) }
         guard let item = try source.statusIfPresent(of: action.path.lastComponent!) else { return .skip("vanished since the plan") }
         guard let destination = try directories.directoryIfPresent(containing: original) else {
-            return .skip("its original folder \(original.parent.isRoot ? "." : original.parent.escaped) is gone; not restored")
+            return .skip("the folder it goes back to, \(original.parent.isRoot ? "." : original.parent.escaped), is gone; not restored (no folder is made)")
         }
         if let problem = TrashTrust.destinationProblem(try destination.status(), at: original.parent, itemOwner: item.userID) {
             return .skip(problem)

@@ -15,6 +15,12 @@ public struct TrashedItem: Sendable, Hashable {
     public var original: RelativePath?
     /// When it was trashed: the `.trashinfo` DeletionDate (local time) or the stamp (RFC 3339, UTC).
     public var trashedAt: String?
+    /// When it was trashed, in nanoseconds since the epoch, when the record's date is readable.
+    public var trashedAtNs: Int64? = nil
+    /// Its size in bytes: a directory's is the sum of its regular files (the trusted `directorysizes` cache's
+    /// entry when current, else measured through descriptors, never following a symlink); a file's or
+    /// symlink's st_size; nil when a directory could not be measured.
+    public var size: Int64? = nil
 }
 
 package enum TrashListing {
@@ -46,12 +52,16 @@ package enum TrashListing {
             let files: DirectoryHandle
             do { files = try directory.openDirectory(TrashFolder.filesName) } catch where error.errno == .noSuchFile { return [] }
             let info = try? directory.openDirectory(TrashFolder.infoName)
+            let sizes = TrashSizesCache.read(trash, root: root)
             for entry in try files.entries() {
                 guard let status = try files.statusIfPresent(of: entry.name) else { continue }
                 let contents = try? info?.readFile(TrashFolder.infoName(for: entry.name), limit: 64 * 1024)
                 let original = origin(entry.name, status, records: trash.infoFolder)
                 let date = contents.flatMap(deletionDate)
-                out.append(TrashedItem(name: entry.name, type: status.type, original: original, trashedAt: date))
+                let size = status.type == .directory
+                    ? TrashSizesCache.directorySize(entry.name, files: files, info: info, cache: sizes) : status.size
+                out.append(TrashedItem(name: entry.name, type: status.type, original: original, trashedAt: date,
+                                       trashedAtNs: contents.flatMap { TrashDates.read(trashInfo: $0).date }, size: size))
             }
         } else {
             let index = try? directory.openDirectory(TrashFolder.indexName)
@@ -59,9 +69,11 @@ package enum TrashListing {
                 guard let status = try directory.statusIfPresent(of: entry.name) else { continue }
                 let original = origin(entry.name, status, records: trash.indexFolder)
                 var date: String? = nil
+                var dateNs: Int64? = nil
                 if status.type != .symlink {
                     if let stamp = (try? directory.extendedAttribute(Markers.trashStampAttribute, of: entry.name)) ?? nil {
-                        date = TrashDates.stamp(stamp).map { WallClock.rfc3339(ns: $0) } ?? "unreadable"
+                        dateNs = TrashDates.stamp(stamp)
+                        date = dateNs.map { WallClock.rfc3339(ns: $0) } ?? "unreadable"
                     }
                 }
                 // Hard-linked files and symlinks are dated by the index entry root or the item's owner wrote.
@@ -70,8 +82,11 @@ package enum TrashListing {
                    info.userID == 0 || info.userID == status.userID,
                    let contents = try? index.readFile(TrashFolder.infoName(for: entry.name), limit: 64 * 1024) {
                     date = deletionDate(contents)
+                    dateNs = TrashDates.read(trashInfo: contents).date
                 }
-                out.append(TrashedItem(name: entry.name, type: status.type, original: original, trashedAt: date))
+                let size = status.type == .directory ? (try? TrashFolder.measureDirectory(entry.name, in: directory)) : status.size
+                out.append(TrashedItem(name: entry.name, type: status.type, original: original, trashedAt: date,
+                                       trashedAtNs: dateNs, size: size))
             }
         }
         return out.sorted { $0.name < $1.name }

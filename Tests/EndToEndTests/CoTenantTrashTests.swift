@@ -244,7 +244,7 @@ struct CoTenantTrashTests {
         w.noVictimHook()
         // --list shows the origin a restore would use: none, not the xattr's claim.
         let listed = try w.run(["trash", "--trash-dir", "Trash", "--layout", "app", "--list"])
-        #expect(listed.status == 0 && listed.stdout == "hook.sh\t-\t(origin unknown)\n", "\(listed)")
+        #expect(listed.status == 0 && listed.stdout == "hook.sh\t-\t\(CoTenantTrashTests.script.utf8.count)\t(origin unknown)\n", "\(listed)")
 
         // 3. A FreeDesktop trash the co-tenant made, with its script and a .trashinfo naming the victim's hook.
         #expect(try CoTenant.sh("""
@@ -256,7 +256,7 @@ struct CoTenantTrashTests {
         #expect(forgedInfo.stdout.contains("skipped restore Bin/files/pre-commit: the trash folder Bin is owned by uid 12345"), "\(forgedInfo)")
         w.noVictimHook()
         let plantedList = try w.run(["trash", "--trash-dir", "Bin", "--list"])
-        #expect(plantedList.stdout == "pre-commit\t2026-01-01T00:00:00\t(origin unknown)\n", "\(plantedList)")
+        #expect(plantedList.stdout == "pre-commit\t2026-01-01T00:00:00\t16\t(origin unknown)\n", "\(plantedList)")
 
         // 4. A record root did write (a trusted folder, a root-owned .trashinfo) naming the victim's folder for the
         // co-tenant's item: a restore never puts one user's file into another user's folder.

@@ -139,7 +139,8 @@ struct TrashHardeningTests {
         #expect(text.hasPrefix("[Trash Info]\nPath=shared/victim\nDeletionDate=20"))
         #expect(text.hasSuffix("Z\n"))
         let list = try policyctl(["trash", "--root", root, "--trash-dir", ".Trash", "--list"])
-        #expect(list.stdout == "victim\t\(text.split(separator: "=").last!.dropLast())\tshared/victim\n", "\(list)")
+        // Name, when, size in bytes, origin.
+        #expect(list.stdout == "victim\t\(text.split(separator: "=").last!.dropLast())\t7\tshared/victim\n", "\(list)")
 
         // Enforced forbid (apply): the same, into the same trash.
         let policy = scratch.path + "/p.yaml"

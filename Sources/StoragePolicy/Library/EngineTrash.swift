@@ -42,13 +42,39 @@ extension StorageEngine {
         }
     }
 
-    /// Puts the items `names` of the trash folder back where they came from, journaled like an apply.
-    public static func restore(_ names: [FileName], from folder: RelativePath, layout: TrashRetention.Layout,
+    /// The trash folder the FreeDesktop specification gives the running user on the volume whose top folder
+    /// (mount point) is `top`: `.Trash/UID` inside a root-owned, sticky `.Trash`, else `.Trash-UID`, relative to
+    /// `top`; and a note when a `.Trash` there was passed over. Reads only.
+    public static func volumeTrashFolder(top: String) throws(EngineError) -> (folder: RelativePath, note: String?) {
+        let handle: DirectoryHandle
+        do { handle = try DirectoryHandle.open(root: top) } catch { throw .fileSystem(error) }
+        return TrashVolume.folder(top: handle, uid: system_geteuid())
+    }
+
+    /// Puts the items `names` of the trash folder back where they came from (or, for one name, to `destination`,
+    /// a root-relative path whose folder exists), journaled like an apply; never replacing anything.
+    public static func restore(_ names: [FileName], from folder: RelativePath, to destination: RelativePath? = nil,
+                               layout: TrashRetention.Layout,
                                policy: String = "-", policyPath: String? = nil, session: Session,
                                events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> ApplyReport {
         try trashTransaction(layout: layout, policyPath: policyPath, session: session, events: events) { applier, options throws(ApplyError) in
-            try applier.restore(names, from: folder, policy: policy, options: options)
+            try applier.restore(names, from: folder, to: destination, policy: policy, options: options)
         }
+    }
+
+    /// Empties the trash folder: every item (with `olderThan`, those trashed longer ago), with its record, as the
+    /// trash rule's retention deletes them (`retain: olderThan`, or 0): planned and applied as one journaled
+    /// apply, so an interrupted one is finished or rolled back by recovery, and an item whose date cannot be told
+    /// (no `.trashinfo`, an unreadable or untrusted one) is kept and reported as the rule keeps it.
+    public static func emptyTrash(_ folder: RelativePath, layout: TrashRetention.Layout, olderThan: PolicyDuration?,
+                                  session: Session, events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> ApplyResult {
+        let retention = TrashRetention(retain: olderThan ?? PolicyDuration(seconds: 0), layout: layout)
+        let rule = Rule(name: "trash-empty", path: folder, kind: .trash(retention))
+        var request = ApplyRequest(root: session.root, source: .policy(Policy(name: "policyctl-trash-empty", rules: [rule])))
+        request.stateDirectory = session.stateDirectory
+        request.waitForLock = session.waitForLock
+        guard let result = try apply(request, events: events) else { throw .apply(.refused("trash --empty declined; nothing was changed")) }
+        return result
     }
 
     /// Undoes the committed `transaction`: `decide` sees what would be undone (under the lock, after recovery)

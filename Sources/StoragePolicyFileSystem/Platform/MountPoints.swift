@@ -11,7 +11,8 @@ internal import Darwin
 package enum MountPoints {
     /// Every mount point, in the table's order, each once; nil when the table cannot be read (no /proc).
     package static func current() -> [String]? {
-        var folder = "/proc/self"
+        // /proc/self is a symlink, and a root folder is opened refusing one: the pid's own folder instead.
+        var folder = "/proc/\(system_getpid())"
         var name = "mountinfo"
         #if POLICYCTL_FAULT_INJECTION
         if let raw = getenv("POLICYCTL_MOUNTINFO") {

@@ -76,4 +76,18 @@ struct TrashFolderTests {
         #expect(WallClock.parseRFC3339("yesterday") == nil)
         #expect(WallClock.compactUTC(ns: ns) == "20261129T134834Z")
     }
+
+    @Test("directorysizes: good lines parse (the name percent-decoded), broken ones are ignored, the last of a name counts, rendering round-trips")
+    func directorySizes() {
+        let text = "150 1700000000 album\n12 5 my%20dir\r\nbroken\n-1 5 neg\n1 2\n9 x name\n1 2 a/b\n1 2 ..\n1 2 %2E\n"
+            + "99999999999999999999 1 huge\n3 4 album\n"
+        let parsed = TrashFolder.parseDirectorySizes(Array(text.utf8))
+        #expect(parsed == [FileName("album")!: TrashDirectorySize(size: 3, infoModificationSeconds: 4),
+                           FileName("my dir")!: TrashDirectorySize(size: 12, infoModificationSeconds: 5)])
+        let rendered = TrashFolder.renderDirectorySizes(parsed)
+        #expect(String(decoding: rendered, as: UTF8.self) == "3 4 album\n12 5 my%20dir\n")
+        #expect(TrashFolder.parseDirectorySizes(rendered) == parsed)
+        #expect(TrashFolder.parseDirectorySizes([]) == [:])
+    }
 }
+
