@@ -46,6 +46,7 @@ struct ApplyCommand: Command {
         var stateDir: String?
         var quiet = false
         var metricsFile: String?
+        var user = false
 
         var savedPlan: String? { planfile }
 
@@ -68,6 +69,7 @@ struct ApplyCommand: Command {
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.stateDir, RootSession.stateDirOption),
             .shared(\.quiet, QuietOutput.option),
+            .shared(\.user, RootsRun.userOption),
             .option(\.metricsFile, "metrics-file", value: "file", help: "After the run, write its metrics (exit code, time, bytes freed and actions per rule) to this file in the Prometheus text format, atomically: for node_exporter's textfile collector.", completion: .file),
         ] }
     }
@@ -87,6 +89,7 @@ struct ApplyCommand: Command {
     let allOrNothing: Bool
     let stateDir: String?
     let metricsFile: String?
+    let user: Bool
     let started = ContinuousClock.now
 
     init(_ options: Options) throws {
@@ -100,8 +103,9 @@ struct ApplyCommand: Command {
         allOrNothing = options.allOrNothing
         stateDir = options.stateDir
         metricsFile = options.metricsFile
+        user = options.user
         log = ApplyLog(logFormat: options.logFormat, perAction: options.verbose || options.logFormat != nil, quiet: options.quiet)
-        if planFile == nil && (policyPath == nil || rootArgument == nil) {
+        if planFile == nil && policyPath == nil {
             throw UsageError(message: "Missing --policy <file> and --root <dir> (or a plan file)", command: "policyctl apply")
         }
         maxDeleteText = options.maxDelete
@@ -136,12 +140,28 @@ struct ApplyCommand: Command {
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
-            }
-        } else if PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet {
-            request = ApplyRequest(root: rootArgument!, source: .policy(try QuietOutput.load(policyPath!, quiet: log.quiet).policy))
+            } ?? ApplyCommand.rootsPolicy(policy, root: root)
         } else {
-            request = ApplyRequest(root: rootArgument!, source: .policyFile(policyPath!))
+            try RootsRun.requireRoot(policyPath!, root: rootArgument, command: "policyctl apply")
+            let inMemory = PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet
+            // Read (quietly for YAML, which is read again under the lock) to see whether it lists its roots.
+            let policy = try QuietOutput.load(policyPath!, quiet: inMemory ? log.quiet : true).policy
+            switch try RootsRun.select(policy, root: rootArgument, stateDir: stateDir, user: user, command: "policyctl apply") {
+            case .several(let targets):
+                return try applySeveral(targets)
+            case .single(let one, let root, let state) where policy.hasRoots:
+                request = ApplyRequest(root: root, source: .policy(one))
+                return try execute(request, stateDirectory: state)
+            case .single(_, let root, _):
+                request = ApplyRequest(root: root, source: inMemory ? .policy(policy) : .policyFile(policyPath!))
+            }
         }
+        return try execute(request, stateDirectory: stateDir)
+    }
+
+    /// One root's apply: the limits, the confirmation and the run, with its exit code (0, 1) or its failure thrown.
+    func execute(_ given: ApplyRequest, stateDirectory: String?) throws -> ExitCode {
+        var request = given
         // The same rail as plan's, for a root given or read from a plan file, before .policyctl is created.
         try RootSafety.check(request.root, force: forceRoot, command: "policyctl apply")
         request.maxDelete = maxDelete
@@ -160,7 +180,7 @@ struct ApplyCommand: Command {
         }
         request.allOrNothing = allOrNothing
         request.waitForLock = !noWait
-        request.stateDirectory = stateDir
+        request.stateDirectory = stateDirectory
         // Benchmarks only: the older designs, every delete staged or unlinked in place, to measure them beside
         // roll-forward deletes unlinked by workers.
         request.stagesEveryDelete = system_getenv("POLICYCTL_STAGE_DELETES") != nil

@@ -105,7 +105,9 @@ struct AuditCommand: Command {
         // The baseline is read first: a broken one must not cost a walk of the tree.
         let baseline = try baselinePath.map(AuditCommand.readBaseline)
         let restriction = paths.map(PathRestriction.init)
-        let loaded = try QuietOutput.load(policyPath, quiet: quiet, confinedTo: discovered ? rootPath : nil)
+        var loaded = try QuietOutput.load(policyPath, quiet: quiet, confinedTo: discovered ? rootPath : nil)
+        // A policy with roots: audits the root (default .) with the rules of the listed root it is.
+        loaded.policy = try RootsRun.onePolicy(loaded.policy, root: rootPath, command: "policyctl audit")
         try ScopeWarnings.check(loaded, root: rootPath, strict: strict)
 
         let printer = PlanEventPrinter(.audit)

@@ -71,8 +71,10 @@ struct ExplainCommand: Command {
 
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
+        // A policy with roots: explains with the rules of the listed root --root names.
+        let policy = try RootsRun.onePolicy(loaded.policy, root: root, command: "policyctl explain")
         do {
-            _ = try StorageEngine(policy: loaded.policy, root: root, planOptions: planOptions).explain(path) { event in
+            _ = try StorageEngine(policy: policy, root: root, planOptions: planOptions).explain(path) { event in
                 guard case .explained(let explanation) = event else { return }
                 if json {
                     Terminal.out(bytes: ((try? PrettyJSON.encode(ExplainJSON(explanation))) ?? Array("{}".utf8)) + [0x0A])

@@ -20,11 +20,12 @@ struct PlanCommand: Command {
         var forceRoot = false
         var quiet = false
         var at: String?
+        var user = false
 
         static var options: [OptionField<Self>] { [
             .option(\.policy, "policy", short: "p", value: "file", help: "The policy to evaluate: a file, or NAME for the drop-in NAME.yaml; without it, the drop-ins of /etc/policyctl.d (see cat-config).", completion: .file),
             .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
-            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy's paths are relative to.",
+            .option(\.root, "root", short: "r", value: "dir", help: "The directory the policy's paths are relative to (required unless the policy lists its roots: then it selects one of them).",
                     completion: .directory),
             .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json"]),
             .option(\.out, "out", short: "o", value: "file", help: "Also write the plan as JSON to this file (atomically).",
@@ -34,11 +35,15 @@ struct PlanCommand: Command {
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
             .shared(\.quiet, QuietOutput.option),
             .shared(\.at, AsOfOption.option),
+            .shared(\.user, RootsRun.userOption),
         ] }
     }
 
     var policyPath: String
-    var root: String
+    /// `--root`: the root, or (for a policy with `roots:`) the listed root it selects; nil runs them all.
+    var rootArgument: String?
+    var forceRoot: Bool
+    var user: Bool
     var json: Bool
     var out: String?
     var detailedExitCode: Bool
@@ -51,10 +56,10 @@ struct PlanCommand: Command {
         let command = "policyctl plan"
         // Without --policy: the drop-ins (PolicyArgument); with none, the missing-option error as before.
         let policy = try PolicyArgument.resolve(options.policy) ?? options.required(\.policy, command: command)
-        let root = try options.required(\.root, command: command)
-        try RootSafety.check(root, force: options.forceRoot, command: command)
         policyPath = policy
-        self.root = root
+        rootArgument = options.root
+        forceRoot = options.forceRoot
+        user = options.user
         json = options.format == "json"
         out = options.out
         detailedExitCode = options.detailedExitcode
@@ -64,7 +69,21 @@ struct PlanCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        try RootsRun.requireRoot(policyPath, root: rootArgument, command: "policyctl plan")
         let loaded = try QuietOutput.load(policyPath, quiet: quiet)
+        switch try RootsRun.select(loaded.policy, root: rootArgument, stateDir: nil, user: user, command: "policyctl plan") {
+        case .single(let policy, let root, _):
+            try RootSafety.check(root, force: forceRoot, command: "policyctl plan")
+            var one = loaded
+            one.policy = policy
+            return try runOne(one, root: root)
+        case .several(let targets):
+            return try runSeveral(loaded, targets)
+        }
+    }
+
+    /// The single-root form: one plan, printed as it always was.
+    func runOne(_ loaded: LoadedPolicy, root: String) throws -> ExitCode {
         try ScopeWarnings.check(loaded, root: root, strict: strict)
         var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
         AsOfOption.mark(&plan, options: planOptions)
@@ -87,6 +106,63 @@ struct PlanCommand: Command {
             if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
         }
         return detailedExitCode && plan.hasChanges ? .changesPending : .success
+    }
+
+    /// A policy with `roots:`: one plan per root, a text section (or a JSON member) each; a root that fails is
+    /// reported and the next one still planned (Docs/plan-format.md, "Several roots").
+    func runSeveral(_ loaded: LoadedPolicy, _ targets: [RootTarget]) throws -> ExitCode {
+        if out != nil {
+            throw UsageError(message: "--out saves the plan of one root: with a policy that lists its roots, add --root naming one of them", command: "policyctl plan")
+        }
+        var codes: [ExitCode] = []
+        var changes = false
+        if json { Terminal.out("{\n  \"policy\": \(RootsRun.json(loaded.policy.name)),\n  \"roots\": [", terminator: "") }
+        for (i, target) in targets.enumerated() {
+            var one = loaded
+            one.policy = target.policy
+            let plan: Plan
+            do {
+                try RootSafety.check(target.path, force: forceRoot, command: "policyctl plan")
+                try ScopeWarnings.check(one, root: target.path, strict: strict)
+                var made = try PlanCommand.makePlan(target.policy, root: target.path, options: planOptions)
+                AsOfOption.mark(&made, options: planOptions)
+                TmpfilesNotes.mark(&made, policy: target.policy, root: target.path)
+                plan = made
+            } catch {
+                if let failure = error as? CommandFailure, failure.message == SignalCancellation.failure.message { throw error }
+                let (code, message) = RootsRun.message(error)
+                codes.append(code)
+                Terminal.err("error: " + RootsRun.failed(target, message))
+                if json {
+                    Terminal.out((i == 0 ? "\n" : ",\n") + "    { \"root\": \(RootsRun.json(target.path)), \"written\": \(RootsRun.json(target.written)), \"discovered\": \(target.discovered), \"outcome\": \"failed\", \"exitCode\": \(code.rawValue), \"error\": \(RootsRun.json(message)) }", terminator: "")
+                } else {
+                    Terminal.out(RootsRun.header(target, index: i, count: targets.count))
+                    Terminal.out(RootsRun.failed(target, message) + "\n")
+                }
+                continue
+            }
+            changes = changes || plan.hasChanges
+            codes.append(.success)
+            if json {
+                Terminal.out((i == 0 ? "\n" : ",\n") + "    { \"root\": \(RootsRun.json(target.path)), \"written\": \(RootsRun.json(target.written)), \"discovered\": \(target.discovered), \"outcome\": \"planned\", \"exitCode\": 0, \"plan\":\n", terminator: "")
+                var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
+                try writer.write(plan)
+                Terminal.out("    }", terminator: "")
+            } else {
+                if quiet && !plan.hasChanges && plan.violations.isEmpty { continue }
+                Terminal.out(RootsRun.header(target, index: i, count: targets.count))
+                let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: target.policy.rules.map(\.name))
+                renderer.render(plan) { Terminal.out($0, terminator: "") }
+                Terminal.out("")
+            }
+        }
+        if json { Terminal.out(targets.isEmpty ? "]\n}" : "\n  ]\n}") }
+        else if targets.isEmpty && !quiet { Terminal.out("No roots to plan: the policy lists none and discovery found no trash folder.") }
+        let failed = codes.filter { $0 != .success }.count
+        if failed > 0 && !json { Terminal.err("\(failed) of \(targets.count) roots failed; the others were planned") }
+        let worst = RootsRun.worst(codes)
+        if worst != .success { return worst }
+        return detailedExitCode && changes ? .changesPending : .success
     }
 
     /// Plans with a progress line on stderr when it is a terminal; an unreadable root is exit 74.

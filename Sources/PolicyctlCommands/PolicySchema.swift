@@ -55,6 +55,22 @@ enum PolicySchema {
       "type": ["array", "null"],
       "items": { "$ref": "#/definitions/rule" }
     },
+    "roots": {
+      "description": "Several roots in one policy: each entry names an absolute root (or ~/... for --user runs, expanded from $HOME) and the rules, by name, that apply under it, their paths relative to that root. Without --root, plan and apply run every root in turn, each under its own lock and journal; --root selects one listed root. Roots may not nest, and every rule must be named by some root.",
+      "type": ["array", "null"],
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["path", "rules"],
+        "properties": {
+          "path": { "type": "string", "pattern": "^(/|~/|~$)", "description": "The root: an absolute path, or ~/... under the running user's home (--user runs)." },
+          "rules": {
+            "description": "The names of the rules that apply under this root.",
+            "anyOf": [{ "$ref": "#/definitions/identifier" }, { "type": "array", "items": { "$ref": "#/definitions/identifier" } }]
+          }
+        }
+      }
+    },
     "pressure": {
       "description": "Pressure rules: when the root's volume has less free space (statvfs f_bavail) than freeBelow, the named regenerable quota rules evict beyond their limits, in order and oldest first (or each rule's order), until freeUntil, still honouring minAge, keep and max-delete.",
       "type": ["array", "null"],

@@ -74,6 +74,11 @@ struct ScheduleCommand: Command {
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
         let policy = try PolicyArgument.resolve(options.policy, useSet: false, user: options.user) ?? options.required(\.policy, command: "policyctl schedule")
+        // A policy with roots: is scheduled one listed root at a time (--root selects it, and apply then keeps that
+        // root's own state); one unit over every root, whose sandbox must open each root, is not generated yet.
+        if options.root == nil, let loaded = try? PolicySource.load(policy), loaded.policy.hasRoots {
+            throw usage("policy '\(loaded.policy.name)' lists its roots; schedule one unit per root for now: add --root ROOT --name \(loaded.policy.name)-NAME for each of \(loaded.policy.roots.map(\.path).joined(separator: ", "))")
+        }
         let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
         rootPath = root

@@ -31,11 +31,13 @@ package enum EffectivePolicyWriter {
                 if entry.fix { out += "    fix: true\n" }
             }
         }
-        out += policy.rules.isEmpty ? "rules: []\n" : "rules:\n"
-        for rule in policy.rules {
+        let rules = policy.rules + policy.discoveringTrash
+        out += rules.isEmpty ? "rules: []\n" : "rules:\n"
+        for rule in rules {
             out += "  # from \(rule.location.map(origin) ?? "code")\n"
             out += "  - name: \(quote(rule.name))\n"
-            out += "    path: \(quote(rule.path.isRoot ? "." : rule.path.string))\n"
+            // A discovering trash rule has no path of its own: each trash folder found is its root.
+            if !rule.discovers { out += "    path: \(quote(rule.path.isRoot ? "." : rule.path.string))\n" }
             if !rule.match.isEmpty { out += "    match: \(list(rule.match.map(\.pattern)))\n" }
             if !rule.exclude.isEmpty { out += "    exclude: \(list(rule.exclude.map(\.pattern)))\n" }
             if let t = rule.type { out += "    type: \(t.rawValue)\n" }
@@ -46,6 +48,13 @@ package enum EffectivePolicyWriter {
             out += "    \(rule.kind.syntax.effectiveYAML)\n"
         }
         out += PressureChecks.effectiveYAML(policy)
+        if !policy.roots.isEmpty {
+            out += "roots:\n"
+            for root in policy.roots {
+                if let from = root.location { out += "  # from \(origin(from))\n" }
+                out += "  - path: \(quote(root.path))\n    rules: \(list(root.rules))\n"
+            }
+        }
         return out
     }
 

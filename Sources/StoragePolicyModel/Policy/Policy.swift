@@ -21,6 +21,11 @@ public struct Policy: Sendable, Hashable {
     public var maxDelete: DeleteLimit?
     /// The top-level `pressure:` list (Pressure.swift).
     public var pressure: [PressureRule] = []
+    /// The top-level `roots:` list (PolicyRoots.swift): empty for a policy over the one root `--root` names.
+    public var roots: [PolicyRoot] = []
+    /// The `trash: { discover: true }` rules, kept out of `rules` (PolicyRoots.swift): each runs on every trash
+    /// folder discovery finds, as a root of its own, and never over a root a run names.
+    public var discoveringTrash: [Rule] = []
     /// The file the policy was loaded from, if any.
     public var source: PolicyLocation?
     /// The exact bytes it was loaded from: plans fingerprint them to detect a changed policy.

@@ -13,7 +13,7 @@ package struct PolicyDecoder {
 
     package init(file: String) { self.file = file }
 
-    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules", "pressure"]
+    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules", "pressure", "roots"]
     /// The keys of the kinds (Rule.Kind's registry), which a rule has exactly one of.
     static let kindKeys = Rule.Kind.yamlKeywords
     static let ruleKeys = ["name", "description", "enabled", "path", "match", "exclude", "type", "mode", "severity",
@@ -87,6 +87,10 @@ package struct PolicyDecoder {
                 }
             case "pressure":
                 policy.pressure = pressureRules(value)
+            case "roots":
+                if let items = sequence(value, "'roots'") {
+                    policy.roots = items.compactMap { rootEntry($0) }
+                }
             case "rules":
                 if let items = sequence(value, "'rules'") {
                     policy.rules = items.compactMap { rule($0) }
@@ -267,8 +271,14 @@ package struct PolicyDecoder {
             disabled.append((name, location(node), nameOnly))
             if nameOnly { return nil }
         }
-        if !hasPath, !pairs.contains(where: { $0.key.scalar == "path" }) {
+        // `trash: { discover: true }` finds its folders: it has no path (RootChecks and TrashSyntax say so).
+        let discovers = kinds.count == 1 && kinds[0].0 == "trash" && kinds[0].1.mapping?.contains {
+            $0.key.scalar == "discover" && $0.value.scalar == "true" } == true
+        if !hasPath, !discovers, !pairs.contains(where: { $0.key.scalar == "path" }) {
             error(node, "\(label): missing 'path' (the rule's scope, relative to --root; '.' for the root itself)")
+        }
+        if discovers, hasPath, let at = pairs.first(where: { $0.key.scalar == "path" }) {
+            error(at.key, "\(label): 'discover: true' runs the rule on every trash folder discovery finds, so it takes no 'path' (remove it, or remove discover)")
         }
         if kinds.isEmpty {
             error(node, "\(label): no rule kind; add exactly one of \(PolicyDecoder.kindKeys.joined(separator: ", "))")
@@ -281,7 +291,33 @@ package struct PolicyDecoder {
         let (kindKey, kindNode) = kinds[0]
         guard let kind = ruleKind(kindKey, kindNode, label: label) else { return nil }
         rule.kind = kind
-        return name == nil || !hasPath || !enabled ? nil : rule
+        return name == nil || !(hasPath || discovers) || !enabled ? nil : rule
+    }
+
+    /// `- { path: /var/tmp, rules: [tmp-expiry, residue] }`: one entry of `roots:` (checked by RootChecks).
+    package mutating func rootEntry(_ node: Node) -> PolicyRoot? {
+        guard let pairs = mapping(node, "a root entry") else { return nil }
+        var root = PolicyRoot(path: "", rules: [], location: location(node))
+        var hasPath = false, hasRules = false
+        for (key, value) in pairs {
+            guard let k = keyName(key, allowed: ["path", "rules"], context: "root entry") else { continue }
+            if k == "path", let p = scalar(value, "root entry: 'path'") {
+                root.path = p; hasPath = true
+                root.location = location(value)
+            }
+            if k == "rules" {
+                let items = value.scalar != nil && !value.isNull ? [value] : (sequence(value, "root entry: 'rules'") ?? [])
+                hasRules = true
+                for item in items {
+                    if let name = scalar(item, "root entry: a rule name") {
+                        root.rules.append(name); root.ruleLocations.append(location(item))
+                    }
+                }
+            }
+        }
+        if !hasPath { error(node, "root entry: missing 'path' (an absolute directory, or ~/... for --user runs)"); return nil }
+        if !hasRules { error(node, "root '\(root.path)': missing 'rules' (the names of the rules that apply under it)"); return nil }
+        return root
     }
 
     /// The settings under a kind's key, decoded by the kind (Policy/Kinds/<Kind>Syntax.swift).

@@ -87,13 +87,14 @@ package enum PolicyInheritance {
         merged.layout = []
         merged.inherited = sources
         for parent in parents {
-            for rule in parent.rules { place(rule, in: &merged.rules) }
+            for rule in parent.rules + parent.discoveringTrash { place(rule, in: &merged.rules) }
             for entry in parent.layout {
                 if let i = merged.layout.firstIndex(where: { $0.path == entry.path }) { merged.layout[i] = entry }
                 else { merged.layout.append(entry) }
             }
             if !declarations.written.contains("max-delete"), let limit = parent.maxDelete { merged.maxDelete = limit }
             if !declarations.written.contains("pressure"), !parent.pressure.isEmpty { merged.pressure = parent.pressure }
+            if !declarations.written.contains("roots"), !parent.roots.isEmpty { merged.roots = parent.roots }
             if !declarations.written.contains("description"), let text = parent.description { merged.description = text }
         }
         let inheritedNames = Set(merged.rules.map(\.name))

@@ -95,6 +95,7 @@ public enum PolicyLoader {
             }
         }
         if var policy = decoded {
+            policy.separateDiscoveringTrash()
             var validator = PolicyValidator(file: file)
             validator.validate(policy)
             diagnostics += validator.diagnostics

@@ -28,6 +28,7 @@ package struct PolicyValidator {
         }
         diagnostics += RetentionChecks.checkUnits(policy)
         diagnostics += PressureChecks.validate(policy)
+        diagnostics += RootChecks.validate(policy)
         var layoutPaths: [RelativePath: LayoutEntry] = [:]
         for entry in policy.layout {
             if layoutPaths[entry.path] != nil {

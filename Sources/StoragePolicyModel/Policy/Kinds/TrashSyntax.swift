@@ -15,6 +15,10 @@ public struct TrashRetention: Sendable, Hashable {
     /// A floor for pressure rules (which may evict a regenerable trash's items before `retain`): nothing
     /// trashed more recently than this is evicted. It changes nothing else; nil: no floor.
     public var minAge: PolicyDuration? = nil
+    /// `discover: true`: the rule runs, rule path and all, on every trash folder the FreeDesktop specification
+    /// names (TrashDiscovery: the home trash, each volume's `.Trash/$uid` and `.Trash-$uid`; every user's when
+    /// run as root), each as a root of its own (PolicyRoots.swift). Such a rule has no `path`.
+    public var discover = false
 
     /// Keep trashed items for `retain`, and (with `maxSize`) the trash at most that big.
     public init(retain: PolicyDuration, layout: Layout = .automatic, maxSize: ByteSize? = nil) {
@@ -60,6 +64,11 @@ package struct TrashSyntax: RuleKindSyntax {
                   "$ref": "#/definitions/size",
                   "description": "After retention, while the trash holds more than this (allocated bytes), items are deleted in `order` (by default trashed longest ago first) until it is at or below it. An item larger than maxSize on its own goes first, so one big item never empties the whole trash."
                 },
+                "discover": {
+                  "type": "boolean",
+                  "default": false,
+                  "description": "true: the rule runs on every trash folder the FreeDesktop specification names, as `policyctl trash --discover` lists them (the home trash, each mounted volume's .Trash/$uid in a sticky root-owned .Trash, and .Trash-$uid; every user's when run as root), each as a root of its own with its own lock and journal. Such a rule has no path, and no root of `roots:` names it."
+                },
                 "minAge": {
                   "$ref": "#/definitions/duration",
                   "description": "Only for pressure rules, which may evict a regenerable trash's items before `retain` (in `order`): no item trashed more recently than this is evicted. Changes nothing else."
@@ -81,12 +90,14 @@ package struct TrashSyntax: RuleKindSyntax {
         var maxSize: ByteSize? = nil
         var eviction = EvictionChoice()
         var minAge: PolicyDuration? = nil
+        var discover = false
         for (k, v) in pairs {
-            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize", "minAge"] + EvictionChoice.keys, context: context) else { continue }
+            guard let name = decoder.keyName(k, allowed: ["retain", "layout", "maxSize", "minAge", "discover"] + EvictionChoice.keys, context: context) else { continue }
             if name == "retain" { retain = decoder.duration(v, context: "\(context): 'retain'") }
             if name == "layout", let l = decoder.enumValue(v, TrashRetention.Layout.self, context: "\(context): 'layout'") { layout = l }
             if name == "maxSize" { maxSize = decoder.size(v, context: "\(context): 'maxSize'") }
             if name == "minAge" { minAge = decoder.duration(v, context: "\(context): 'minAge'") }
+            if name == "discover", let b = decoder.bool(v, "\(context): 'discover'") { discover = b }
             eviction.decode(name, v, context: context, &decoder)
         }
         guard let retain else {
@@ -96,6 +107,7 @@ package struct TrashSyntax: RuleKindSyntax {
         var retention = TrashRetention(retain: retain, layout: layout, maxSize: maxSize)
         retention.eviction = eviction
         retention.minAge = minAge
+        retention.discover = discover
         return .trash(retention)
     }
 
@@ -105,13 +117,14 @@ package struct TrashSyntax: RuleKindSyntax {
         if let o = retention.eviction.order { parts.append("order: \(o.rawValue)") }
         parts += retention.eviction.effectiveParts
         if let a = retention.minAge { parts.append("minAge: \(a)") }
+        if retention.discover { parts.append("discover: true") }
         return "trash: { \(parts.joined(separator: ", ")) }"
     }
 
     package var removal: (verb: String, outcome: String)? { deletesEntries }
 
     package func validate(_ rule: Rule, in policy: Policy, label: String, _ report: (Diagnostic.Severity, String) -> Void) {
-        if rule.path.isRoot {
+        if rule.path.isRoot && !retention.discover {
             report(.error, "\(label): the trash folder cannot be the root itself; name a folder such as Documents/UserFiles/.Trash")
         }
     }
