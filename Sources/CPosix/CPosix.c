@@ -380,3 +380,10 @@ int cposix_openat_same_mount(int dirfd, const char *name, int flags) {
     return -1;
 #endif
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+void cposix_malloc_trim(void) { (void)malloc_trim(0); }
+#else
+void cposix_malloc_trim(void) {}
+#endif

@@ -35,15 +35,19 @@ package struct Applier: Sendable {
         if let deadline = options.deadline, ContinuousClock().now >= deadline {
             throw .refused("apply refused: \(options.deadlineLabel ?? "the time budget") was spent before anything changed; nothing was changed")
         }
+        // What the planner freed (a plan made in process, on other threads) goes back to the system before the
+        // run holds its steps and intents: else it stays in those threads' malloc arenas, counted in the peak.
+        system_mallocTrim()
         let actions = plan.actions
         let order = Applier.order(of: actions)
-        var steps = order.map { Step(action: actions[$0], verb: StepVerb(actions[$0].kind), restore: nil) }
+        // The steps refer to the plan's actions by index: a copy of each action per step was a sixth of a KB.
+        var steps = StepList(actions: actions, order: order.map { UInt32($0) })
         Applier.coupleRecords(&steps)
         let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
-        let report = try ApplyRun.run(steps, planned: (actions, order), lock: lock, options: options, metadata: metadata,
+        let report = try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata,
                                       planTimeNs: planTime, progress: progress)
         // Trash retention (and `trash --empty`) deleted directory items: their `directorysizes` entries go.
         TrashSizesCache.afterDeletes(report, root: lock.state.root)

@@ -24,8 +24,13 @@ package final class ApplyRun {
     private let freedBeforeJournal: Set<Int>
 
     /// Runs `steps` as one transaction, under `lock`: the report, or why the run stopped (rolled back).
-    /// `planned`: the plan's actions and the order `steps` run them in, for the report (StepLedger.init).
-    package static func run(_ steps: [Step], planned: (actions: [Action], order: [Int])? = nil, lock: ApplyLock, options: ApplyOptions,
+    package static func run(_ steps: [Step], lock: ApplyLock, options: ApplyOptions, metadata: Transaction.Metadata,
+                            planTimeNs: Int64?, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
+        try run(StepList(steps), lock: lock, options: options, metadata: metadata, planTimeNs: planTimeNs, progress: progress)
+    }
+
+    /// Runs `steps` (a plan's: its actions, not copies of them) as one transaction, under `lock`.
+    package static func run(_ steps: StepList, lock: ApplyLock, options: ApplyOptions,
                     metadata: Transaction.Metadata, planTimeNs: Int64?, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
         guard !steps.isEmpty else { return ApplyReport() }
         // When trashed items are dated: read once, as the run is set up.
@@ -35,12 +40,12 @@ package final class ApplyRun {
             journal = try lock.state.openJournal()
             begun = try RoomBeforeJournal.begin(metadata, steps: steps, lock: lock, options: options, journal: journal)
         } catch { throw .failed(error) }
-        let run = ApplyRun(steps, planned: planned, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
+        let run = ApplyRun(steps, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
                            transaction: begun.0, room: begun.1, nowSeconds: nowSeconds)
         return try run.run(journal: journal, progress: progress)
     }
 
-    private init(_ steps: [Step], planned: (actions: [Action], order: [Int])?, lock: ApplyLock, options: ApplyOptions, kind: TransactionKind, planTimeNs: Int64?,
+    private init(_ steps: StepList, lock: ApplyLock, options: ApplyOptions, kind: TransactionKind, planTimeNs: Int64?,
                  transaction: Transaction, room: RoomBeforeJournal?, nowSeconds: Int64) {
         self.options = options
         self.transaction = transaction
@@ -48,7 +53,7 @@ package final class ApplyRun {
         freedBeforeJournal = Set(room?.done ?? [])
         deadline = RunDeadline(options)
         directoryTimes = DirectoryTimes()
-        ledger = StepLedger(steps: steps, planned: planned, transaction: transaction, allOrNothing: options.allOrNothing)
+        ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
         preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
         verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs)
         unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: directoryTimes, options: options,
@@ -104,7 +109,7 @@ package final class ApplyRun {
         var prepared: [(Int, [Intent])] = []
         for i in group where !freedBeforeJournal.contains(i) {
             // A trash item's record is journaled and made by the item's step (Units.swift).
-            if ledger.steps[i].carriedBy != nil { continue }
+            if ledger.steps.carriedBy(i) != nil { continue }
             switch try preparer.prepare(i) {
             case .skip(let reason): ledger.skip(i, reason)
             case .failed(let error): try ledger.fail(i, error)

@@ -14,7 +14,7 @@ package struct RoomBeforeJournal {
     /// Deletes per batch: the begin is tried again after each one.
     static let batchSize = 64
 
-    let steps: [Step]
+    let steps: StepList
     package let lock: ApplyLock
     package let options: ApplyOptions
     /// The steps that qualify, in plan order, and how far the batches got.
@@ -26,7 +26,7 @@ package struct RoomBeforeJournal {
     package private(set) var done: [Int] = []
     private(set) var bytesFreed: Int64 = 0
 
-    package init(steps: [Step], lock: ApplyLock, options: ApplyOptions) {
+    package init(steps: StepList, lock: ApplyLock, options: ApplyOptions) {
         self.steps = steps
         self.lock = lock
         self.options = options
@@ -47,7 +47,7 @@ package struct RoomBeforeJournal {
     /// Begins the transaction. On a full disk with no reserve yet (a first run), the begin record gets ENOSPC:
     /// roll-forward file deletes of the plan make room first, a batch at a time, until the reserve fits; they
     /// are returned (nil when none was needed or made) so the run reports them done and skips them.
-    static func begin(_ metadata: Transaction.Metadata, steps: [Step], lock: ApplyLock, options: ApplyOptions,
+    static func begin(_ metadata: Transaction.Metadata, steps: StepList, lock: ApplyLock, options: ApplyOptions,
                       journal: Journal) throws(FileSystemError) -> (Transaction, RoomBeforeJournal?) {
         do {
             return (try Transaction.begin(metadata, lock: lock, journal: journal), nil)
@@ -73,7 +73,7 @@ package struct RoomBeforeJournal {
             if let deadline = options.deadline, ContinuousClock.now >= deadline { next = candidates.count; break }
             let i = candidates[next]
             next += 1
-            if let freed = deleteIfUnchanged(steps[i].action) {
+            if let freed = deleteIfUnchanged(steps.action(i)) {
                 done.append(i)
                 bytesFreed += freed
                 made += 1

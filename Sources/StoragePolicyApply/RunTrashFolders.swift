@@ -69,7 +69,7 @@ package final class RunTrashFolders {
     // MARK: Resolving (once, before the first move)
 
     /// The folders are not resolved yet and `group` moves items into the trash.
-    package func needed(by group: ArraySlice<Step>) -> Bool {
+    package func needed(by group: some Collection<Step>) -> Bool {
         !resolved && group.contains { if case .trash = $0.action.kind { true } else { false } }
     }
 

@@ -14,11 +14,19 @@ package struct StepGroups {
     }
 
     /// The next group of `steps` (the run's, read as they are now), or nil after the last.
+    mutating func next(of steps: StepList) -> Range<Int>? {
+        next(count: steps.count) { Applier.phase(of: steps.action($0)) }
+    }
+
     mutating func next(of steps: [Step]) -> Range<Int>? {
-        guard start < steps.count else { return nil }
+        next(count: steps.count) { Applier.phase(of: steps[$0].action) }
+    }
+
+    private mutating func next(count: Int, phase phaseOf: (Int) -> Applier.Phase) -> Range<Int>? {
+        guard start < count else { return nil }
         var end = start + 1
-        let phase = Applier.phase(of: steps[start].action)
-        while end < steps.count && end - start < size && Applier.phase(of: steps[end].action) == phase { end += 1 }
+        let phase = phaseOf(start)
+        while end < count && end - start < size && phaseOf(end) == phase { end += 1 }
         defer {
             start = end
             size = min(size * 2, firstSize * 16)

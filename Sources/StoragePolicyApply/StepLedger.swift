@@ -17,7 +17,7 @@ package final class StepLedger {
     package let transaction: Transaction
     private let allOrNothing: Bool
     /// The plan's steps; a path under a directory this transaction renamed or trashed is rewritten to where it is now.
-    private(set) var steps: [Step]
+    private(set) var steps: StepList
     package var report: ApplyReport
     /// Paths with a descendant this transaction renamed, staged or created.
     private(set) var touched: Set<RelativePath> = []
@@ -30,21 +30,15 @@ package final class StepLedger {
     /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
     private(set) var holdsFailure: [RelativePath: RelativePath] = [:]
 
-    /// `planned`: the plan's actions and the order the steps run them in, which the report keeps instead of
-    /// a copy of each step's action (nil: the steps' own actions are copied, for runs not made from a plan).
-    package init(steps: [Step], planned: (actions: [Action], order: [Int])? = nil, transaction: Transaction, allOrNothing: Bool) {
+    /// The report keeps the steps' actions as they were planned (the plan's own array when the steps were
+    /// made from a plan) and the order the steps run them in, not a copy of each.
+    package init(steps: StepList, transaction: Transaction, allOrNothing: Bool) {
         self.steps = steps
         self.transaction = transaction
         self.allOrNothing = allOrNothing
         report = ApplyReport()
         report.transaction = transaction.id
-        var verbs: [Int: StepVerb] = [:]
-        for (i, step) in steps.enumerated() where step.verb != StepVerb(step.action.kind) { verbs[i] = step.verb }
-        if let planned, planned.order.count == steps.count {
-            report.outcomes = ApplyReport.Outcomes(actions: planned.actions, order: planned.order.map { UInt32($0) }, verbs: verbs)
-        } else {
-            report.outcomes = ApplyReport.Outcomes(actions: steps.map(\.action), order: nil, verbs: verbs)
-        }
+        report.outcomes = ApplyReport.Outcomes(actions: steps.actions, order: steps.order, verbs: steps.verbs)
     }
 
     // MARK: Outcomes
@@ -52,32 +46,34 @@ package final class StepLedger {
     func skip(_ i: Int, _ reason: String) {
         report.outcomes.set(i, .skipped(reason))
         report.outcomes.setDestination(i, nil)
-        transaction.skip(action: i, path: steps[i].action.path, verb: steps[i].verb, reason: reason)
-        if case .mkdir = steps[i].action.kind { notCreated[steps[i].action.path] = reason }
+        let step = steps[i]
+        transaction.skip(action: i, path: step.action.path, verb: step.verb, reason: reason)
+        if case .mkdir = step.action.kind { notCreated[step.action.path] = reason }
         skipRecord(of: i)
     }
 
     /// A trash item kept keeps its record: the record's own step is skipped too, naming the item.
     private func skipRecord(of i: Int) {
-        guard let r = steps[i].record else { return }
-        let reason = "the record of \(steps[i].action.path.escaped), which is kept; kept with it"
+        guard let r = steps.record(i) else { return }
+        let reason = "the record of \(steps.action(i).path.escaped), which is kept; kept with it"
         report.outcomes.set(r, .skipped(reason))
-        transaction.skip(action: r, path: steps[r].action.path, verb: steps[r].verb, reason: reason)
+        transaction.skip(action: r, path: steps.action(r).path, verb: steps.verb(r), reason: reason)
     }
 
     /// Skips a step because a call on its entry failed: recorded with the errno, and what depends on it is
     /// skipped later. With `--all-or-nothing` the error is rethrown instead, and the run rolls back.
     package func fail(_ i: Int, _ error: FileSystemError) throws(FileSystemError) {
         if allOrNothing { throw error }
-        let path = steps[i].action.path
+        let step = steps[i]
+        let path = step.action.path
         let reason = error.path == path ? "\(error.errno) [\(error.operation.name)]" : error.description
         report.outcomes.set(i, .skipped(reason))
         report.outcomes.setDestination(i, nil)
         report.outcomes.setError(i, error)
-        transaction.skip(action: i, path: path, verb: steps[i].verb, reason: reason, error: error)
-        if case .mkdir = steps[i].action.kind { notCreated[path] = reason }
+        transaction.skip(action: i, path: path, verb: step.verb, reason: reason, error: error)
+        if case .mkdir = step.action.kind { notCreated[path] = reason }
         skipRecord(of: i)
-        if Self.removes(steps[i].action) {
+        if Self.removes(step.action) {
             // Its folder still holds it: a delete of the folder planned after it would take it along.
             var p = path
             while !p.isRoot {
@@ -96,9 +92,10 @@ package final class StepLedger {
 
     package func done(_ i: Int) {
         report.outcomes.set(i, .done)
-        report.counts[steps[i].verb] += 1
-        if steps[i].action.isDelete { report.bytesFreed += steps[i].action.bytes }
-        if let r = steps[i].record { done(r) }
+        let action = steps.action(i)
+        report.counts[steps.verb(i)] += 1
+        if action.isDelete { report.bytesFreed += action.bytes }
+        if let r = steps.record(i) { done(r) }
     }
 
     /// A change of step `i` failed after `made` (its earlier changes) were made: the step is skipped, its
@@ -142,17 +139,23 @@ package final class StepLedger {
 
     /// A directory step `i` moved (renamed, trashed, restored): later steps inside it follow it.
     func movedDirectory(of i: Int) {
-        if let to = report.outcomes.destination(i), steps[i].action.type == .directory { moved.append((steps[i].action.path, to)) }
+        if let to = report.outcomes.destination(i) {
+            let action = steps.action(i)
+            if action.type == .directory { moved.append((action.path, to)) }
+        }
     }
 
     /// Rewrites step `i`'s path when it lies inside a directory this run moved; returns the step.
     /// Renames and trash moves run before deletes: a delete inside a directory moved meanwhile follows it.
     @discardableResult
     func followMoves(_ i: Int) -> Step {
+        var step = steps[i]
+        var rewritten = false
         for (from, to) in moved.reversed() {
-            if let inner = steps[i].action.path.relative(to: from), !inner.isRoot { steps[i].action.path = to.appending(inner) }
+            if let inner = step.action.path.relative(to: from), !inner.isRoot { step.action.path = to.appending(inner); rewritten = true }
         }
-        return steps[i]
+        if rewritten { steps[i] = step }
+        return step
     }
 
     /// Marks every ancestor of the paths a change moved or created: their contents are no longer as planned.

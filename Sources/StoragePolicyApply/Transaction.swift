@@ -30,7 +30,8 @@ package final class Transaction {
     /// finished or undone by a rollback (a roll-forward unlink is never finished without its durable intent).
     private var durableIntents = 0
     /// Ops of the changes made so far: a roll-forward unlink not among them when the run fails was never made.
-    private var made: Set<Int> = []
+    /// A bit per op (ops are numbered 1, 2, 3... by `intend`): a set of a million Ints was several MB.
+    private var made = OpBits()
     /// Steps recorded as skipped (none of their changes were made): undo leaves them alone.
     private(set) var skippedActions: Set<Int> = []
     private var sequence = 0
@@ -80,6 +81,9 @@ package final class Transaction {
             let (parent, staging) = try makeStaging(for: id, state: lock.state, journal: journal)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
             t.sequence = 1
+            // Most steps journal one intent: room for them all at once, so a large run's array is not grown
+            // by doubling (which held the old and the new array at once, and up to twice the room needed).
+            t.intents.reserveCapacity(metadata.actions + metadata.actions / 8 + 16)
             return t
         } catch {
             // Nothing was changed: close the transaction at once rather than leave it for recovery.
@@ -418,5 +422,21 @@ private final class Purge: Sendable {
             } catch where error.errno == .isDirectory {}
         }
         try staging.removeTree(entry.name, deadline: deadline)
+    }
+}
+
+/// A set of intent ops (1, 2, 3...), a bit each.
+struct OpBits {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ op: Int) {
+        let (w, b) = op.quotientAndRemainder(dividingBy: 64)
+        if w >= words.count { words.append(contentsOf: repeatElement(0, count: max(w + 1 - words.count, words.count))) }
+        words[w] |= 1 << UInt64(b)
+    }
+
+    func contains(_ op: Int) -> Bool {
+        let (w, b) = op.quotientAndRemainder(dividingBy: 64)
+        return w < words.count && words[w] & (1 << UInt64(b)) != 0
     }
 }

@@ -21,7 +21,7 @@ extension Applier {
     /// `record` on the item's step, `carriedBy` on the record's. A record whose folder (or any folder above it)
     /// the plan deletes as well is left alone: it goes with that folder, and moving its change to the item's
     /// place in the order could put it after its folder's removal.
-    static func coupleRecords(_ steps: inout [Step]) {
+    static func coupleRecords<Steps: MutableCollection & RandomAccessCollection<Step>>(_ steps: inout Steps) where Steps.Index == Int {
         // Most plans delete no trash record: one pass over the path endings, nothing hashed.
         guard steps.contains(where: { $0.isRecordDelete }) else { return }
         var deletes: [RelativePath: Int] = [:]

@@ -79,8 +79,12 @@ package struct ResolutionContext {
             if k == 0 {
                 actions = r.actions
                 r.actions = []
+                // Room for every thread's actions and some more: the kinds' steps append theirs (trash moves,
+                // evictions, directory deletes), and an append to an array filled to its capacity doubled it,
+                // the old and the new buffer held at once: the planner's peak (a third more at a million entries).
+                let total = preflight.count + actions.count + results.dropFirst().reduce(0) { $0 + $1.actions.count }
+                actions.reserveCapacity(total + total / 8 + 4096)
                 actions.insert(contentsOf: preflight, at: 0)
-                actions.reserveCapacity(actions.count + results.dropFirst().reduce(0) { $0 + $1.actions.count })
             } else {
                 actions.append(contentsOf: r.actions)
                 r.actions = []

@@ -110,4 +110,8 @@ int cposix_fd_path(int fd, char *buffer, int size);
 /// The name of process `pid` (proc_name, macOS only) into `buffer`, NUL-terminated; its length, or -1.
 int cposix_pid_name(int pid, char *buffer, int size);
 
+/// Gives the free pages of every malloc arena back to the system: glibc's malloc_trim(0), which Swift's Glibc
+/// module does not expose; nothing elsewhere.
+void cposix_malloc_trim(void);
+
 #endif

@@ -1,5 +1,6 @@
 // The one file that calls the C library: `system_foo` is a thin wrapper for `foo`, with the platform's own
 // argument and result types smoothed over. Never retries or interprets a result: `systemCall` does that.
+internal import CPosix
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -248,3 +249,12 @@ package func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPoin
     #endif
 }
 
+
+// MARK: memory
+
+/// Gives the free pages of every malloc arena back to the system (glibc's `malloc_trim(0)`). Memory freed by
+/// other threads (a plan made on a pool thread, with its walkers) stays in their arenas otherwise, counted in
+/// the process's RSS while the thread that goes on allocates in its own. Nothing to do on Darwin.
+package func system_mallocTrim() {
+    cposix_malloc_trim()
+}
