@@ -37,7 +37,7 @@ struct ScheduleCommand: Command {
         static var options: [OptionField<Self>] { [
             .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy to apply.", completion: .file),
             .shared(\.cacheDir, ScriptLauncher.cacheDirOption),
-            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy applies to.", completion: .directory),
+            .option(\.root, "root", short: "r", value: "dir", help: "The directory the policy applies to (required unless the policy lists its roots: without it, one job runs every listed root; with it, the listed root it names).", completion: .directory),
             .option(\.every, "every", value: "duration", help: "Run this long after the previous run: 15m, 6h, 1d, 1w."),
             .option(\.on, "on", value: "calendar", help: "Run at these times, in systemd's calendar syntax: daily, 'Mon..Fri 02:30', '*-*-* 03:00:00'."),
             .flag(\.systemd, "systemd", help: "Generate a systemd service and timer (the default on Linux)."),
@@ -58,6 +58,10 @@ struct ScheduleCommand: Command {
 
     let policyPath: String
     let rootPath: String
+    /// A `roots:` policy scheduled without --root: its listed roots, all run by the one job.
+    let listedRoots: [PolicyRoot]
+    /// The policy has a `trash: { discover: true }` rule (then the job runs without --root, on cron or launchd).
+    let discovers: Bool
     let trigger: ScheduleTrigger
     let scheduler: Scheduler
     let install: Bool
@@ -74,14 +78,24 @@ struct ScheduleCommand: Command {
     init(_ options: Options) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: "policyctl schedule") }
         let policy = try PolicyArgument.resolve(options.policy, useSet: false, user: options.user) ?? options.required(\.policy, command: "policyctl schedule")
-        // A policy with roots: is scheduled one listed root at a time (--root selects it, and apply then keeps that
-        // root's own state); one unit over every root, whose sandbox must open each root, is not generated yet.
+        // A policy with roots: and no --root is one job over every listed root (apply without --root goes over
+        // them in turn, each with its own lock and journal); --root still schedules the one listed root it names.
         if options.root == nil, let loaded = try? PolicySource.load(policy), loaded.policy.hasRoots {
-            throw usage("policy '\(loaded.policy.name)' lists its roots; schedule one unit per root for now: add --root ROOT --name \(loaded.policy.name)-NAME for each of \(loaded.policy.roots.map(\.path).joined(separator: ", "))")
+            let chosen = options.systemd || (!options.launchd && !options.cron && !ScheduleCommand.onDarwin)
+            if !loaded.policy.discoveringTrash.isEmpty && chosen {
+                // Discovery finds trash folders under every home and volume when it runs: a sandboxed unit,
+                // writable only where it says, cannot name them in advance.
+                throw usage("policy '\(loaded.policy.name)' has a trash: { discover: true } rule, whose folders are found when it runs, under every home and volume; a systemd unit's sandbox cannot name them in advance: schedule it with --cron (no sandbox), or the listed roots one at a time with --root")
+            }
+            listedRoots = loaded.policy.roots
+            discovers = !loaded.policy.discoveringTrash.isEmpty
+            rootPath = ""
+        } else {
+            listedRoots = []
+            discovers = false
+            rootPath = try options.required(\.root, command: "policyctl schedule")
         }
-        let root = try options.required(\.root, command: "policyctl schedule")
         policyPath = policy
-        rootPath = root
         do throws(ScheduleError) {
             switch (options.every, options.on) {
             case (let every?, nil): trigger = try ScheduleTrigger(every: every)
@@ -131,14 +145,23 @@ struct ScheduleCommand: Command {
     func run() throws -> ExitCode {
         let loaded = try DiagnosticStyle.load(policyPath)
 
-        let root = try ScheduleCommand.resolve(rootPath, what: "root", directory: true)
+        let roots = try resolvedRoots()
+        let root = roots.first ?? ""
         let policy = try ScheduleCommand.resolve(policyPath, what: "policy", directory: false)
         // Watched folders must exist (systemd and launchd watch a path, not what may appear there later).
         var watchPaths: [String] = []
         for folder in watch {
-            let path = folder.hasPrefix("/") ? folder : (folder == "." ? root : root + "/" + folder)
-            let resolved = try ScheduleCommand.resolve(path, what: "watched folder", directory: true)
-            if !watchPaths.contains(resolved) { watchPaths.append(resolved) }
+            if roots.count > 1 && !folder.hasPrefix("/") && folder != "." {
+                throw UsageError(message: "--watch \(folder): a job over several roots takes absolute folders to watch (a relative one names no single root)", command: "policyctl schedule")
+            }
+            if roots.isEmpty {
+                throw UsageError(message: "--on-change: the policy lists no root to watch (its trash folders are found when it runs): give absolute folders with --watch", command: "policyctl schedule")
+            }
+            for base in (folder == "." ? roots : [root]) {
+                let path = folder.hasPrefix("/") ? folder : (folder == "." ? base : base + "/" + folder)
+                let resolved = try ScheduleCommand.resolve(path, what: "watched folder", directory: true)
+                if !watchPaths.contains(resolved) { watchPaths.append(resolved) }
+            }
         }
         guard let executable = ScriptLauncher.hostExecutable ?? ScheduleCommand.executablePath() else {
             throw CommandFailure(code: .ioError, message: "cannot find the path of the running policyctl binary")
@@ -153,7 +176,8 @@ struct ScheduleCommand: Command {
                                        root: root, trigger: trigger, scope: scope, home: home, forceRoot: forceRoot,
                                        stateDirectory: stateDir,
                                        cacheDirectory: PolicySource.isScript(policyPath) ? try? ScriptCache.directory(cacheDir) : nil,
-                                       watchPaths: watchPaths)
+                                       watchPaths: watchPaths, otherRoots: Array(roots.dropFirst()),
+                                       everyRoot: !listedRoots.isEmpty || discovers, discovers: discovers)
             switch scheduler {
             case .systemd:
                 let units = SystemdUnits(job)
@@ -175,7 +199,7 @@ struct ScheduleCommand: Command {
                 if scope == .user {
                     // A user's crontab: no user field; printed for `crontab -e`.
                     let line = try cron.line()
-                    files = [GeneratedFile(name: cron.fileName, contents: "# policyctl \(job.trigger.description): apply policy '\(job.policyName)' to \(root)\n\(line)\n")]
+                    files = [GeneratedFile(name: cron.fileName, contents: "# policyctl \(job.trigger.description): apply policy '\(job.policyName)' to \(job.rootsDescription)\n\(line)\n")]
                 } else {
                     files = [try cron.file(user: ScheduleCommand.userName)]
                 }
@@ -190,8 +214,8 @@ struct ScheduleCommand: Command {
         }
 
         // The x line goes where systemd-tmpfiles reads it, whatever folder the units go to.
-        let exclusion = tmpfilesExclude
-            ? Tmpfiles.exclusionFile(root: root, job: name ?? ScheduledJob.name(forPolicy: loaded.policy.name)) : nil
+        let exclusion = tmpfilesExclude && !roots.isEmpty
+            ? Tmpfiles.exclusionFile(roots: roots, job: name ?? ScheduledJob.name(forPolicy: loaded.policy.name)) : nil
         guard install else {
             for (i, file) in (files + (exclusion.map { [$0] } ?? [])).enumerated() {
                 if i > 0 { Terminal.out("") }
@@ -214,6 +238,30 @@ struct ScheduleCommand: Command {
         Terminal.out("Next, run: \(nextStep(directory))")
         return .success
     }
+
+    /// The roots the job changes, absolute with symlinks resolved: --root, or each listed root (`~/` from the
+    /// home of whoever the job runs as, so only for --user jobs or a non-root user's).
+    func resolvedRoots() throws -> [String] {
+        guard !listedRoots.isEmpty || discovers else { return [try ScheduleCommand.resolve(rootPath, what: "root", directory: true)] }
+        var out: [String] = []
+        for entry in listedRoots {
+            let at = entry.location.map { " (\($0))" } ?? ""
+            if entry.isHomeRelative && scope == .system && system_geteuid() == 0 {
+                throw UsageError(message: "root '\(entry.path)'\(at) is under a user's home: schedule it as that user's job with --user", command: "policyctl schedule")
+            }
+            guard let path = entry.resolved(home: ScheduleCommand.homeDirectory) else {
+                throw UsageError(message: "root '\(entry.path)'\(at) needs the home directory, and HOME is not an absolute path", command: "policyctl schedule")
+            }
+            out.append(try ScheduleCommand.resolve(path, what: "root", directory: true))
+        }
+        return out
+    }
+
+    #if os(macOS)
+    static let onDarwin = true
+    #else
+    static let onDarwin = false
+    #endif
 
     /// Where --tmpfiles-exclude writes: /etc/tmpfiles.d (under POLICYCTL_CONFIG_ROOT in a debug build's tests).
     static var tmpfilesFolder: String { PolicyArgument.configPrefix + "/etc/tmpfiles.d" }

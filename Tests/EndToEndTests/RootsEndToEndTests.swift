@@ -112,15 +112,47 @@ struct RootsEndToEndTests {
         #expect(out.status == 64, "\(out)")
     }
 
-    @Test("schedule: without --root a roots policy is a usage error naming its roots; with --root the unit applies that root")
+    @Test("schedule: without --root one unit runs every listed root (each writable, each handed over by its x line); with --root the unit applies that root")
     func schedule() throws {
         let t = try TwoRoots()
-        let all = try policyctl(["schedule", "--policy", t.policy, "--every", "1d", "--systemd"])
-        #expect(all.status == 64, "\(all)")
-        #expect(all.stderr.hasPrefix("Error: policy 'multi' lists its roots; schedule one unit per root for now: add --root ROOT --name multi-NAME for each of \(t.a), \(t.b)"), "\(all)")
+        let all = try policyctl(["schedule", "--policy", t.policy, "--every", "1d", "--systemd", "--tmpfiles-exclude"])
+        #expect(all.status == 0, "\(all)")
+        #expect(all.stdout.contains("apply --policy \(t.policy) --yes --no-wait"), "\(all)")
+        #expect(!all.stdout.contains("--root"), "\(all)")
+        #expect(all.stdout.contains("\nReadWritePaths=\(t.a) \(t.b)\n"), "\(all)")
+        #expect(all.stdout.contains("\nRequiresMountsFor=\(t.a) \(t.b)\n"), "\(all)")
+        #expect(all.stdout.contains("Description=policyctl: apply policy multi to \(t.a), \(t.b)\n"), "\(all)")
+        #expect(all.stdout.hasSuffix("\nx \(t.a)\nx \(t.b)\n"), "\(all)")
+        let watched = try policyctl(["schedule", "--policy", t.policy, "--every", "1d", "--systemd", "--on-change"])
+        #expect(watched.status == 0, "\(watched)")
+        #expect(watched.stdout.contains("PathChanged=\(t.a)\n") && watched.stdout.contains("PathChanged=\(t.b)\n"), "\(watched)")
+        let relative = try policyctl(["schedule", "--policy", t.policy, "--every", "1d", "--systemd", "--on-change", "--watch", "tmp"])
+        #expect(relative.status == 64, "\(relative)")
         let one = try policyctl(["schedule", "--policy", t.policy, "--root", t.b, "--every", "1d", "--systemd", "--name", "multi-b"])
         #expect(one.status == 0, "\(one)")
         #expect(one.stdout.contains("apply --policy \(t.policy) --root \(t.b) --yes"), "\(one)")
+        #expect(one.stdout.contains("\nReadWritePaths=\(t.b)\n"), "\(one)")
+    }
+
+    @Test("schedule of a discovering trash rule: refused for a sandboxed systemd unit, a cron line without --root")
+    func scheduleDiscovery() throws {
+        let scratch = ScratchDirectory("roots-schedule")
+        let policy = scratch.path + "/bins.yaml"
+        try writePolicy(policy, """
+            version: 1
+            name: bins
+            rules:
+              - name: bins
+                trash: { retain: 30d, discover: true }
+            """)
+        let unit = try policyctl(["schedule", "--policy", policy, "--every", "1d", "--systemd"])
+        #expect(unit.status == 64, "\(unit)")
+        #expect(unit.stderr.contains("has a trash: { discover: true } rule, whose folders are found when it runs"), "\(unit)")
+        let cron = try policyctl(["schedule", "--policy", policy, "--every", "1d", "--cron"])
+        #expect(cron.status == 0, "\(cron)")
+        #expect(cron.stdout.contains("apply --policy \(policy) --yes --no-wait"), "\(cron)")
+        #expect(!cron.stdout.contains("--root"), "\(cron)")
+        #expect(cron.stdout.contains("to the trash folders it discovers"), "\(cron)")
     }
 
     @Test("explain and audit judge --root with the rules of the listed root it names; another root is 64")

@@ -14,8 +14,23 @@ package struct ScheduledJob: Sendable, Hashable {
     package var executable: String
     /// The policy file, absolute.
     package var policyPath: String
-    /// The root the policy is applied to, absolute.
+    /// The root the policy is applied to, absolute (with `roots:`, the first listed root).
     package var root: String
+    /// A policy with `roots:` scheduled as one job: its other roots (absolute), each writable by the run too.
+    package var otherRoots: [String] = []
+    /// The run is `apply` without `--root`: it goes over every root the policy lists (and the trash folders a
+    /// `discover: true` rule finds) in turn.
+    package var everyRoot = false
+    /// The policy has a `trash: { discover: true }` rule (only for a scheduler without a sandbox).
+    package var discovers = false
+    /// Every listed root the run changes: `root`, then `otherRoots` (none for a policy that only discovers).
+    package var roots: [String] { root.isEmpty ? otherRoots : [root] + otherRoots }
+    /// The roots as one phrase for descriptions and comments.
+    package var rootsDescription: String {
+        let listed = roots.joined(separator: ", ")
+        guard discovers else { return listed }
+        return (listed.isEmpty ? "" : listed + " and ") + "the trash folders it discovers"
+    }
     package var trigger: ScheduleTrigger
     package var scope: Scope
     /// The user's home directory (launchd agents log under ~/Library/Logs).
@@ -34,12 +49,13 @@ package struct ScheduledJob: Sendable, Hashable {
     package init(name: String, policyName: String, executable: String, policyPath: String, root: String,
                 trigger: ScheduleTrigger, scope: Scope = .system, home: String? = nil,
                 forceRoot: Bool = false, stateDirectory: String? = nil, cacheDirectory: String? = nil,
-                watchPaths: [String] = []) throws(ScheduleError) {
+                watchPaths: [String] = [], otherRoots: [String] = [], everyRoot: Bool = false,
+                discovers: Bool = false) throws(ScheduleError) {
         guard ScheduledJob.isValidName(name) else {
             throw ScheduleError("invalid name '\(name)': use letters, digits, '-' and '_' (at most 100), starting with a letter or digit")
         }
-        for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ("root", root)]
-            + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? [])
+        for (what, path) in [("policyctl binary", executable), ("policy", policyPath), ] + (root.isEmpty && discovers ? [] : [("root", root)])
+            + otherRoots.map({ ("root", $0) }) + (stateDirectory.map { [("state directory", $0)] } ?? []) + (cacheDirectory.map { [("cache directory", $0)] } ?? [])
             + watchPaths.map({ ("watched folder", $0) }) {
             guard path.hasPrefix("/") else { throw ScheduleError("the \(what) path '\(path)' is not absolute") }
             guard !path.unicodeScalars.contains(where: PrintableText.isControl) else {
@@ -53,12 +69,15 @@ package struct ScheduledJob: Sendable, Hashable {
         self.stateDirectory = stateDirectory
         self.cacheDirectory = cacheDirectory
         self.watchPaths = watchPaths
+        self.otherRoots = otherRoots
+        self.everyRoot = everyRoot || discovers
+        self.discovers = discovers
     }
 
     /// The command every scheduler runs: a non-interactive apply that skips (exit 0) when another run holds
     /// the lock and logs plain lines that journald, syslog and launchd's log files read well.
     package var arguments: [String] {
-        [executable, "apply", "--policy", policyPath, "--root", root] + (forceRoot ? ["--force-root"] : [])
+        [executable, "apply", "--policy", policyPath] + (everyRoot ? [] : ["--root", root]) + (forceRoot ? ["--force-root"] : [])
             + (stateDirectory.map { ["--state-dir", $0] } ?? [])
             + (cacheDirectory.map { ["--cache-dir", $0] } ?? [])
             + ["--yes", "--no-wait", "--log-format", "plain"]

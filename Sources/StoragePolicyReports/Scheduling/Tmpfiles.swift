@@ -159,9 +159,15 @@ package enum Tmpfiles {
 
     /// The `x` line that hands `root` to policyctl: tmpfiles then neither ages nor removes anything under it.
     package static func exclusionFile(root: String, job: String) -> GeneratedFile {
+        exclusionFile(roots: [root], job: job)
+    }
+
+    /// One `x` line per root, for a job over a policy's `roots:`.
+    package static func exclusionFile(roots: [String], job: String) -> GeneratedFile {
         GeneratedFile(name: "policyctl-\(job).conf",
-                      contents: "# Written by policyctl schedule --tmpfiles-exclude: \(root) is cleaned by policyctl (job \(job)),\n"
-                        + "# so systemd-tmpfiles leaves it alone (tmpfiles.d(5), type x).\nx \(quotedPath(root))\n")
+                      contents: "# Written by policyctl schedule --tmpfiles-exclude: \(roots.joined(separator: ", ")) \(roots.count == 1 ? "is" : "are") cleaned by policyctl (job \(job)),\n"
+                        + "# so systemd-tmpfiles leaves \(roots.count == 1 ? "it" : "them") alone (tmpfiles.d(5), type x).\n"
+                        + roots.map { "x \(quotedPath($0))\n" }.joined())
     }
 
     /// A path as one tmpfiles field: quoted when it holds a space, a quote, a backslash or a `%`.
