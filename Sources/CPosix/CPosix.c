@@ -384,6 +384,8 @@ int cposix_openat_same_mount(int dirfd, const char *name, int flags) {
 #if defined(__GLIBC__)
 #include <malloc.h>
 void cposix_malloc_trim(void) { (void)malloc_trim(0); }
+int cposix_malloc_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }
 #else
 void cposix_malloc_trim(void) {}
+int cposix_malloc_arena_max(int count) { (void)count; return 0; }
 #endif

@@ -2,6 +2,8 @@
 // one engine run per root with that root's one-root policy (Policy.policy(forRoot:)), its own lock, journal and
 // state. A root that fails is reported and the others still run; the exit code is the worst over the roots.
 import StoragePolicy
+// The JSON writer is SPI of the bottom layer (Base/JSONWriter.swift says why).
+@_spi(Layers) import StoragePolicyFileSystem
 
 /// One root of a run over a policy's `roots:` list, or one trash folder its discovering trash rule found.
 struct RootTarget {
@@ -134,22 +136,11 @@ enum RootsRun {
         "root \(target.path) failed: \(message); the other roots still run"
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
+    /// A JSON string, escaped by the one JSON writer as plans escape theirs.
     static func json(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        var out = JSONWriter(capacity: text.utf8.count + 8)
+        out.string(text, escaping: .encoder)
+        return String(decoding: out.takeBytes(), as: UTF8.self)
     }
 
     /// The message of an error a root's run threw, as the command would print it on its own.

@@ -113,5 +113,8 @@ int cposix_pid_name(int pid, char *buffer, int size);
 /// Gives the free pages of every malloc arena back to the system: glibc's malloc_trim(0), which Swift's Glibc
 /// module does not expose; nothing elsewhere.
 void cposix_malloc_trim(void);
+/// glibc's mallopt(M_ARENA_MAX, count): at most `count` malloc arenas for the process's threads (1 on success,
+/// 0 when refused or where there is no such setting).
+int cposix_malloc_arena_max(int count);
 
 #endif

@@ -258,3 +258,10 @@ package func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPoin
 package func system_mallocTrim() {
     cposix_malloc_trim()
 }
+
+/// At most `count` malloc arenas for the whole process (glibc's `mallopt(M_ARENA_MAX, count)`); set before any
+/// thread is started, it keeps the walker threads' freed memory in arenas `malloc_trim` can give back whole.
+/// Nothing to do on Darwin. A process-wide setting: the command sets it for itself, the library never does.
+package func system_limitMallocArenas(to count: Int32) {
+    _ = cposix_malloc_arena_max(count)
+}
