@@ -138,9 +138,11 @@ struct ApplyCommand: Command {
                     + "that judge it: policyctl apply \(planFile) --policy FILE --root DIR")
             }
             request = ApplyRequest(root: root, source: .savedPlan(plan, path: planFile, policyFile: policy))
+            let listed = try ApplyCommand.rootsPolicy(policy, root: root, stateDir: stateDir)
             request.compiledPolicy = try ApplyCommand.loadingScript { () throws(PolicyLoadError) in
                 try PolicySource.compiledPolicy(for: PathNormalization.absolute(policy))
-            } ?? ApplyCommand.rootsPolicy(policy, root: root)
+            } ?? listed?.policy
+            if let listed { return try executeListed(request, stateDirectory: listed.stateDirectory) }
         } else {
             try RootsRun.requireRoot(policyPath!, root: rootArgument, command: "policyctl apply")
             let inMemory = PolicySource.isScript(policyPath!) || policyPath == PolicyArgument.dropInSet
@@ -150,8 +152,7 @@ struct ApplyCommand: Command {
             case .several(let targets):
                 return try applySeveral(targets)
             case .single(let one, let root, let state) where policy.hasRoots:
-                request = ApplyRequest(root: root, source: .policy(one))
-                return try execute(request, stateDirectory: state)
+                return try executeListed(ApplyRequest(root: root, source: .policy(one)), stateDirectory: state)
             case .single(_, let root, _):
                 request = ApplyRequest(root: root, source: inMemory ? .policy(policy) : .policyFile(policyPath!))
             }

@@ -19,7 +19,7 @@ extension ApplyCommand {
             case .human: if !log.quiet { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
             }
             do {
-                codes.append(try execute(ApplyRequest(root: target.path, source: .policy(target.policy)), stateDirectory: target.stateDirectory))
+                codes.append(try executeListed(ApplyRequest(root: target.path, source: .policy(target.policy)), stateDirectory: target.stateDirectory))
             } catch {
                 // SIGINT/SIGTERM: the root under way stopped cleanly; the roots after it are not started.
                 if SignalCancellation().flag.isCancelled { throw error }
@@ -37,13 +37,24 @@ extension ApplyCommand {
         return RootsRun.worst(codes)
     }
 
+    /// One root of a roots policy (listed or discovered), a full run's or the one `--root` selects, a saved plan's
+    /// too: run under its own state folder, whose parents are made here (never by plan, audit or explain).
+    func executeListed(_ request: ApplyRequest, stateDirectory: String?) throws -> ExitCode {
+        RootsRun.makeFolders(above: stateDirectory)
+        return try execute(request, stateDirectory: stateDirectory)
+    }
+
     /// A saved plan of a policy with roots: is judged by the rules of the root it is applied to, not by every
-    /// root's (a plan file may be forged: an action of another root's rule must be refused here). Handed to the
-    /// engine as the policy it checks the plan against, with the file's bytes, so staleness is still judged by
-    /// them. Nil for a policy without roots (the engine reads and judges the file itself, as before).
-    static func rootsPolicy(_ path: String, root: String) throws -> Policy? {
+    /// root's (a plan file may be forged: an action of another root's rule must be refused here), and applied
+    /// under that root's state folder (`--state-dir DIR/NAME`), the lock a full run over every root takes.
+    /// The policy is handed to the engine as the one it checks the plan against, with the file's bytes, so
+    /// staleness is still judged by them. Nil for a policy without roots (the engine reads and judges the file
+    /// itself, as before).
+    static func rootsPolicy(_ path: String, root: String, stateDir: String?) throws -> (policy: Policy, stateDirectory: String?)? {
         guard !PolicySource.isScript(path), let loaded = try? PolicySource.load(PathNormalization.absolute(path)),
               loaded.policy.hasRoots else { return nil }
-        return try RootsRun.onePolicy(loaded.policy, root: root, command: "policyctl apply")
+        guard case .single(let one, _, let state) = try RootsRun.select(loaded.policy, root: root, stateDir: stateDir, user: true,
+                                                                      command: "policyctl apply") else { return nil }
+        return (one, state)
     }
 }

@@ -109,14 +109,22 @@ enum RootsRun {
         }
     }
 
-    /// `DIR/<root escaped>`, with DIR made (0700) when missing, so the engine can make the root's own folder.
+    /// `DIR/<root escaped>`: only the name. Nothing is made here, since plan, audit and explain select roots
+    /// too and must not write; apply makes the folders above it (`makeFolders(above:)`).
     static func sub(_ base: String, _ root: String) -> String {
+        let dir = RootSession.absolute(base)
+        return (dir == "/" ? "" : dir) + "/" + RootChecks.stateFolderName(root)
+    }
+
+    /// Makes (0700) each missing folder above a root's state folder `DIR/NAME`, so the engine, which makes
+    /// only the state folder itself, can make it. Called by apply just before a root's run.
+    static func makeFolders(above stateDirectory: String?) {
+        guard let stateDirectory else { return }
         var made = ""
-        for part in RootSession.absolute(base).split(separator: "/") {
+        for part in stateDirectory.split(separator: "/").dropLast() {
             made += "/" + part
             _ = system_mkdir(made, 0o700)
         }
-        return made + "/" + RootChecks.stateFolderName(root)
     }
 
     /// The worst of the roots' exit codes: the highest number (0 < 1 findings/skipped < 2 pending < 3 < 64 < 65 < 74).

@@ -84,6 +84,21 @@ struct RootsEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: t.a + "/.policyctl/journal.jsonl"))
     }
 
+    @Test("a listed root's saved plan applied with --state-dir DIR takes DIR/NAME, the lock and journal a full run takes")
+    func savedPlanStateDir() throws {
+        let t = try TwoRoots()
+        let state = t.scratch.path + "/state"
+        let saved = t.scratch.path + "/b.json"
+        let plan = try policyctl(["plan", "--policy", t.policy, "--root", t.b, "--out", saved])
+        #expect(plan.status == 0, "\(plan)")
+        let apply = try policyctl(["apply", saved, "--policy", t.policy, "--root", t.b, "--yes", "--state-dir", state])
+        #expect(apply.status == 0, "\(apply)")
+        let name = t.b.dropFirst().replacingOccurrences(of: "-", with: "\\x2d").replacingOccurrences(of: "/", with: "-")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == [name])
+        #expect(FileManager.default.fileExists(atPath: state + "/" + name + "/journal.jsonl"))
+        #expect(!FileManager.default.fileExists(atPath: t.b + "/tmp/old"))
+    }
+
     @Test("a root that cannot be opened is named, the other is applied, and the exit code is the worst (74)")
     func oneRootFails() throws {
         let t = try TwoRoots()
