@@ -84,10 +84,7 @@ struct PlanCommand: Command {
 
     /// The single-root form: one plan, printed as it always was.
     func runOne(_ loaded: LoadedPolicy, root: String) throws -> ExitCode {
-        try ScopeWarnings.check(loaded, root: root, strict: strict)
-        var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
-        AsOfOption.mark(&plan, options: planOptions)
-        TmpfilesNotes.mark(&plan, policy: loaded.policy, root: root)
+        let plan = try markedPlan(loaded, root: root)
         if let out {
             try PlanCommand.write(plan, to: out)
             PlanCommand.noteRecord(of: plan, at: out)
@@ -101,11 +98,31 @@ struct PlanCommand: Command {
             // stdout is the JSON alone; the word for people goes to stderr.
             if let out { Terminal.err("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
         } else {
-            let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: loaded.policy.rules.map(\.name))
-            renderer.render(plan) { Terminal.out($0, terminator: "") }
+            PlanCommand.printText(plan, policy: loaded.policy)
             if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
         }
         return detailedExitCode && plan.hasChanges ? .changesPending : .success
+    }
+
+    /// One root's plan as `plan` shows it, in either form: scope warnings checked (errors with --strict),
+    /// marked for `--at` and for the tmpfiles.d age lines that cover the root.
+    func markedPlan(_ loaded: LoadedPolicy, root: String) throws -> Plan {
+        try ScopeWarnings.check(loaded, root: root, strict: strict)
+        var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
+        AsOfOption.mark(&plan, options: planOptions)
+        TmpfilesNotes.mark(&plan, policy: loaded.policy, root: root)
+        return plan
+    }
+
+    /// The text plan, its rules in the policy's order.
+    static func printText(_ plan: Plan, policy: Policy) {
+        PlanRenderer(color: Terminal.useColor, ruleOrder: policy.rules.map(\.name)).render(plan) { Terminal.out($0, terminator: "") }
+    }
+
+    /// The start of a root's member of the JSON over every root, up to the key of its plan or error.
+    static func member(_ target: RootTarget, index: Int, outcome: String, code: ExitCode) -> String {
+        (index == 0 ? "\n" : ",\n") + "    { \"root\": \(RootsRun.json(target.path)), \"written\": \(RootsRun.json(target.written)), "
+            + "\"discovered\": \(target.discovered), \"outcome\": \"\(outcome)\", \"exitCode\": \(code.rawValue), "
     }
 
     /// A policy with `roots:`: one plan per root, a text section (or a JSON member) each; a root that fails is
@@ -123,18 +140,14 @@ struct PlanCommand: Command {
             let plan: Plan
             do {
                 try RootSafety.check(target.path, force: forceRoot, command: "policyctl plan")
-                try ScopeWarnings.check(one, root: target.path, strict: strict)
-                var made = try PlanCommand.makePlan(target.policy, root: target.path, options: planOptions)
-                AsOfOption.mark(&made, options: planOptions)
-                TmpfilesNotes.mark(&made, policy: target.policy, root: target.path)
-                plan = made
+                plan = try markedPlan(one, root: target.path)
             } catch {
                 if let failure = error as? CommandFailure, failure.message == SignalCancellation.failure.message { throw error }
                 let (code, message) = RootsRun.message(error)
                 codes.append(code)
                 Terminal.err("error: " + RootsRun.failed(target, message))
                 if json {
-                    Terminal.out((i == 0 ? "\n" : ",\n") + "    { \"root\": \(RootsRun.json(target.path)), \"written\": \(RootsRun.json(target.written)), \"discovered\": \(target.discovered), \"outcome\": \"failed\", \"exitCode\": \(code.rawValue), \"error\": \(RootsRun.json(message)) }", terminator: "")
+                    Terminal.out(PlanCommand.member(target, index: i, outcome: "failed", code: code) + "\"error\": \(RootsRun.json(message)) }", terminator: "")
                 } else {
                     Terminal.out(RootsRun.header(target, index: i, count: targets.count))
                     Terminal.out(RootsRun.failed(target, message) + "\n")
@@ -144,15 +157,14 @@ struct PlanCommand: Command {
             changes = changes || plan.hasChanges
             codes.append(.success)
             if json {
-                Terminal.out((i == 0 ? "\n" : ",\n") + "    { \"root\": \(RootsRun.json(target.path)), \"written\": \(RootsRun.json(target.written)), \"discovered\": \(target.discovered), \"outcome\": \"planned\", \"exitCode\": 0, \"plan\":\n", terminator: "")
+                Terminal.out(PlanCommand.member(target, index: i, outcome: "planned", code: .success) + "\"plan\":\n", terminator: "")
                 var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
                 try writer.write(plan)
                 Terminal.out("    }", terminator: "")
             } else {
                 if quiet && !plan.hasChanges && plan.violations.isEmpty { continue }
                 Terminal.out(RootsRun.header(target, index: i, count: targets.count))
-                let renderer = PlanRenderer(color: Terminal.useColor, ruleOrder: target.policy.rules.map(\.name))
-                renderer.render(plan) { Terminal.out($0, terminator: "") }
+                PlanCommand.printText(plan, policy: target.policy)
                 Terminal.out("")
             }
         }
