@@ -51,17 +51,10 @@ struct TrashListJSON: Encodable {
                  type: e.type.rawValue, size: e.size)
         }
     }
-
-    // nil fields are written as null (not left out), so every item has every key but the base64 ones.
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(folder, forKey: .folder)
-        try c.encode(items, forKey: .items)
-    }
-    enum Keys: String, CodingKey { case folder, items }
 }
 
 extension TrashListJSON.Item {
+    // nil fields are written as null (not left out), so every item has every key but the base64 ones.
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(name, forKey: .name)
