@@ -101,6 +101,31 @@ public struct LayoutEntry: Sendable, Hashable {
     /// The most a layout file's `content:` may hold: it is written in one step, journalled whole.
     public static let contentLimit = 64 * 1024
 
+    /// `mode:`'s text as permission bits: 3 or 4 octal digits ("0750"), else nil. YAML and the Swift DSL both
+    /// take it as text, so both go through this, and through `invalidMode` when it is nil.
+    package static func modeBits(_ text: String) -> UInt32? {
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(text, radix: 8),
+              bits <= 0o7777 else { return nil }
+        return bits
+    }
+
+    /// What is said of a `mode:` that `modeBits` refuses.
+    package static func invalidMode(_ text: String) -> String {
+        "invalid mode '\(text)' (expected 3 or 4 octal digits, e.g. \"0750\")"
+    }
+
+    /// What is wrong with a symlink's `target:` (empty, longer than PATH_MAX - 1 bytes, or holding a NUL), or nil.
+    package static func targetProblem(_ target: String) -> String? {
+        target.isEmpty || target.utf8.count > 4095 || target.utf8.contains(0)
+            ? "a symlink's target must be 1 to 4095 bytes with no NUL" : nil
+    }
+
+    /// What is wrong with a file's `content:` (more than `contentLimit` bytes), or nil.
+    package static func contentProblem(_ content: String) -> String? {
+        content.utf8.count > contentLimit
+            ? "'content' is \(content.utf8.count) bytes; a layout file holds at most \(contentLimit)" : nil
+    }
+
     /// `directory`, `file` or `symlink`, as messages name the entry.
     public var noun: String { type == .directory ? "layout directory" : "layout \(type.rawValue)" }
 

@@ -114,12 +114,7 @@ extension LayoutDraft {
         entry.fix = fix
         var ok = true
         if let mode {
-            if (3...4).contains(mode.count), mode.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(mode, radix: 8) {
-                entry.mode = bits
-            } else {
-                fail("\(label): invalid mode '\(mode)' (expected 3 or 4 octal digits, e.g. \"0750\")")
-                ok = false
-            }
+            if let bits = LayoutEntry.modeBits(mode) { entry.mode = bits } else { fail("\(label): " + LayoutEntry.invalidMode(mode)); ok = false }
         }
         func resolve(_ principal: Principal?, group: Bool) -> PrincipalFilter? {
             switch principal {
@@ -141,16 +136,10 @@ extension LayoutDraft {
         entry.owner = resolve(owner, group: false)
         entry.group = resolve(group, group: true)
         if let target {
-            if target.isEmpty || target.utf8.count > 4095 || target.utf8.contains(0) {
-                fail("\(label): a symlink's target must be 1 to 4095 bytes with no NUL")
-                ok = false
-            }
+            if let problem = LayoutEntry.targetProblem(target) { fail("\(label): " + problem); ok = false }
             entry.target = Array(target.utf8)
         }
-        if content.utf8.count > LayoutEntry.contentLimit {
-            fail("\(label): 'content' is \(content.utf8.count) bytes; a layout file holds at most \(LayoutEntry.contentLimit)")
-            ok = false
-        }
+        if let problem = LayoutEntry.contentProblem(content) { fail("\(label): " + problem); ok = false }
         entry.content = Array(content.utf8)
         return ok ? entry : nil
     }

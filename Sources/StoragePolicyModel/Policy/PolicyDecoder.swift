@@ -148,19 +148,11 @@ package struct PolicyDecoder {
                 }
             case "target":
                 if let v = scalar(value, "layout entry: 'target'") {
-                    if v.isEmpty || v.utf8.count > 4095 || v.utf8.contains(0) {
-                        error(value, "layout entry: a symlink's target must be 1 to 4095 bytes with no NUL")
-                    } else {
-                        entry.target = Array(v.utf8)
-                    }
+                    if let problem = LayoutEntry.targetProblem(v) { error(value, "layout entry: " + problem) } else { entry.target = Array(v.utf8) }
                 }
             case "content":
                 if let v = scalar(value, "layout entry: 'content'") {
-                    if v.utf8.count > LayoutEntry.contentLimit {
-                        error(value, "layout entry: 'content' is \(v.utf8.count) bytes; a layout file holds at most \(LayoutEntry.contentLimit)")
-                    } else {
-                        entry.content = Array(v.utf8)
-                    }
+                    if let problem = LayoutEntry.contentProblem(v) { error(value, "layout entry: " + problem) } else { entry.content = Array(v.utf8) }
                 }
             default: break
             }
@@ -212,9 +204,8 @@ package struct PolicyDecoder {
             error(node, "layout entry: mode \(text) must be a quoted octal string, e.g. mode: \"\(text.count < 4 ? String(repeating: "0", count: 4 - text.count) + text : text)\" (unquoted, YAML readers disagree on whether it is octal or decimal)")
             return nil
         }
-        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let bits = UInt32(text, radix: 8),
-              bits <= 0o7777 else {
-            error(node, "layout entry: invalid mode '\(text)' (expected 3 or 4 octal digits, e.g. \"0750\")")
+        guard let bits = LayoutEntry.modeBits(text) else {
+            error(node, "layout entry: " + LayoutEntry.invalidMode(text))
             return nil
         }
         return bits
