@@ -80,13 +80,9 @@ struct ScheduleCommand: Command {
         let policy = try PolicyArgument.resolve(options.policy, useSet: false, user: options.user) ?? options.required(\.policy, command: "policyctl schedule")
         // A policy with roots: and no --root is one job over every listed root (apply without --root goes over
         // them in turn, each with its own lock and journal); --root still schedules the one listed root it names.
+        var policyName = ""
         if options.root == nil, let loaded = try? PolicySource.load(policy), loaded.policy.hasRoots {
-            let chosen = options.systemd || (!options.launchd && !options.cron && !ScheduleCommand.onDarwin)
-            if !loaded.policy.discoveringTrash.isEmpty && chosen {
-                // Discovery finds trash folders under every home and volume when it runs: a sandboxed unit,
-                // writable only where it says, cannot name them in advance.
-                throw usage("policy '\(loaded.policy.name)' has a trash: { discover: true } rule, whose folders are found when it runs, under every home and volume; a systemd unit's sandbox cannot name them in advance: schedule it with --cron (no sandbox), or the listed roots one at a time with --root")
-            }
+            policyName = loaded.policy.name
             listedRoots = loaded.policy.roots
             discovers = !loaded.policy.discoveringTrash.isEmpty
             rootPath = ""
@@ -116,6 +112,11 @@ struct ScheduleCommand: Command {
         #else
         scheduler = chosen.first ?? .systemd
         #endif
+        if discovers && scheduler == .systemd {
+            // Discovery finds trash folders under every home and volume when it runs: a sandboxed unit,
+            // writable only where it says, cannot name them in advance.
+            throw usage("policy '\(policyName)' has a trash: { discover: true } rule, whose folders are found when it runs, under every home and volume; a systemd unit's sandbox cannot name them in advance: schedule it with --cron (no sandbox), or the listed roots one at a time with --root")
+        }
         install = options.install
         installDirectory = options.dir
         if let installDirectory, !install {
@@ -256,12 +257,6 @@ struct ScheduleCommand: Command {
         }
         return out
     }
-
-    #if os(macOS)
-    static let onDarwin = true
-    #else
-    static let onDarwin = false
-    #endif
 
     /// Where --tmpfiles-exclude writes: /etc/tmpfiles.d (under POLICYCTL_CONFIG_ROOT in a debug build's tests).
     static var tmpfilesFolder: String { PolicyArgument.configPrefix + "/etc/tmpfiles.d" }
