@@ -75,7 +75,7 @@ package final class ApplyRun {
                 // here leaves exactly what a crash after a group leaves, and the rollback below is recovery's.
                 if options.cancellation?.isCancelled == true { throw Cancelled() }
                 // The trash folders are resolved once, before the first move, in folders as the unlinks left them.
-                if preparer.trash.needed(by: ledger.steps[group]) {
+                if preparer.trash.needed(by: group, of: ledger.steps) {
                     try unlinks.finish()
                     try preparer.trash.resolve()
                 }

@@ -59,8 +59,8 @@ package final class RunTrashFolders {
     /// one of them makes it 0700.
     private func structurePaths() -> Set<RelativePath> {
         var out = Set<RelativePath>()
-        for step in ledger.steps {
-            guard let folder = folderPath(of: step.action), out.insert(folder).inserted else { continue }
+        for i in ledger.steps.indices {
+            guard let folder = folderPath(of: ledger.steps[action: i]), out.insert(folder).inserted else { continue }
             for part in [TrashFolder.filesName, TrashFolder.infoName, TrashFolder.indexName] { out.insert(folder.appending(part)) }
         }
         return out
@@ -69,8 +69,8 @@ package final class RunTrashFolders {
     // MARK: Resolving (once, before the first move)
 
     /// The folders are not resolved yet and `group` moves items into the trash.
-    package func needed(by group: some Collection<Step>) -> Bool {
-        !resolved && group.contains { if case .trash = $0.action.kind { true } else { false } }
+    package func needed(by group: Range<Int>, of steps: StepList) -> Bool {
+        !resolved && group.contains { steps.isTrashMove($0) }
     }
 
     /// Finds, checks and (when missing) makes every trash folder the steps move items into. A folder that fails
@@ -78,8 +78,8 @@ package final class RunTrashFolders {
     package func resolve() throws {
         resolved = true
         var paths: [RelativePath] = []
-        for step in ledger.steps {
-            if let f = folderPath(of: step.action), !paths.contains(f) { paths.append(f) }
+        for i in ledger.steps.indices {
+            if let f = folderPath(of: ledger.steps[action: i]), !paths.contains(f) { paths.append(f) }
         }
         for path in paths {
             do {

@@ -32,68 +32,109 @@ package enum RestoreCleanup {
 /// action apply held a copy of every action in its step (the 112-byte value with the step's own fields, about
 /// 0.16 KB a step); now a step is made from these parts when it is read.
 package struct StepList: RandomAccessCollection, MutableCollection {
+    /// The parts, in one box: a run reads its steps through a class's property (`ledger.steps[action: i]`),
+    /// which copies the list, and a copy of six arrays and tables was six retains and six releases, taken
+    /// three to eighteen times a step (a tenth of a file delete's bookkeeping on the run's thread). A copy of
+    /// the box is one; a change copies the box first when it is shared, as the arrays themselves would.
+    private final class Parts {
+        // Read and changed by the run's thread alone (a list is not Sendable): no dynamic exclusivity checks.
+        @exclusivity(unchecked) var actions: [Action]
+        @exclusivity(unchecked) var order: [UInt32]?
+        @exclusivity(unchecked) var verbs: [Int: StepVerb] = [:]
+        @exclusivity(unchecked) var restores: [Int: RestoreCleanup] = [:]
+        @exclusivity(unchecked) var links: [Int: (record: Int?, carriedBy: Int?)] = [:]
+        @exclusivity(unchecked) var changed: [Int: Action] = [:]
+
+        init(actions: [Action], order: [UInt32]?) {
+            self.actions = actions
+            self.order = order
+        }
+
+        func copy() -> Parts {
+            let out = Parts(actions: actions, order: order)
+            (out.verbs, out.restores, out.links, out.changed) = (verbs, restores, links, changed)
+            return out
+        }
+    }
+    private var parts: Parts
+
     /// The plan's actions (or, for a run not made from a plan, the steps' own, in step order).
-    package private(set) var actions: [Action]
+    package var actions: [Action] { parts.actions }
     /// Step i runs `actions[order[i]]`; nil: step i runs `actions[i]`.
-    package private(set) var order: [UInt32]?
+    package var order: [UInt32]? { parts.order }
     /// Verbs that are not `StepVerb(action.kind)`, by step.
-    package private(set) var verbs: [Int: StepVerb] = [:]
-    private var restores: [Int: RestoreCleanup] = [:]
-    private var links: [Int: (record: Int?, carriedBy: Int?)] = [:]
-    /// Actions changed since the run began (a path under a directory the run moved), by step.
-    private var changed: [Int: Action] = [:]
+    package var verbs: [Int: StepVerb] { parts.verbs }
 
     /// The steps of a run made from a plan: `order` (indices of `actions`) is the order they run in.
     package init(actions: [Action], order: [UInt32]) {
-        self.actions = actions
-        self.order = order
+        parts = Parts(actions: actions, order: order)
     }
 
     /// Steps as they are (trash, restore, undo: a few each).
     package init(_ steps: [Step]) {
-        actions = steps.map(\.action)
-        order = nil
+        parts = Parts(actions: steps.map(\.action), order: nil)
         for (i, step) in steps.enumerated() { setParts(i, step) }
     }
 
     package var startIndex: Int { 0 }
-    package var endIndex: Int { order?.count ?? actions.count }
+    package var endIndex: Int { parts.order?.count ?? parts.actions.count }
 
     /// The index in `actions` of step `i`'s action as planned.
     @inline(__always) private func planned(_ i: Int) -> Int {
-        if let order { Int(order[i]) } else { i }
+        if let order = parts.order { Int(order[i]) } else { i }
     }
 
     /// Step `i`'s action, as it is now (its path rewritten when it lies under a directory this run moved).
     package func action(_ i: Int) -> Action {
-        if !changed.isEmpty, let action = changed[i] { return action }
-        return actions[planned(i)]
+        if !parts.changed.isEmpty, let action = parts.changed[i] { return action }
+        return parts.actions[planned(i)]
+    }
+
+    /// Step `i`'s action lent, not copied: reading a field or two of it (`steps[action: i].kind`) costs no
+    /// retain of its path, rule and reason, which a copy takes.
+    package subscript(action i: Int) -> Action {
+        _read {
+            if !parts.changed.isEmpty, let action = parts.changed[i] { yield action } else { yield parts.actions[planned(i)] }
+        }
+    }
+
+    /// True when step `i` moves an entry into a trash folder.
+    package func isTrashMove(_ i: Int) -> Bool {
+        if case .trash = self[action: i].kind { true } else { false }
     }
 
     /// The fields of step `i` other than its action, without making the step.
-    package func record(_ i: Int) -> Int? { links.isEmpty ? nil : links[i]?.record }
-    package func carriedBy(_ i: Int) -> Int? { links.isEmpty ? nil : links[i]?.carriedBy }
+    package func record(_ i: Int) -> Int? { parts.links.isEmpty ? nil : parts.links[i]?.record }
+    package func carriedBy(_ i: Int) -> Int? { parts.links.isEmpty ? nil : parts.links[i]?.carriedBy }
     package func verb(_ i: Int) -> StepVerb {
-        if !verbs.isEmpty, let verb = verbs[i] { return verb }
-        return StepVerb(action(i).kind)
+        if !parts.verbs.isEmpty, let verb = parts.verbs[i] { return verb }
+        return StepVerb(self[action: i].kind)
     }
 
     package subscript(i: Int) -> Step {
         get {
             let action = action(i)
-            let link = links.isEmpty ? nil : links[i]
-            return Step(action: action, verb: verbs.isEmpty ? StepVerb(action.kind) : verbs[i] ?? StepVerb(action.kind),
-                        restore: restores.isEmpty ? nil : restores[i], record: link?.record, carriedBy: link?.carriedBy)
+            let link = parts.links.isEmpty ? nil : parts.links[i]
+            return Step(action: action, verb: verb(i), restore: parts.restores.isEmpty ? nil : parts.restores[i],
+                        record: link?.record, carriedBy: link?.carriedBy)
         }
         set {
-            changed[i] = newValue.action == actions[planned(i)] ? nil : newValue.action
+            let parts = unique()
+            parts.changed[i] = newValue.action == parts.actions[planned(i)] ? nil : newValue.action
             setParts(i, newValue)
         }
     }
 
+    /// The box, copied first when another list shares it (value semantics, as the arrays had).
+    private mutating func unique() -> Parts {
+        if !isKnownUniquelyReferenced(&parts) { parts = parts.copy() }
+        return parts
+    }
+
     private mutating func setParts(_ i: Int, _ step: Step) {
-        verbs[i] = step.verb == StepVerb(step.action.kind) ? nil : step.verb
-        restores[i] = step.restore
-        links[i] = step.record == nil && step.carriedBy == nil ? nil : (step.record, step.carriedBy)
+        let parts = unique()
+        parts.verbs[i] = step.verb == StepVerb(step.action.kind) ? nil : step.verb
+        parts.restores[i] = step.restore
+        parts.links[i] = step.record == nil && step.carriedBy == nil ? nil : (step.record, step.carriedBy)
     }
 }

@@ -7,6 +7,8 @@
 @_spi(Layers) import StoragePolicyPlan
 
 package final class StepLedger {
+    // Only the run's thread uses a ledger (the unlink workers never see it), and no access to its state overlaps
+    // another: the stored state skips the dynamic exclusivity checks, two to five of them per step.
     /// A step failed midway and what it had already changed could not be put back: the run rolls back.
     package struct StepNotReverted: Error, CustomStringConvertible {
         package var failure: FileSystemError
@@ -17,18 +19,18 @@ package final class StepLedger {
     package let transaction: Transaction
     private let allOrNothing: Bool
     /// The plan's steps; a path under a directory this transaction renamed or trashed is rewritten to where it is now.
-    private(set) var steps: StepList
-    package var report: ApplyReport
+    @exclusivity(unchecked) private(set) var steps: StepList
+    @exclusivity(unchecked) package var report: ApplyReport
     /// Paths with a descendant this transaction renamed, staged or created.
-    private(set) var touched: Set<RelativePath> = []
+    @exclusivity(unchecked) private(set) var touched: Set<RelativePath> = []
     /// The folder `touch` marked last, with all its ancestors.
-    private var lastTouched: RelativePath?
+    @exclusivity(unchecked) private var lastTouched: RelativePath?
     /// Directories this transaction renamed or trashed, in order: later steps inside them follow them.
-    private var moved: [(from: RelativePath, to: RelativePath)] = []
+    @exclusivity(unchecked) private var moved: [(from: RelativePath, to: RelativePath)] = []
     /// Directories a skipped mkdir did not create: steps at or under them are skipped too.
-    private(set) var notCreated: [RelativePath: String] = [:]
+    @exclusivity(unchecked) private(set) var notCreated: [RelativePath: String] = [:]
     /// Directories holding an entry whose delete or trash move failed: deleting or trashing them is skipped.
-    private(set) var holdsFailure: [RelativePath: RelativePath] = [:]
+    @exclusivity(unchecked) private(set) var holdsFailure: [RelativePath: RelativePath] = [:]
 
     /// The report keeps the steps' actions as they were planned (the plan's own array when the steps were
     /// made from a plan) and the order the steps run them in, not a copy of each.
@@ -92,9 +94,8 @@ package final class StepLedger {
 
     package func done(_ i: Int) {
         report.outcomes.set(i, .done)
-        let action = steps.action(i)
         report.counts[steps.verb(i)] += 1
-        if action.isDelete { report.bytesFreed += action.bytes }
+        if steps[action: i].isDelete { report.bytesFreed += steps[action: i].bytes }
         if let r = steps.record(i) { done(r) }
     }
 
@@ -139,9 +140,8 @@ package final class StepLedger {
 
     /// A directory step `i` moved (renamed, trashed, restored): later steps inside it follow it.
     func movedDirectory(of i: Int) {
-        if let to = report.outcomes.destination(i) {
-            let action = steps.action(i)
-            if action.type == .directory { moved.append((action.path, to)) }
+        if let to = report.outcomes.destination(i), steps[action: i].type == .directory {
+            moved.append((steps[action: i].path, to))
         }
     }
 
@@ -150,6 +150,7 @@ package final class StepLedger {
     @discardableResult
     func followMoves(_ i: Int) -> Step {
         var step = steps[i]
+        if moved.isEmpty { return step }
         var rewritten = false
         for (from, to) in moved.reversed() {
             if let inner = step.action.path.relative(to: from), !inner.isRoot { step.action.path = to.appending(inner); rewritten = true }

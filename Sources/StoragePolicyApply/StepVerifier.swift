@@ -75,7 +75,7 @@ package final class StepVerifier {
     /// Just before a trash move: why the folder it goes into, as the rename will use it, is refused; nil when
     /// trusted (or not a trash move).
     func trashDestinationRefusal(_ i: Int) throws(FileSystemError) -> Refusal? {
-        guard case .trash = ledger.steps[i].action.kind else { return nil }
+        guard ledger.steps.isTrashMove(i) else { return nil }
         do {
             return try trashDestinationProblem(i).map { .reason($0) }
         } catch {
