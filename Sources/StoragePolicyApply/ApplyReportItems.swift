@@ -52,7 +52,8 @@ extension ApplyReport {
             switch outcome {
             case .done:
                 codes[i] = Code.done.rawValue
-                reasons[i] = nil
+                // Most steps are done and have no reason: no hashing of i for them.
+                if !reasons.isEmpty { reasons[i] = nil }
             case .unchanged(let why):
                 codes[i] = Code.unchanged.rawValue
                 reasons[i] = why
@@ -82,8 +83,36 @@ extension ApplyReport {
 
         /// Step i as an Item.
         package func item(_ i: Int) -> Item {
-            let action = actions[order.map { Int($0[i]) } ?? i]
-            return Item(action: action, verb: verbs[i], outcome: outcome(i), destination: destinations[i], error: errors[i])
+            // The tables are empty for most runs' steps: no lookup (a hash of i) in them then.
+            Item(action: actions[planned(i)], verb: verbs.isEmpty ? nil : verbs[i], outcome: outcome(i),
+                 destination: destinations.isEmpty ? nil : destinations[i], error: errors.isEmpty ? nil : errors[i])
+        }
+
+        @inline(__always) private func planned(_ i: Int) -> Int {
+            if let order { Int(order[i]) } else { i }
+        }
+
+        /// True when step i was carried out.
+        package func isDone(_ i: Int) -> Bool { codes[i] == Code.done.rawValue }
+
+        /// Step i's action lent, not copied (a done step's fields, read without making its Item).
+        package subscript(action i: Int) -> Action {
+            _read { yield actions[planned(i)] }
+        }
+
+        /// Bytes the done deletes freed, per rule: one pass over the codes, no Item made.
+        var bytesFreedByRule: [String: Int64] {
+            var out: [String: Int64] = [:]
+            // Deletes of one rule mostly run one after another: summed as a run, hashed once per run.
+            var run: (rule: String, bytes: Int64)? = nil
+            for i in codes.indices where codes[i] == Code.done.rawValue && self[action: i].isDelete {
+                let bytes = self[action: i].bytes
+                if run?.rule == self[action: i].rule { run!.bytes += bytes; continue }
+                if let run { out[run.rule, default: 0] += run.bytes }
+                run = (self[action: i].rule, bytes)
+            }
+            if let run { out[run.rule, default: 0] += run.bytes }
+            return out
         }
     }
 

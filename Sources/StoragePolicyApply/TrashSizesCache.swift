@@ -69,10 +69,12 @@ package enum TrashSizesCache {
     package static func afterDeletes(_ report: ApplyReport, root: DirectoryHandle) {
         guard report.counts.total > 0 else { return }
         var removed: [RelativePath: [FileName]] = [:]
-        for item in report.lazyItems where item.action.isDelete && item.action.type == .directory {
-            guard case .done = item.outcome, let name = item.action.path.lastComponent,
-                  item.action.path.parent.lastComponent == TrashFolder.filesName else { continue }
-            removed[item.action.path.parent.parent, default: []].append(name)
+        let outcomes = report.outcomes
+        // Fields read in place, no Item made: the run's file deletes (most of its steps) are passed over cheaply.
+        for i in 0..<outcomes.count where outcomes[action: i].type == .directory && outcomes[action: i].isDelete && outcomes.isDone(i) {
+            let path = outcomes[action: i].path
+            guard let name = path.lastComponent, path.parent.lastComponent == TrashFolder.filesName else { continue }
+            removed[path.parent.parent, default: []].append(name)
         }
         for (folder, names) in removed {
             TrashSizesCache.update(TrashFolder(path: folder, layout: .freedesktop), root: root, removing: names)
