@@ -37,8 +37,8 @@ package final class BackgroundUnlinks {
         self.deadline = deadline
         workersFrom = max(1, options.unlinkWorkersFrom)
         // A worker checks the file in its folder's descriptor just before the unlink, as the run would.
-        workers = UnlinkWorkers(check: { job throws(FileSystemError) in
-            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: rootStatus)
+        workers = UnlinkWorkers(check: { job, name throws(FileSystemError) in
+            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: name), job.identity, type: job.type, root: rootStatus)
         }, willChange: options.willChange, deadline: options.deadline)
     }
 
@@ -78,8 +78,8 @@ package final class BackgroundUnlinks {
     /// worker has one in flight: the run then goes on exactly as after a step made here.
     func hand(_ i: Int, _ step: Step, intent: Intent, parent: DirectoryHandle) throws {
         let threads = !isChosen(i) ? 0 : step.action.bytes > 0 ? UnlinkWorkers.maximumThreads : UnlinkWorkers.threadsForEmptyFiles
-        workers.submit(.init(step: i, path: step.action.path, parent: parent, name: step.action.path.lastComponent!,
-                             identity: step.action.identity!, type: step.action.type), workers: threads)
+        workers.submit(.init(step: i, path: step.action.path, parent: parent, identity: step.action.identity!, type: step.action.type),
+                       workers: threads)
         ledger.transaction.unlinkingElsewhere(intent)
         ledger.touch(intent.change)
         if inBackground.isEmpty {

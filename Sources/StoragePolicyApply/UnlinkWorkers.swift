@@ -17,7 +17,6 @@ package final class UnlinkWorkers {
         package var step: Int
         package var path: RelativePath
         var parent: DirectoryHandle
-        package var name: FileName
         var identity: EntryIdentity
         package var type: FileType?
     }
@@ -38,8 +37,9 @@ package final class UnlinkWorkers {
         package var why: Unmade
     }
 
-    /// Why the file is not what the plan saw (nil: it is), looked at just before its unlink.
-    package typealias Check = @Sendable (Job) throws(FileSystemError) -> String?
+    /// Why the file `name` (the job's last component) is not what the plan saw (nil: it is), looked at just
+    /// before its unlink.
+    package typealias Check = @Sendable (Job, FileName) throws(FileSystemError) -> String?
 
     /// Most threads that unlink files holding data.
     static let maximumThreads = 4
@@ -187,14 +187,17 @@ package final class UnlinkWorkers {
 
         func carryOut(_ job: Job) -> Failure? {
             if let deadline, ContinuousClock.now >= deadline { return Failure(step: job.step, why: .pastDeadline) }
+            // The name is cut from the path here, on the worker: one scan and one small array per delete that
+            // the run's thread, the one the whole run waits on, no longer makes.
+            let name = job.path.lastComponent!
             do {
-                if let reason = try check(job) { return Failure(step: job.step, why: .refused(reason)) }
+                if let reason = try check(job, name) { return Failure(step: job.step, why: .refused(reason)) }
             } catch {
                 return Failure(step: job.step, why: .checkFailed(error))
             }
             willChange?(job.path)
             do {
-                try job.parent.removeFile(job.name)
+                try job.parent.removeFile(name)
             } catch {
                 return Failure(step: job.step, why: .unlinkFailed(error))
             }

@@ -11,14 +11,13 @@ import Testing
 @Suite("Unlink workers") struct UnlinkWorkersTests {
     private static func workers(_ f: ApplyFixture, deadline: ContinuousClock.Instant? = nil) -> UnlinkWorkers {
         let root = f.lock.state.rootStatus
-        return UnlinkWorkers(check: { job throws(FileSystemError) in
-            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: job.name), job.identity, type: job.type, root: root)
+        return UnlinkWorkers(check: { job, name throws(FileSystemError) in
+            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: name), job.identity, type: job.type, root: root)
         }, willChange: nil, deadline: deadline)
     }
 
     private static func job(_ f: ApplyFixture, _ step: Int, _ name: String, identity: EntryIdentity) -> UnlinkWorkers.Job {
-        UnlinkWorkers.Job(step: step, path: RelativePath(name)!, parent: f.root, name: FileName(unchecked: Array(name.utf8)),
-                          identity: identity, type: .regular)
+        UnlinkWorkers.Job(step: step, path: RelativePath(name)!, parent: f.root, identity: identity, type: .regular)
     }
 
     @Test("more files than may wait are all unlinked; the changed and the vanished come back in step order")
