@@ -12,8 +12,9 @@ package final class Journal {
     private let directory: DirectoryHandle
     /// `journal.reserve`: released on the first ENOSPC, so the records that free space can still be written.
     let reserve: JournalReserve
-    private var buffer: [UInt8] = []
-    private var buffered = 0
+    // Appended to by the run's thread alone, record after record, never overlapping: no dynamic exclusivity check.
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var buffered = 0
     /// Records this process has made durable; what POLICYCTL_CRASH_AFTER_RECORDS counts.
     private(set) var durableRecords = 0
 

@@ -7,6 +7,20 @@ import Foundation
 package struct JournalRecord: Sendable {
     package enum Kind: String, Sendable {
         case begin, intent, skip, commit, rollback, undone, kept, end
+
+        /// The name as a literal: written into every record without making a String of it.
+        var literal: StaticString {
+            switch self {
+            case .begin: "begin"
+            case .intent: "intent"
+            case .skip: "skip"
+            case .commit: "commit"
+            case .rollback: "rollback"
+            case .undone: "undone"
+            case .kept: "kept"
+            case .end: "end"
+            }
+        }
     }
 
     package var kind: Kind
@@ -21,7 +35,7 @@ package struct JournalRecord: Sendable {
     static func appendFrame(of body: borrowing JSONWriter, to out: inout [UInt8]) {
         out.append(contentsOf: prefix)
         let sumStart = out.count
-        out.append(contentsOf: repeatElement(0x30, count: 8))
+        out.append(contentsOf: placeholder)
         out.append(contentsOf: middle)
         let bodyStart = out.count
         body.appendFinished(to: &out)
@@ -44,6 +58,8 @@ package struct JournalRecord: Sendable {
     }
 
     private static let prefix = Array(#"{"crc":""#.utf8)
+    /// Where the checksum goes, until it is known: an array, not a generic sequence to append (once per record).
+    private static let placeholder = [UInt8](repeating: 0x30, count: 8)
     private static let middle = Array(#"","rec":"#.utf8)
     /// The older frame: the first 16 hex digits of the body's SHA-256.
     private static let legacyPrefix = Array(#"{"sum":""#.utf8)
