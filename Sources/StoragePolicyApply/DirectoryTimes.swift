@@ -161,8 +161,15 @@ package final class DirectoryTimes {
     /// Puts back the recorded times, each as a journaled change, on every folder still as this run left it.
     package func restore(in transaction: Transaction) throws(FileSystemError) {
         settle(in: transaction.directories)
-        var changes: [(Change, Int, EntryIdentity)] = []
+        // A batch at a time: the handle each folder was checked through is the one its times are set through,
+        // not opened again by path (a container's 600 folders were each opened twice here), and a batch holds
+        // few descriptors. One fsync per batch makes its intents durable first.
+        var changes: [(change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)] = []
         for folder in order {
+            if changes.count == DirectoryTimes.batch {
+                try restore(changes, in: transaction)
+                changes.removeAll(keepingCapacity: true)
+            }
             guard let t = tracked[folder], !t.added, let after = t.afterOurs,
                   let handle = try? transaction.directories.directoryIfPresent(folder), let now = try? handle.status(),
                   now.device == t.identity.device, now.inode == t.identity.inode,
@@ -170,14 +177,22 @@ package final class DirectoryTimes {
                   now.accessTimeNs != t.accessNs || now.modificationTimeNs != t.modificationNs else { continue }
             changes.append((.times(path: folder, accessNs: t.accessNs, modificationNs: t.modificationNs,
                                    previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
-                            t.action, now.identity))
+                            t.action, now.identity, handle))
         }
+        try restore(changes, in: transaction)
+    }
+
+    /// Folders' times restored by one batch of intents (and as many descriptors held).
+    private static let batch = 128
+
+    private func restore(_ changes: [(change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)],
+                         in transaction: Transaction) throws(FileSystemError) {
         guard !changes.isEmpty else { return }
-        let intents = changes.map { transaction.intend($0.0, action: $0.1, identity: $0.2) }
+        let intents = changes.map { transaction.intend($0.change, action: $0.action, identity: $0.identity) }
         try transaction.makeDurable()
-        for intent in intents {
+        for (intent, change) in zip(intents, changes) {
             do {
-                try transaction.perform(intent)
+                try transaction.performTimes(intent, through: change.handle)
             } catch where FailureScope(error).isItemLevel {
                 continue  // The folder keeps the times the removals gave it: what apply did before this existed.
             }
