@@ -197,5 +197,7 @@ package final class DirectoryTimes {
                 continue  // The folder keeps the times the removals gave it: what apply did before this existed.
             }
         }
+        // Their last change in this run: each is synced now through the handle at hand, not reopened at commit.
+        try transaction.syncRestored(changes.map { ($0.change.path, $0.handle) })
     }
 }

@@ -355,6 +355,17 @@ package final class Transaction {
         lastDirty = nil
     }
 
+    /// Folders whose times were just restored through `folders`' handles (DirectoryTimes.restore checked each is
+    /// the folder this run changed, and the run changes none of them again): the dirty ones are fsynced now,
+    /// through those descriptors, and the commit does not open them once more to sync them.
+    func syncRestored(_ folders: [(path: RelativePath, handle: DirectoryHandle)]) throws(FileSystemError) {
+        let owed = folders.filter { dirty.contains($0.path) }
+        try Self.sync(owed.map(\.handle))
+        for folder in owed { dirty.remove(folder.path) }
+        // markDirty's shortcut assumes lastDirty is in the set.
+        if let last = lastDirty, !dirty.contains(last) { lastDirty = nil }
+    }
+
     /// fsyncs every handle before it returns; the first failure, if any, once all have been tried. Each fsync
     /// mostly waits on the disk, and deletes spread over hundreds of folders dirty hundreds of them (0.56 ms
     /// each, half of a container's apply on its run thread, Docs/performance.md): a few threads overlap those
