@@ -100,8 +100,11 @@ package final class DirectoryTimes {
     /// folders at once: a folder's note then waits (`noteWaiting`), since its times are not yet as this run's
     /// removals will leave them.
     var notesWait = false
-    /// The notes waiting for the workers, in step order.
-    private var waiting: [(folder: RelativePath, step: Int)] = []
+    /// The notes waiting for the workers, in step order, the first `handlesKept` with their folder's descriptor:
+    /// the directory cache may drop it (a new group clears it) before the workers are done there, and reopening
+    /// it by path for its note was an open, an fstat and a close per folder.
+    private var waiting: [(folder: RelativePath, step: Int, handle: DirectoryHandle?)] = []
+    private static let handlesKept = 128
 
     /// The workers' unlinks are finished: notes each waiting folder, in order. `made` gives the step a folder's
     /// note belongs to: the step noted, or when that one's unlink failed the last one made there (nil: none).
@@ -109,9 +112,9 @@ package final class DirectoryTimes {
         notesWait = false
         let notes = waiting
         waiting.removeAll(keepingCapacity: true)
-        for (folder, step) in notes {
+        for (folder, step, handle) in notes {
             let noted = if let made { made(folder, step) } else { step }
-            if let noted { note((folder, noted), in: directories) }
+            if let noted { record((folder, noted), through: handle, in: directories) }
         }
     }
 
@@ -121,19 +124,26 @@ package final class DirectoryTimes {
     func noteFinished(before step: Int, in directories: DirectoryCache) {
         var n = 0
         while n < waiting.count && waiting[n].step < step {
-            record(waiting[n], in: directories)
+            record((waiting[n].folder, waiting[n].step), through: waiting[n].handle, in: directories)
             n += 1
         }
         if n > 0 { waiting.removeFirst(n) }
     }
 
     private func note(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
-        if notesWait { return waiting.append(pending) }
+        if notesWait {
+            // Reached now (the steps just made there opened it: a cached handle), fstat'ed when the workers are done.
+            let handle = waiting.count < Self.handlesKept && tracked[pending.folder] != nil
+                ? (try? directories.directoryIfPresent(pending.folder)) ?? nil : nil
+            return waiting.append((pending.folder, pending.step, handle))
+        }
         record(pending, in: directories)
     }
 
-    private func record(_ pending: (folder: RelativePath, step: Int), in directories: DirectoryCache) {
-        guard tracked[pending.folder] != nil, let handle = try? directories.directoryIfPresent(pending.folder),
+    /// Notes the folder's times as the run's removals left them, through `handle` when one was kept for it.
+    private func record(_ pending: (folder: RelativePath, step: Int), through kept: DirectoryHandle? = nil,
+                        in directories: DirectoryCache) {
+        guard tracked[pending.folder] != nil, let handle = kept ?? (try? directories.directoryIfPresent(pending.folder)) ?? nil,
               let s = try? handle.status() else { return }
         tracked[pending.folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
         tracked[pending.folder]!.action = pending.step
