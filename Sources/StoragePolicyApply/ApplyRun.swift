@@ -107,23 +107,28 @@ package final class ApplyRun {
         directories.clear()
         verifier.startGroup()
         var prepared: [(Int, [Intent])] = []
+        // Each prepared step as it is now: carried out as prepared, not made again from the step list (nothing
+        // rewrites a step's path between its preparation and its changes: followMoves runs here).
+        var steps: [Step] = []
         for i in group where !freedBeforeJournal.contains(i) {
             // A trash item's record is journaled and made by the item's step (Units.swift).
             if ledger.steps.carriedBy(i) != nil { continue }
-            switch try preparer.prepare(i) {
+            let step = ledger.followMoves(i)
+            switch try preparer.prepare(i, step) {
             case .skip(let reason): ledger.skip(i, reason)
             case .failed(let error): try ledger.fail(i, error)
             case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
                 prepared.append((i, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
+                steps.append(step)
             }
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
         try transaction.makeDurable()
         unlinks.choose(prepared)
-        for (i, intents) in prepared {
-            try carryOut(i, intents)
+        for ((i, intents), step) in zip(prepared, steps) {
+            try carryOut(i, step, intents)
             try deadline.check()
         }
         // Unlinks still with the workers go on while the next group is journaled; their folder is noted once
@@ -132,8 +137,7 @@ package final class ApplyRun {
     }
 
     /// One journaled step: verified just before its changes, which are made here or (a file delete) by a worker.
-    private func carryOut(_ i: Int, _ intents: [Intent]) throws {
-        let step = ledger.steps[i]
+    private func carryOut(_ i: Int, _ step: Step, _ intents: [Intent]) throws {
         let background = options.unlinksInBackground && intents.count == 1 && intents[0].change.isUnlink
         try unlinks.barrier(before: step, background: background)
         // A step it depends on may have failed since this group was prepared.

@@ -35,11 +35,12 @@ package final class StepPreparer {
         trash = RunTrashFolders(ledger: ledger, options: options, kind: kind)
     }
 
-    /// A target (or its folder) that is gone by the time its intent is prepared is skipped, not a failure;
-    /// so is one a call fails on (EACCES, EPERM...), with the error.
-    package func prepare(_ i: Int) throws(FileSystemError) -> Preparation {
+    /// Step `i` as it is now (`ledger.followMoves(i)`, which the caller carries on to the step's changes) and
+    /// what it changes. A target (or its folder) that is gone by the time its intent is prepared is skipped, not a
+    /// failure; so is one a call fails on (EACCES, EPERM...), with the error.
+    package func prepare(_ i: Int, _ step: Step) throws(FileSystemError) -> Preparation {
         do {
-            return try prepareChanges(i)
+            return try prepareChanges(i, step)
         } catch where DirectoryCache.meansAbsent(error.errno) {
             return .skip(error.errno == .noSuchFile ? "vanished since the plan" : "its folder is no longer a directory (a symlink?); not followed")
         } catch where FailureScope(error).isItemLevel {
@@ -75,8 +76,7 @@ package final class StepPreparer {
         return FileName(unchecked: Array(".policyctl-\(ledger.transaction.id)-\(temporaryCounter).tmp".utf8))
     }
 
-    private func prepareChanges(_ i: Int) throws(FileSystemError) -> Preparation {
-        let step = ledger.followMoves(i)
+    private func prepareChanges(_ i: Int, _ step: Step) throws(FileSystemError) -> Preparation {
         let action = step.action
         let path = action.path
         // The first component, without splitting the whole path (once per step).
