@@ -105,7 +105,7 @@ extension ApplyReport {
             var out: [String: Int64] = [:]
             // Deletes of one rule mostly run one after another: summed as a run, hashed once per run.
             var run: (rule: String, bytes: Int64)? = nil
-            for i in codes.indices where codes[i] == Code.done.rawValue && self[action: i].isDelete {
+            for i in codes.indices where isDone(i) && self[action: i].isDelete {
                 let bytes = self[action: i].bytes
                 if run?.rule == self[action: i].rule { run!.bytes += bytes; continue }
                 if let run { out[run.rule, default: 0] += run.bytes }

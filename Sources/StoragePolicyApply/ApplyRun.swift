@@ -106,10 +106,9 @@ package final class ApplyRun {
     private func runGroup(_ group: Range<Int>) throws {
         directories.clear()
         verifier.startGroup()
-        var prepared: [(Int, [Intent])] = []
-        // Each prepared step as it is now: carried out as prepared, not made again from the step list (nothing
-        // rewrites a step's path between its preparation and its changes: followMoves runs here).
-        var steps: [Step] = []
+        // Each step with its intents, as it is now: carried out as prepared, not made again from the step list
+        // (nothing rewrites a step's path between its preparation and its changes: followMoves runs here).
+        var prepared: [(i: Int, step: Step, intents: [Intent])] = []
         for i in group where !freedBeforeJournal.contains(i) {
             // A trash item's record is journaled and made by the item's step (Units.swift).
             if ledger.steps.carriedBy(i) != nil { continue }
@@ -120,14 +119,13 @@ package final class ApplyRun {
             case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
-                prepared.append((i, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
-                steps.append(step)
+                prepared.append((i, step, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
             }
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
         try transaction.makeDurable()
         unlinks.choose(prepared)
-        for ((i, intents), step) in zip(prepared, steps) {
+        for (i, step, intents) in prepared {
             try carryOut(i, step, intents)
             try deadline.check()
         }

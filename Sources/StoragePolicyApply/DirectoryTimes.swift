@@ -134,7 +134,7 @@ package final class DirectoryTimes {
         if notesWait {
             // Reached now (the steps just made there opened it: a cached handle), fstat'ed when the workers are done.
             let handle = waiting.count < Self.handlesKept && tracked[pending.folder] != nil
-                ? (try? directories.directoryIfPresent(pending.folder)) ?? nil : nil
+                ? try? directories.directoryIfPresent(pending.folder) : nil
             return waiting.append((pending.folder, pending.step, handle))
         }
         record(pending, in: directories)
@@ -143,7 +143,7 @@ package final class DirectoryTimes {
     /// Notes the folder's times as the run's removals left them, through `handle` when one was kept for it.
     private func record(_ pending: (folder: RelativePath, step: Int), through kept: DirectoryHandle? = nil,
                         in directories: DirectoryCache) {
-        guard tracked[pending.folder] != nil, let handle = kept ?? (try? directories.directoryIfPresent(pending.folder)) ?? nil,
+        guard tracked[pending.folder] != nil, let handle = kept ?? (try? directories.directoryIfPresent(pending.folder)),
               let s = try? handle.status() else { return }
         tracked[pending.folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
         tracked[pending.folder]!.action = pending.step
@@ -202,7 +202,7 @@ package final class DirectoryTimes {
         try transaction.makeDurable()
         for (intent, change) in zip(intents, changes) {
             do {
-                try transaction.performTimes(intent, through: change.handle)
+                try transaction.perform(intent, on: change.handle)
             } catch where FailureScope(error).isItemLevel {
                 continue  // The folder keeps the times the removals gave it: what apply did before this existed.
             }

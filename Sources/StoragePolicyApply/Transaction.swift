@@ -1,6 +1,5 @@
 // One transaction under ROOT/.policyctl: begin record, intents made durable before their changes, the
 // changes themselves, commit, purge of staging, end record. Never makes a change whose intent is not durable.
-import Synchronization
 @_spi(Layers) import StoragePolicyFileSystem
 
 package final class Transaction {
@@ -190,23 +189,16 @@ package final class Transaction {
 
     /// Makes one change. The caller has checked the target's identity just before. On a full disk (a
     /// `.trashinfo`, a cache tag or a directory meeting ENOSPC) the journal's reserve is given back and the
-    /// change tried once more: every change can be retried, a failed one left nothing behind.
-    func perform(_ intent: Intent) throws(FileSystemError) {
+    /// change tried once more: every change can be retried, a failed one left nothing behind. `folder`: a folder's
+    /// own descriptor that its state was just checked through, for a `times` change on it (DirectoryTimes.restore):
+    /// the times go on the folder that was checked, not on one reopened by path.
+    func perform(_ intent: Intent, on folder: DirectoryHandle? = nil) throws(FileSystemError) {
         do {
-            try make(intent.change, identity: intent.identity)
+            try make(intent.change, identity: intent.identity, on: folder)
         } catch where error.errno == .noSpace {
             guard journal.reserve.release() else { throw error }
-            try make(intent.change, identity: intent.identity)
+            try make(intent.change, identity: intent.identity, on: folder)
         }
-        made.insert(intent.op)
-        CrashPoint.changeMade()
-    }
-
-    /// A folder's `times` intent made through `handle`, the folder's own descriptor that its state was just checked
-    /// through (DirectoryTimes.restore), not reopened by path: the times go on the folder that was checked.
-    func performTimes(_ intent: Intent, through handle: DirectoryHandle) throws(FileSystemError) {
-        guard case .times(_, let atime, let mtime, _, _) = intent.change else { return try perform(intent) }
-        try handle.setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
         made.insert(intent.op)
         CrashPoint.changeMade()
     }
@@ -221,7 +213,7 @@ package final class Transaction {
         made.insert(intent.op)
     }
 
-    private func make(_ change: Change, identity: EntryIdentity?) throws(FileSystemError) {
+    private func make(_ change: Change, identity: EntryIdentity?, on folder: DirectoryHandle?) throws(FileSystemError) {
         switch change {
         case .stage(let path, let name):
             let parent = try directories.directory(containing: path)
@@ -255,7 +247,8 @@ package final class Transaction {
             markDirty(containing: path)
         case .times(let path, let atime, let mtime, _, _):
             // On the directory's own descriptor (reached with O_NOFOLLOW from the root): never another's.
-            try directories.directory(path).setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
+            let directory = if let folder { folder } else { try directories.directory(path) }
+            try directory.setTimes(of: DirectoryTimes.itself, accessNs: atime, modificationNs: mtime)
         case .layoutFile(let path, let temp, let contents, let set):
             let parent = try directories.directory(containing: path)
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent, permissions: set)
@@ -366,37 +359,10 @@ package final class Transaction {
         if let last = lastDirty, !dirty.contains(last) { lastDirty = nil }
     }
 
-    /// fsyncs every handle before it returns; the first failure, if any, once all have been tried. Each fsync
-    /// mostly waits on the disk, and deletes spread over hundreds of folders dirty hundreds of them (0.56 ms
-    /// each, half of a container's apply on its run thread, Docs/performance.md): a few threads overlap those
-    /// waits, and a file system with one journal commits theirs together. Only their order changes: all of
-    /// them are durable before the commit record is written, as before.
-    static func sync(_ handles: [DirectoryHandle]) throws(FileSystemError) {
-        let width = min(4, handles.count / 16)
-        guard width > 1 else {
-            for handle in handles { try handle.sync() }
-            return
-        }
-        let work = Syncs(handles)
-        WorkerPool.shared.run(width: width) { _ in work.run() }
-        if let error = work.failure.withLock({ $0 }) { throw error }
-    }
-
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
     /// Past `deadline` it stops with `.pastDeadline`: the transaction is committed, and recovery finishes it.
     func purge(deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
         try Transaction.purge(staging: staging, named: lock.state.stagingName(for: id), in: stagingParent, deadline: deadline)
-    }
-
-    static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle,
-                      deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
-        let work = Purge(staging: staging, entries: try staging.entries(), deadline: deadline)
-        // Unlinking waits on the disk far more than on the CPU: a few threads overlap those waits. Nothing is
-        // ordered here: every staged entry is its own tree, and all of them go.
-        WorkerPool.shared.run(width: min(4, max(1, work.entries.count / 512))) { _ in work.run() }
-        if let error = work.failure.withLock({ $0 }) { throw error }
-        do { try parent.removeDirectory(name) } catch where error.errno == .noSuchFile {}
-        try parent.sync()
     }
 
     /// The end record: the transaction is closed and recovery will leave it alone.
@@ -426,66 +392,6 @@ package final class Transaction {
         let result = rollback.run(reason: reason)
         sequence = rollback.sequence
         return result
-    }
-}
-
-/// The entries of one staging folder, removed by whichever thread takes each next.
-/// The directories `Transaction.sync` fsyncs, shared by its threads: each takes the next one until none is left.
-private final class Syncs: Sendable {
-    let handles: [DirectoryHandle]
-    private let next = Atomic<Int>(0)
-    /// The first failure; the others still sync theirs (a failed fsync stops the commit, not the others).
-    let failure = Mutex<FileSystemError?>(nil)
-
-    init(_ handles: [DirectoryHandle]) { self.handles = handles }
-
-    func run() {
-        while true {
-            let i = next.add(1, ordering: .relaxed).oldValue
-            guard i < handles.count else { return }
-            do throws(FileSystemError) { try handles[i].sync() } catch { failure.withLock { if $0 == nil { $0 = error } } }
-        }
-    }
-}
-
-private final class Purge: Sendable {
-    let staging: DirectoryHandle
-    let entries: [DirectoryEntry]
-    private let next = Atomic<Int>(0)
-    let failure = Mutex<FileSystemError?>(nil)
-    let deadline: ContinuousClock.Instant?
-
-    init(staging: DirectoryHandle, entries: [DirectoryEntry], deadline: ContinuousClock.Instant?) {
-        self.staging = staging
-        self.entries = entries
-        self.deadline = deadline
-    }
-
-    func run() {
-        while true {
-            let i = next.add(1, ordering: .relaxed).oldValue
-            guard i < entries.count, failure.withLock({ $0 == nil }) else { return }
-            do throws(FileSystemError) {
-                if let deadline, ContinuousClock.now >= deadline {
-                    throw FileSystemError(.pastDeadline, path: staging.path, errno: .timedOut)
-                }
-                try remove(entries[i])
-            } catch {
-                failure.withLock { if $0 == nil { $0 = error } }
-                return
-            }
-        }
-    }
-
-    private func remove(_ entry: DirectoryEntry) throws(FileSystemError) {
-        // d_type spares a stat per staged file; anything else (or unknown) goes through removeTree.
-        if let type = entry.type, type != .directory {
-            do {
-                try staging.removeFileIfPresent(entry.name)
-                return
-            } catch where error.errno == .isDirectory {}
-        }
-        try staging.removeTree(entry.name, deadline: deadline)
     }
 }
 
