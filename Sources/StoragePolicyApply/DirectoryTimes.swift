@@ -168,16 +168,21 @@ package final class DirectoryTimes {
         }
     }
 
-    /// Puts back the recorded times, each as a journaled change, on every folder still as this run left it.
+    /// Puts back the recorded times, each as a journaled change, on every folder still as this run left it; then
+    /// starts the fsyncs of the folders restored.
     package func restore(in transaction: Transaction) throws(FileSystemError) {
         settle(in: transaction.directories)
         // A batch at a time: the handle each folder was checked through is the one its times are set through,
         // not opened again by path (a container's 600 folders were each opened twice here), and a batch holds
         // few descriptors. One fsync per batch makes its intents durable first.
         var changes: [(change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)] = []
+        // Every folder's times go on before any of the folders is synced: on a file system with one journal the
+        // first fsync then commits all of them at once. Synced one by one as restored, each fsync committed the
+        // times just set (and each next utimensat waited for that commit): a journal commit per folder.
+        var restored: [(path: RelativePath, handle: DirectoryHandle)] = []
         for folder in order {
             if changes.count == DirectoryTimes.batch {
-                try restore(changes, in: transaction)
+                try restore(changes, in: transaction, keeping: &restored)
                 changes.removeAll(keepingCapacity: true)
             }
             guard let t = tracked[folder], !t.added, let after = t.afterOurs,
@@ -189,14 +194,18 @@ package final class DirectoryTimes {
                                    previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
                             t.action, now.identity, handle))
         }
-        try restore(changes, in: transaction)
+        try restore(changes, in: transaction, keeping: &restored)
+        // Their last change in this run: synced through the handle at hand, not reopened at commit.
+        for (path, handle) in restored { transaction.syncRestored(path, through: handle) }
     }
 
     /// Folders' times restored by one batch of intents (and as many descriptors held).
     private static let batch = 128
+    /// Restored folders whose descriptors are kept for their fsyncs; the commit reopens any others.
+    private static let keptForSync = 256
 
     private func restore(_ changes: [(change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)],
-                         in transaction: Transaction) throws(FileSystemError) {
+                         in transaction: Transaction, keeping restored: inout [(path: RelativePath, handle: DirectoryHandle)]) throws(FileSystemError) {
         guard !changes.isEmpty else { return }
         let intents = changes.map { transaction.intend($0.change, action: $0.action, identity: $0.identity) }
         try transaction.makeDurable()
@@ -204,10 +213,9 @@ package final class DirectoryTimes {
             do {
                 try transaction.perform(intent, on: change.handle)
             } catch where FailureScope(error).isItemLevel {
-                continue  // The folder keeps the times the removals gave it: what apply did before this existed.
+                // The folder keeps the times the removals gave it: what apply did before this existed.
             }
+            if restored.count < Self.keptForSync { restored.append((change.change.path, change.handle)) }
         }
-        // Their last change in this run: each is synced now through the handle at hand, not reopened at commit.
-        try transaction.syncRestored(changes.map { ($0.change.path, $0.handle) })
     }
 }

@@ -41,18 +41,80 @@ enum ParallelFileWork {
     }
 }
 
-extension Transaction {
-    /// fsyncs every handle before it returns (the first failure stops it). Each fsync mostly waits on the disk,
-    /// and deletes spread over hundreds of folders dirty hundreds of them (0.56 ms each, half of a container's
-    /// apply on its run thread, Docs/performance.md): a few threads overlap those waits, and a file system with
-    /// one journal can commit theirs together. Only their order changes: all of them are durable before the
-    /// commit record is written, as before.
-    static func sync(_ handles: [DirectoryHandle]) throws(FileSystemError) {
-        try ParallelFileWork.run(handles, width: min(4, max(1, handles.count / 16))) { handle throws(FileSystemError) in
-            try handle.sync()
+/// Folder fsyncs started as each folder is ready and waited for together, before the commit record: the folders
+/// whose times were just restored are handed over one by one while the run restores the next, and the commit
+/// adds the rest. Each fsync mostly waits on the disk (a device flush, 0.3 ms here), and deletes spread over
+/// hundreds of folders dirty hundreds of them: up to `width` threads overlap those waits, and a file system with
+/// one journal commits theirs together. Only their order changes: all of them are durable before the commit
+/// record is written, as before (Docs/journal.md).
+final class FolderSyncs {
+    private struct State {
+        /// A handle is let go (its descriptor closed) once taken: the queue holds only what waits.
+        var queue: [DirectoryHandle?] = []
+        var taken = 0
+        var failure: FileSystemError?
+        var closed = false
+    }
+
+    private let state = ConditionLocked(State())
+    private let width: Int
+    /// The run's thread only.
+    @exclusivity(unchecked) private var threads: [WorkerPool.Completion] = []
+
+    init(width: Int = 16) { self.width = width }
+
+    /// A run that ends without waiting (an error before its commit): the threads finish what they took and leave.
+    deinit { state.withLock(wake: .all) { $0.closed = true } }
+
+    /// Starts `handle`'s fsync on a worker (or here, when no thread can be had).
+    func add(_ handle: DirectoryHandle) {
+        let waiting = state.withLock(wake: .one) { state -> Int in
+            state.queue.append(handle)
+            return state.queue.count - state.taken
+        }
+        // One more thread while the queue outgrows the ones there: a few folders need no crowd.
+        guard threads.count < width, waiting > threads.count * 2 else { return }
+        let state = self.state
+        if let thread = WorkerPool.shared.start({ FolderSyncs.serve(state) }) {
+            threads.append(thread)
+        } else if threads.isEmpty {
+            FolderSyncs.serve(state, untilEmpty: true)
         }
     }
 
+    /// Every handle added so far is synced, or the first failure is thrown once none is running any more; the
+    /// threads go back to the pool (a later `add` borrows them again).
+    func wait() throws(FileSystemError) {
+        if threads.isEmpty { FolderSyncs.serve(state, untilEmpty: true) }
+        state.withLock(wake: .all) { $0.closed = true }
+        for thread in threads { thread.wait() }
+        threads.removeAll()
+        let failure = state.withLock { state in
+            defer { state = State() }
+            return state.failure
+        }
+        if let failure { throw failure }
+    }
+
+    /// A thread's share: one fsync at a time, until the queue is empty and closed (`untilEmpty`: until empty).
+    private static func serve(_ state: ConditionLocked<State>, untilEmpty: Bool = false) {
+        var failure: FileSystemError?
+        while true {
+            let handle = state.withLock(when: { untilEmpty || $0.taken < $0.queue.count || $0.closed }) { state -> DirectoryHandle? in
+                if let failure, state.failure == nil { state.failure = failure }
+                // After a failure the rest is not started: the run stops and rolls back.
+                if state.failure != nil { state.taken = state.queue.count }
+                guard state.taken < state.queue.count else { return nil }
+                defer { state.taken += 1 }
+                return state.queue[state.taken].take()
+            }
+            guard let handle else { return }
+            do throws(FileSystemError) { try handle.sync() } catch { failure = error }
+        }
+    }
+}
+
+extension Transaction {
     /// Removes everything in `staging` (through descriptors, never following a symlink), then the folder itself
     /// (`name` in `parent`). Past `deadline` it stops with `.pastDeadline`.
     static func purge(staging: DirectoryHandle, named name: FileName, in parent: DirectoryHandle,

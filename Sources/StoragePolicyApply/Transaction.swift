@@ -23,6 +23,8 @@ package final class Transaction {
     package let lock: ApplyLock
     package let journal: Journal
     package let directories: DirectoryCache
+    /// The fsyncs of the folders this run changed, all finished before the commit record (or the rollback).
+    private let syncs = FolderSyncs()
     private(set) var staging: DirectoryHandle
     private let stagingParent: DirectoryHandle
     /// Every intent journaled so far, in order: what an in-process rollback undoes.
@@ -330,33 +332,27 @@ package final class Transaction {
     }
 
     func syncDirectories() throws(FileSystemError) {
-        // Open a batch at a time, so a run that dirtied thousands of folders holds no more descriptors than the
-        // directory cache itself.
-        var handles: [DirectoryHandle] = []
+        // Each handle is let go once synced, so a run that dirtied thousands of folders holds no more descriptors
+        // than the directory cache itself and the fsyncs waiting.
         for path in dirty.sorted(by: >) {
             // A directory staged or renamed later in the same transaction is synced through its parent.
             guard let handle = try directories.directoryIfPresent(path) else { continue }
-            handles.append(handle)
-            if handles.count == 128 {
-                try Self.sync(handles)
-                handles.removeAll(keepingCapacity: true)
-            }
+            syncs.add(handle)
         }
-        handles.append(staging)
-        try Self.sync(handles)
+        syncs.add(staging)
+        try syncs.wait()
         dirty.removeAll()
         lastDirty = nil
     }
 
-    /// Folders whose times were just restored through `folders`' handles (DirectoryTimes.restore checked each is
-    /// the folder this run changed, and the run changes none of them again): the dirty ones are fsynced now,
-    /// through those descriptors, and the commit does not open them once more to sync them.
-    func syncRestored(_ folders: [(path: RelativePath, handle: DirectoryHandle)]) throws(FileSystemError) {
-        let owed = folders.filter { dirty.contains($0.path) }
-        try Self.sync(owed.map(\.handle))
-        for folder in owed { dirty.remove(folder.path) }
+    /// A folder whose times were just restored through `handle` (DirectoryTimes.restore checked it is the folder
+    /// this run changed, and the run changes it no more): when dirty, its fsync starts now, through that
+    /// descriptor, while the run restores the next one, and the commit does not open it once more to sync it.
+    func syncRestored(_ path: RelativePath, through handle: DirectoryHandle) {
+        guard dirty.remove(path) != nil else { return }
+        syncs.add(handle)
         // markDirty's shortcut assumes lastDirty is in the set.
-        if let last = lastDirty, !dirty.contains(last) { lastDirty = nil }
+        if lastDirty == path { lastDirty = nil }
     }
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.
@@ -379,6 +375,8 @@ package final class Transaction {
 
     /// Undoes every change made so far, in reverse order, recording progress so a crash midway resumes.
     package func rollback(reason: String) -> Rollback.Result {
+        // Folder fsyncs still in flight finish first: the rollback's own changes come after them.
+        try? syncs.wait()
         // A roll-forward delete the run had not reached (or whose unlink failed) is not made now: the run
         // stopped (an I/O error, --max-runtime), so it is recorded as skipped, durable with the rollback record.
         // Only a crash leaves such intents to recovery, which finishes them.
