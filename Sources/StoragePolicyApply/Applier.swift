@@ -42,7 +42,7 @@ package struct Applier: Sendable {
         let order = Applier.order(of: actions)
         // The steps refer to the plan's actions by index: a copy of each action per step was a sixth of a KB.
         var steps = StepList(actions: actions, order: order.map { UInt32($0) })
-        Applier.coupleRecords(&steps)
+        if Applier.mayDeleteRecords(actions) { Applier.coupleRecords(&steps) }
         let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)

@@ -108,8 +108,11 @@ package final class ApplyRun {
         verifier.startGroup()
         // Each step with its intents, as it is now: carried out as prepared, not made again from the step list
         // (nothing rewrites a step's path between its preparation and its changes: followMoves runs here).
-        var prepared: [(i: Int, step: Step, intents: [Intent])] = []
-        for i in group where !freedBeforeJournal.contains(i) {
+        // `unlink`: a file delete's one intent, kept out of `intents` (then empty, no array made).
+        var prepared: [(i: Int, step: Step, intents: [Intent], unlink: Intent?)] = []
+        // What the unlink workers' choice reads, apart: a look at a prepared element copied its step and intents.
+        var lanes: [(i: Int, fileDelete: Bool)] = []
+        for i in group where freedBeforeJournal.isEmpty || !freedBeforeJournal.contains(i) {
             // A trash item's record is journaled and made by the item's step (Units.swift).
             if ledger.steps.carriedBy(i) != nil { continue }
             let step = ledger.followMoves(i)
@@ -117,16 +120,22 @@ package final class ApplyRun {
             case .skip(let reason): ledger.skip(i, reason)
             case .failed(let error): try ledger.fail(i, error)
             case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
+            case .fileDelete(let change, let identity):
+                // No destination to record (a step is prepared once: none was recorded before either).
+                prepared.append((i, step, [], transaction.intend(change, action: i, identity: identity)))
+                lanes.append((i, true))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
-                prepared.append((i, step, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }))
+                let intents = changes.map { transaction.intend($0.0, action: i, identity: $0.1) }
+                prepared.append((i, step, intents, nil))
+                lanes.append((i, intents.count == 1 && intents[0].change.isUnlink))
             }
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
         try transaction.makeDurable()
-        unlinks.choose(prepared)
-        for (i, step, intents) in prepared {
-            try carryOut(i, step, intents)
+        unlinks.choose(lanes)
+        for (i, step, intents, unlink) in prepared {
+            try carryOut(i, step, intents, unlink: unlink)
             try deadline.check()
         }
         // Unlinks still with the workers go on while the next group is journaled; their folder is noted once
@@ -135,13 +144,13 @@ package final class ApplyRun {
     }
 
     /// One journaled step: verified just before its changes, which are made here or (a file delete) by a worker.
-    private func carryOut(_ i: Int, _ step: Step, _ intents: [Intent]) throws {
-        let background = options.unlinksInBackground && intents.count == 1 && intents[0].change.isUnlink
+    private func carryOut(_ i: Int, _ step: Step, _ intents: [Intent], unlink: Intent?) throws {
+        let background = options.unlinksInBackground && (unlink != nil || intents.count == 1 && intents[0].change.isUnlink)
         try unlinks.barrier(before: step, background: background)
         // A step it depends on may have failed since this group was prepared.
         if let reason = preparer.dependencyReason(step.action) { return ledger.skip(i, reason) }
         // A trash move goes only into the folder checked now, as the rename will use it.
-        if let refusal = try verifier.trashDestinationRefusal(i) { return try ledger.refuse(i, refusal) }
+        if case .trash = step.action.kind, let refusal = try verifier.trashDestinationRefusal(i) { return try ledger.refuse(i, refusal) }
         // A file delete in a folder still there goes to a worker, which checks its identity just before unlinking.
         let parent = background ? try? directories.directory(containing: step.action.path) : nil
         if var refusal = try verifier.check(step, identityLater: parent != nil) {
@@ -152,9 +161,9 @@ package final class ApplyRun {
         }
         // The folder times first: a step in another folder notes how the previous removals left theirs now.
         directoryTimes.willChange(step.action, in: directories)
-        if let parent { return try unlinks.hand(i, step, intent: intents[0], parent: parent) }
+        if let parent { return try unlinks.hand(i, step, intent: unlink ?? intents[0], parent: parent) }
         options.willChange?(step.action.path)
-        guard try change(i, step, intents) else { return }
+        guard try change(i, step, unlink.map { [$0] } ?? intents) else { return }
         directoryTimes.didChange(step.action, step: i, in: directories)
         ledger.movedDirectory(of: i)
         ledger.done(i)

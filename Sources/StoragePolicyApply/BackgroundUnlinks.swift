@@ -42,10 +42,10 @@ package final class BackgroundUnlinks {
         }, willChange: options.willChange, deadline: options.deadline)
     }
 
-    /// Picks the group's file deletes (a step whose one intent is an unlink) that go to worker threads: those in
+    /// Picks the group's file deletes (`fileDelete`: a step whose one intent is an unlink) that go to worker threads: those in
     /// a run of at least `workersFrom` consecutive ones, in any folders. Any other step between ends a run: it
     /// waits for the workers anyway.
-    func choose(_ prepared: [(i: Int, step: Step, intents: [Intent])]) {
+    func choose(_ prepared: [(i: Int, fileDelete: Bool)]) {
         chosen.removeAll(keepingCapacity: true)
         guard let first = prepared.first?.i, let last = prepared.last?.i else { return }
         // Prepared in step order: the flags span the group's first to last prepared step.
@@ -53,8 +53,8 @@ package final class BackgroundUnlinks {
         chosen.append(contentsOf: repeatElement(false, count: last - first + 1))
         var start = 0
         for end in 0...prepared.count {
-            if end < prepared.count, prepared[end].intents.count == 1, prepared[end].intents[0].change.isUnlink { continue }
-            if end - start >= workersFrom { for (i, _, _) in prepared[start..<end] { chosen[i - first] = true } }
+            if end < prepared.count, prepared[end].fileDelete { continue }
+            if end - start >= workersFrom { for k in start..<end { chosen[prepared[k].i - first] = true } }
             start = end + 1
         }
     }

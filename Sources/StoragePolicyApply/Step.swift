@@ -111,6 +111,19 @@ package struct StepList: RandomAccessCollection, MutableCollection {
         return StepVerb(self[action: i].kind)
     }
 
+    /// Step `i`'s verb and the bytes it frees when it is a delete: what a done step counts in the report, read in
+    /// place (two lent reads and a verb's lookup were 1,400 instructions a file delete on the run's thread).
+    func countedFacts(_ i: Int) -> (verb: StepVerb, freed: Int64) {
+        guard parts.verbs.isEmpty, parts.changed.isEmpty else {
+            let action = action(i)
+            return (verb(i), action.isDelete ? action.bytes : 0)
+        }
+        let k = planned(i)
+        return parts.actions.withUnsafeBufferPointer { a in
+            a[k].isDelete ? (.delete, a[k].bytes) : (StepVerb(a[k].kind), 0)
+        }
+    }
+
     package subscript(i: Int) -> Step {
         get {
             let action = action(i)

@@ -94,8 +94,9 @@ package final class StepLedger {
 
     package func done(_ i: Int) {
         report.outcomes.set(i, .done)
-        report.counts[steps.verb(i)] += 1
-        if steps[action: i].isDelete { report.bytesFreed += steps[action: i].bytes }
+        let (verb, freed) = steps.countedFacts(i)
+        report.counts[verb] += 1
+        report.bytesFreed += freed
         if let r = steps.record(i) { done(r) }
     }
 

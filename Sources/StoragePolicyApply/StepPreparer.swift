@@ -10,6 +10,9 @@
 package final class StepPreparer {
     package enum Preparation {
         case changes([(Change, EntryIdentity?)], destination: RelativePath?)
+        /// A file's roll-forward unlink, its one change: apart from `.changes`, so the commonest step makes no
+        /// array of changes, nor of intents (two arrays made and freed per delete on the run's thread).
+        case fileDelete(Change, EntryIdentity?)
         case unchanged(String)
         case skip(String)
         /// A call on this entry failed (EACCES, EPERM...): skipped with the error.
@@ -108,7 +111,7 @@ package final class StepPreparer {
             // before `unlinkat`, and recovery finishes it. Directories (whose contents may change meanwhile) and
             // every delete under --all-or-nothing (which promises undo) are staged.
             if let type = action.type, type != .directory, type != .unknown, !options.allOrNothing, !options.stagesEveryDelete {
-                return .changes([(.unlink(path: path, type: type), action.identity)], destination: nil)
+                return .fileDelete(.unlink(path: path, type: type), action.identity)
             }
             return .changes([(.stage(path: path, name: transaction.stagingName()), action.identity)], destination: nil)
 

@@ -7,16 +7,31 @@
 // "Units of change").
 
 @_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyPlan
 
 extension Step {
     /// True for a delete whose path ends in `.trashinfo`: a candidate record of a trash item.
-    fileprivate var isRecordDelete: Bool {
-        guard action.isDelete, restore == nil, action.type == .regular, action.identity != nil else { return false }
-        return action.path.bytes.count > TrashFolder.infoSuffix.count && action.path.bytes.suffix(TrashFolder.infoSuffix.count).elementsEqual(TrashFolder.infoSuffix)
+    fileprivate var isRecordDelete: Bool { restore == nil && action.mayBeRecordDelete }
+}
+
+extension Action {
+    /// A delete of a regular file whose name ends in `.trashinfo`: maybe a trash item's record.
+    fileprivate var mayBeRecordDelete: Bool {
+        guard isDelete, type == .regular, identity != nil else { return false }
+        return path.bytes.count > TrashFolder.infoSuffix.count && path.bytes.suffix(TrashFolder.infoSuffix.count).elementsEqual(TrashFolder.infoSuffix)
     }
 }
 
 extension Applier {
+    /// True when one of `actions` may delete a trash record (`coupleRecords` has work). Each action is read in
+    /// place: a pass over a plan's steps made and copied each one (900 instructions a step, Docs/performance.md).
+    static func mayDeleteRecords(_ actions: [Action]) -> Bool {
+        actions.withUnsafeBufferPointer { a in
+            for i in a.indices where a[i].mayBeRecordDelete { return true }
+            return false
+        }
+    }
+
     /// Attaches each trash record delete to the delete of the item it describes (same rule, both in the plan):
     /// `record` on the item's step, `carriedBy` on the record's. A record whose folder (or any folder above it)
     /// the plan deletes as well is left alone: it goes with that folder, and moving its change to the item's
