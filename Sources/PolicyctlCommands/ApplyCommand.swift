@@ -186,6 +186,8 @@ struct ApplyCommand: Command {
         // roll-forward deletes unlinked by workers.
         request.stagesEveryDelete = system_getenv("POLICYCTL_STAGE_DELETES") != nil
         request.unlinksInPlace = system_getenv("POLICYCTL_UNLINK_IN_PLACE") != nil
+        // The log prints a done or unchanged step only per action (--verbose, --log-format).
+        request.reportsEveryItem = log.perAction
         if !yes {
             let log = self.log
             request.confirm = { plan, rootPath in

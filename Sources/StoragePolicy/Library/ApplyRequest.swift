@@ -56,6 +56,11 @@ public struct ApplyRequest: Sendable {
     /// Every file delete unlinked by the run's own thread just after its check, not by the unlink workers:
     /// for benchmarks only.
     public var unlinksInPlace = false
+    /// Whether a `.done` and an `.unchanged` event is sent for each such step once the run is over (the
+    /// returned report holds them all either way; `.skipped` is always sent). A caller that only prints counts
+    /// turns it off: made and sent for every step, they were a tenth of a large apply's own work after its
+    /// changes (Docs/performance.md).
+    public var reportsEveryItem = true
     /// Asked with the plan and the root's path before anything changes, under the lock; false cancels.
     /// nil applies without asking.
     public var confirm: (@Sendable (Plan, String) -> Bool)?

@@ -130,7 +130,7 @@ extension StorageEngine {
         if request.cancellation?.isCancelled == true { throw .cancelled(transaction: nil) }
         options.cancellation = request.cancellation
         do {
-            let report = try StorageEngine.report(events) { () throws(ApplyError) in
+            let report = try StorageEngine.report(events, everyItem: request.reportsEveryItem) { () throws(ApplyError) in
                 try Applier(holding: lock).apply(plan, options: options) { done, total in
                     events(.applying(done: done, total: total))
                 }

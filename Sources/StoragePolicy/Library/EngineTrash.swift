@@ -121,14 +121,19 @@ extension StorageEngine {
     }
 
     /// Runs a transaction and sends its outcome as events: each step, the warnings, then committed (or refused/failed).
-    static func report(_ events: (ApplyEvent) -> Void,
+    static func report(_ events: (ApplyEvent) -> Void, everyItem: Bool = true,
                        _ work: () throws(ApplyError) -> ApplyReport) throws(EngineError) -> ApplyReport {
         let report: ApplyReport
         do { report = try work() } catch {
             if case .refused = error { events(.refused(error)) } else { events(.failed(error)) }
             throw .apply(error)
         }
-        for item in report.lazyItems {
+        let items = report.lazyItems
+        for i in items.indices {
+            // Without every item, only the skipped ones: a done step's Item is not even made.
+            if !everyItem, report.outcomes.isDone(i) { continue }
+            let item = items[i]
+            if !everyItem, case .unchanged = item.outcome { continue }
             switch item.outcome {
             case .done: events(.done(item))
             case .unchanged(let why): events(.unchanged(item, reason: why))
