@@ -67,8 +67,9 @@ package struct Applier: Sendable {
         func precedes(_ x: Int, _ y: Int) -> Bool {
             let (px, py) = (phases[x], phases[y])
             if px != py { return px < py }
-            let (a, b) = (actions[x].path.bytes, actions[y].path.bytes)
-            if a != b { return px.deepestFirst ? b.lexicographicallyPrecedes(a) : a.lexicographicallyPrecedes(b) }
+            // memcmp order (shorter first on a shared prefix), as lexicographicallyPrecedes, a byte loop, gave.
+            let c = ByteOrder.compare(actions[x].path.bytes, actions[y].path.bytes)
+            if c != 0 { return px.deepestFirst ? c > 0 : c < 0 }
             return x < y
         }
         // A plan sorted by path and holding one phase (a cleanup of deletes only) needs only reversing.

@@ -20,6 +20,8 @@ package final class Transaction {
     // One thread (the run's) uses a transaction, and no access to its state overlaps another: the per-intent
     // state below skips the dynamic exclusivity checks (several per journaled delete).
     package let id: String
+    /// `id`'s bytes, as every record of the transaction writes them.
+    private let idBytes: [UInt8]
     package let lock: ApplyLock
     package let journal: Journal
     package let directories: DirectoryCache
@@ -52,6 +54,8 @@ package final class Transaction {
         self.staging = staging
         self.stagingParent = stagingParent
         self.directories = DirectoryCache(root: lock.state.root, rootStatus: lock.state.rootStatus)
+        precondition(JournalRecord.isValidTransaction(id), "a transaction id is a plain name")
+        idBytes = Array(id.utf8)
     }
 
     /// Writes and fsyncs the begin record, then creates the staging folder `.policyctl/staging/<id>`.
@@ -124,7 +128,13 @@ package final class Transaction {
 
     private func record(_ type: JournalRecord.Kind) -> JSONWriter {
         sequence += 1
-        return Transaction.header(id: id, sequence: sequence, type: type)
+        var w = JSONWriter()
+        // The id checked once (letters, digits, '-', '_': nothing to escape) and copied into every record: escaping
+        // it again was a sixth of a delete's intent record.
+        idBytes.withUnsafeBufferPointer { w.plainString("tx", $0) }
+        w.int("seq", sequence)
+        w.literalString("type", type.literal)
+        return w
     }
 
     // MARK: Intents and changes

@@ -76,6 +76,15 @@
         byte(0x22)
     }
 
+    /// `key` with bytes the caller knows need no escaping (printable ASCII without `"` or `\`), copied as they
+    /// are: the same bytes as `string`, without scanning them again.
+    package mutating func plainString(_ key: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
+        self.key(key)
+        byte(0x22)
+        if let start = value.baseAddress { bytes(start, value.count) }
+        byte(0x22)
+    }
+
     package mutating func string(_ key: StaticString, _ value: String?) {
         if let value { string(key, value) } else { null(key) }
     }

@@ -85,16 +85,15 @@ public struct RelativePath: Sendable, Hashable, Comparable, CustomStringConverti
     @_spi(Layers) @inlinable
     public func isChild(of folder: RelativePath) -> Bool {
         let n = folder.bytes.count
+        // memcmp and memchr rather than loops over bytes: the apply asks this of every delete several times.
         return bytes.withUnsafeBufferPointer { path in
             folder.bytes.withUnsafeBufferPointer { prefix in
+                guard !path.isEmpty, let p = path.baseAddress else { return false }
                 if n > 0 {
-                    guard path.count > n + 1, path[n] == 0x2F else { return false }
-                    for i in 0..<n where path[i] != prefix[i] { return false }
-                } else if path.isEmpty {
-                    return false
+                    guard path.count > n + 1, path[n] == 0x2F, system_memcmp(p, prefix.baseAddress!, n) == 0 else { return false }
                 }
-                for i in (n == 0 ? 0 : n + 1)..<path.count where path[i] == 0x2F { return false }
-                return true
+                let rest = n == 0 ? 0 : n + 1
+                return !system_memchrHolds(p + rest, 0x2F, path.count - rest)
             }
         }
     }

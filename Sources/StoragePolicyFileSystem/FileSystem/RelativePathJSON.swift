@@ -4,14 +4,14 @@
 extension JSONWriter {
     /// A journal record's path: `key` (text) plus `keyBase64` when its bytes are not valid UTF-8.
     package mutating func path(_ key: StaticString, _ value: RelativePath) {
-        self.key(key)
         // Printable ASCII without quote or backslash (nearly every path): the bytes are the JSON string's.
         let plain = value.bytes.withUnsafeBufferPointer { b -> Bool in
             guard b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else { return false }
-            string(bytes: b, escaping: .journal)
+            plainString(key, b)
             return true
         }
         if plain { return }
+        self.key(key)
         string(value.string, escaping: .journal)
         if !value.isValidUTF8 {
             self.key(key, suffix: "Base64")

@@ -213,6 +213,8 @@ package func system_processorCount() -> Int { max(1, Int(sysconf(Int32(_SC_NPROC
 package func system_strlen(_ s: UnsafePointer<CChar>) -> Int { strlen(s) }
 
 @usableFromInline package func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Int32 { memcmp(a, b, count) }
+/// True when `count` bytes from `a` hold `byte` (memchr: a word or a vector at a time).
+@usableFromInline package func system_memchrHolds(_ a: UnsafeRawPointer, _ byte: UInt8, _ count: Int) -> Bool { memchr(a, Int32(byte), count) != nil }
 
 // MARK: threads
 
