@@ -200,6 +200,26 @@ import TreeFixture
         #expect(s.exists("tmp/old"))
     }
 
+    @Test("reportsEveryItem off: no done event, the skipped one still sent, the report holding both")
+    func onlySkippedItems() throws {
+        let s = try Scratch(policy: Self.policy.replacingOccurrences(of: "24h", with: "30m"))
+        defer { s.remove() }
+        let engine = try StorageEngine(policyFile: s.policyFile, root: s.root, planOptions: s.tree.options())
+        let plan = try engine.plan()
+        #expect(plan.actions.count == 2)
+        try Data("nine byte".utf8).write(to: URL(fileURLWithPath: s.root + "/tmp/new"))
+        var request = s.request(.plan(plan, policy: engine.policy))
+        request.reportsEveryItem = false
+        let events = Events()
+        let result = try StorageEngine.apply(request, events: events.record)
+        #expect(events.all == ["opened \(s.rootPath)", "planned 2",
+                               "skipped delete tmp/new: modified since the plan (size 4 -> 9); kept", "committed 1 delete"])
+        let report = try #require(result?.report)
+        #expect(report.items.map { "\($0.action.path.escaped) \($0.outcome)" }.sorted()
+                == ["tmp/new skipped(\"modified since the plan (size 4 -> 9); kept\")", "tmp/old done"])
+        #expect(!s.exists("tmp/old") && s.exists("tmp/new"))
+    }
+
     @Test("with the lock held and no waiting: opened, lock held, and nothing else")
     func lockHeld() throws {
         let s = try Scratch()
