@@ -196,7 +196,7 @@ package final class DirectoryTimes {
         }
         try restore(changes, in: transaction, keeping: &restored)
         // Their last change in this run: synced through the handle at hand, not reopened at commit.
-        for (path, handle) in restored { transaction.syncRestored(path, through: handle) }
+        transaction.syncRestored(restored)
     }
 
     /// Folders' times restored by one batch of intents (and as many descriptors held).

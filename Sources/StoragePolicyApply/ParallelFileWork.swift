@@ -15,6 +15,32 @@ enum ParallelFileWork {
         if let error = work.failure.withLock({ $0 }) { throw error }
     }
 
+    /// Starts `body` on every item on up to `width` pool threads and returns at once (on the caller's thread
+    /// when no thread can be had); `wait` on what it returns.
+    static func start<Item: Sendable>(_ items: [Item], width: Int,
+                                      _ body: @escaping @Sendable (Item) throws(FileSystemError) -> Void) -> Started {
+        let work = Shared(items, body)
+        var threads: [WorkerPool.Completion] = []
+        for _ in 0..<max(1, width) {
+            guard let thread = WorkerPool.shared.start({ work.run() }) else { break }
+            threads.append(thread)
+        }
+        if threads.isEmpty { work.run() }
+        return Started(threads: threads, failure: { work.failure.withLock { $0 } })
+    }
+
+    /// Work `start` set going.
+    struct Started {
+        fileprivate let threads: [WorkerPool.Completion]
+        fileprivate let failure: () -> FileSystemError?
+
+        /// Returns once every item started has returned; throws the first failure.
+        func wait() throws(FileSystemError) {
+            for thread in threads { thread.wait() }
+            if let error = failure() { throw error }
+        }
+    }
+
     private final class Shared<Item: Sendable>: Sendable {
         let items: [Item]
         let body: @Sendable (Item) throws(FileSystemError) -> Void
@@ -41,77 +67,38 @@ enum ParallelFileWork {
     }
 }
 
-/// Folder fsyncs started as each folder is ready and waited for together, before the commit record: the folders
-/// whose times were just restored are handed over one by one while the run restores the next, and the commit
-/// adds the rest. Each fsync mostly waits on the disk (a device flush, 0.3 ms here), and deletes spread over
-/// hundreds of folders dirty hundreds of them: up to `width` threads overlap those waits, and a file system with
-/// one journal commits theirs together. Only their order changes: all of them are durable before the commit
-/// record is written, as before (Docs/journal.md).
+/// Folder fsyncs started in batches and waited for together, before the commit record: the folders whose
+/// times were just restored, then the other folders the run changed. Each fsync mostly waits on the disk (a
+/// device flush, 0.3 ms here), and deletes spread over hundreds of folders dirty hundreds of them: up to 16
+/// threads overlap those waits, and a file system with one journal commits theirs together. Only their order
+/// changes: all of them are durable before the commit record is written, as before (Docs/journal.md). A batch
+/// is one hand-over (threads started once, items taken by an atomic counter): a condition signalled per folder
+/// was four futex calls a folder.
 final class FolderSyncs {
-    private struct State {
-        /// A handle is let go (its descriptor closed) once taken: the queue holds only what waits.
-        var queue: [DirectoryHandle?] = []
-        var taken = 0
-        var failure: FileSystemError?
-        var closed = false
-    }
-
-    private let state = ConditionLocked(State())
-    private let width: Int
     /// The run's thread only.
-    @exclusivity(unchecked) private var threads: [WorkerPool.Completion] = []
+    @exclusivity(unchecked) private var started: [ParallelFileWork.Started] = []
 
-    init(width: Int = 16) { self.width = width }
-
-    /// A run that ends without waiting (an error before its commit): the threads finish what they took and leave.
-    deinit { state.withLock(wake: .all) { $0.closed = true } }
-
-    /// Starts `handle`'s fsync on a worker (or here, when no thread can be had).
-    func add(_ handle: DirectoryHandle) {
-        let waiting = state.withLock(wake: .one) { state -> Int in
-            state.queue.append(handle)
-            return state.queue.count - state.taken
-        }
-        // One more thread while the queue outgrows the ones there: a few folders need no crowd.
-        guard threads.count < width, waiting > threads.count * 2 else { return }
-        let state = self.state
-        if let thread = WorkerPool.shared.start({ FolderSyncs.serve(state) }) {
-            threads.append(thread)
-        } else if threads.isEmpty {
-            FolderSyncs.serve(state, untilEmpty: true)
-        }
+    /// Starts the fsyncs of `handles` (each handle let go once the batch is waited for).
+    func add(_ handles: [DirectoryHandle]) {
+        guard !handles.isEmpty else { return }
+        started.append(ParallelFileWork.start(handles, width: min(16, max(1, handles.count / 8))) { handle throws(FileSystemError) in
+            try handle.sync()
+        })
     }
 
-    /// Every handle added so far is synced, or the first failure is thrown once none is running any more; the
-    /// threads go back to the pool (a later `add` borrows them again).
+    /// Every fsync started so far has returned; the first failure is thrown.
     func wait() throws(FileSystemError) {
-        if threads.isEmpty { FolderSyncs.serve(state, untilEmpty: true) }
-        state.withLock(wake: .all) { $0.closed = true }
-        for thread in threads { thread.wait() }
-        threads.removeAll()
-        let failure = state.withLock { state in
-            defer { state = State() }
-            return state.failure
+        let batches = started
+        started.removeAll()
+        var first: FileSystemError?
+        for batch in batches {
+            do throws(FileSystemError) { try batch.wait() } catch { if first == nil { first = error } }
         }
-        if let failure { throw failure }
+        if let first { throw first }
     }
 
-    /// A thread's share: one fsync at a time, until the queue is empty and closed (`untilEmpty`: until empty).
-    private static func serve(_ state: ConditionLocked<State>, untilEmpty: Bool = false) {
-        var failure: FileSystemError?
-        while true {
-            let handle = state.withLock(when: { untilEmpty || $0.taken < $0.queue.count || $0.closed }) { state -> DirectoryHandle? in
-                if let failure, state.failure == nil { state.failure = failure }
-                // After a failure the rest is not started: the run stops and rolls back.
-                if state.failure != nil { state.taken = state.queue.count }
-                guard state.taken < state.queue.count else { return nil }
-                defer { state.taken += 1 }
-                return state.queue[state.taken].take()
-            }
-            guard let handle else { return }
-            do throws(FileSystemError) { try handle.sync() } catch { failure = error }
-        }
-    }
+    /// A run that ends without waiting (an error before its commit): its fsyncs still finish before it goes.
+    deinit { try? wait() }
 }
 
 extension Transaction {

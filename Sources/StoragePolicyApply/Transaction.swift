@@ -342,27 +342,36 @@ package final class Transaction {
     }
 
     func syncDirectories() throws(FileSystemError) {
-        // Each handle is let go once synced, so a run that dirtied thousands of folders holds no more descriptors
-        // than the directory cache itself and the fsyncs waiting.
+        // Started 128 at a time: a run that dirtied thousands of folders overlaps their fsyncs with opening the
+        // next ones.
+        var handles: [DirectoryHandle] = []
         for path in dirty.sorted(by: >) {
             // A directory staged or renamed later in the same transaction is synced through its parent.
             guard let handle = try directories.directoryIfPresent(path) else { continue }
-            syncs.add(handle)
+            handles.append(handle)
+            if handles.count == 128 {
+                syncs.add(handles)
+                handles.removeAll(keepingCapacity: true)
+            }
         }
-        syncs.add(staging)
+        handles.append(staging)
+        syncs.add(handles)
         try syncs.wait()
         dirty.removeAll()
         lastDirty = nil
     }
 
-    /// A folder whose times were just restored through `handle` (DirectoryTimes.restore checked it is the folder
-    /// this run changed, and the run changes it no more): when dirty, its fsync starts now, through that
-    /// descriptor, while the run restores the next one, and the commit does not open it once more to sync it.
-    func syncRestored(_ path: RelativePath, through handle: DirectoryHandle) {
-        guard dirty.remove(path) != nil else { return }
-        syncs.add(handle)
-        // markDirty's shortcut assumes lastDirty is in the set.
-        if lastDirty == path { lastDirty = nil }
+    /// Folders whose times were just restored through these handles (DirectoryTimes.restore checked each is the
+    /// folder this run changed, and the run changes them no more): the dirty ones' fsyncs start now, through
+    /// those descriptors, and the commit does not open them once more to sync them.
+    func syncRestored(_ folders: [(path: RelativePath, handle: DirectoryHandle)]) {
+        var owed: [DirectoryHandle] = []
+        for (path, handle) in folders where dirty.remove(path) != nil {
+            owed.append(handle)
+            // markDirty's shortcut assumes lastDirty is in the set.
+            if lastDirty == path { lastDirty = nil }
+        }
+        syncs.add(owed)
     }
 
     /// Removes everything staged (through descriptors, never following a symlink), then the staging folder.

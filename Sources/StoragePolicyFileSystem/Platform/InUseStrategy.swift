@@ -5,6 +5,8 @@
 // cannot read its source says so (`InUseReading.table.unreadable`), and the check then keeps every delete it
 // judges and the plan says why: missing information never passes for "nothing is in use".
 
+import Synchronization
+
 /// What one run knows about who holds which file, read once by an `InUseStrategy`.
 package struct InUseReading: Sendable {
     /// Open files when the run started (empty, and read, for a strategy without a process table).
@@ -50,8 +52,17 @@ package struct ProcInUseStrategy: InUseStrategy {
 
     package func read(root: DirectoryHandle?) -> InUseReading {
         let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
-        return InUseReading(table: .read(proc: proc), flocks: .read(proc: proc), localDevices: device.map { [$0] } ?? [],
-                            source: proc, busy: busy)
+        // The flocks on a pool thread while this one lists every process's descriptors: the first read of
+        // `proc`/locks in a while waits for an RCU grace period (the kernel takes its lock table's percpu
+        // rwsem for writing), 5 to 7 ms here, and this wait now overlaps the descriptor scan. Both are still
+        // read at the same moment, as before, so they describe the same instant.
+        let proc = self.proc
+        let flocks = Mutex<FlockTable?>(nil)
+        let reading = WorkerPool.shared.start { flocks.withLock { $0 = FlockTable.read(proc: proc) } }
+        let table = OpenFileTable.read(proc: proc)
+        reading?.wait()
+        return InUseReading(table: table, flocks: flocks.withLock { $0 } ?? FlockTable.read(proc: proc),
+                            localDevices: device.map { [$0] } ?? [], source: proc, busy: busy)
     }
 }
 
