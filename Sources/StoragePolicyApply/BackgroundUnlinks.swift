@@ -24,6 +24,13 @@ package final class BackgroundUnlinks {
     @exclusivity(unchecked) private var firstFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
     @exclusivity(unchecked) private var removalBeforeBatch: Int?
+    /// The folder of the last delete handed over, and how many folders the batch has reached: each job holds its
+    /// folder's descriptor until the batch is recorded.
+    @exclusivity(unchecked) private var lastParent: DirectoryHandle?
+    @exclusivity(unchecked) private var foldersInBatch = 0
+    /// Most folders one batch reaches. A tree of one delete per folder otherwise held a descriptor per folder for
+    /// up to 4,096 deletes, past RLIMIT_NOFILE's default 1,024 (EMFILE, and the run rolled back).
+    static let foldersPerBatch = 256
     /// Fewest consecutive file deletes in a group handed to worker threads.
     private let workersFrom: Int
     /// The current group's steps whose file delete goes to worker threads (`choose`), as a flag per step from
@@ -87,6 +94,7 @@ package final class BackgroundUnlinks {
             removalBeforeBatch = directoryTimes.pendingStep
         }
         inBackground.append((i, intent))
+        if parent !== lastParent { (lastParent, foldersInBatch) = (parent, foldersInBatch + 1) }
         directoryTimes.didChange(step.action, step: i, in: ledger.transaction.directories)
         // While a delete may still be in flight on a worker, a folder's times wait: the run may move on to the
         // next folder before the workers are done with this one. A folder they are done with is noted as soon as
@@ -97,9 +105,10 @@ package final class BackgroundUnlinks {
         if !workers.failedSoFar { directoryTimes.noteFinished(before: settled, in: ledger.transaction.directories) }
         directoryTimes.notesWait = settled != Int.max || workers.failedSoFar
         if threads == 0 && settled == Int.max { try finish() }
-        // A batch may span a whole plan of file deletes: recorded every 4,096, so what waits to be recorded (and
-        // for how long a folder's times may wait) stays bounded, for one wait per 4,096 deletes.
-        else if inBackground.count >= UnlinkWorkers.maximumWaiting { try finish() }
+        // A batch may span a whole plan of file deletes: recorded every 4,096, or every 256 folders, so what waits
+        // to be recorded (how long a folder's times may wait, how many folder descriptors its jobs hold) stays
+        // bounded, for one wait per 4,096 deletes or 256 folders.
+        else if inBackground.count >= UnlinkWorkers.maximumWaiting || foldersInBatch >= Self.foldersPerBatch { try finish() }
     }
 
     /// Waits for the workers' unlinks and records each in step order: made ones first (a failure below may stop
@@ -109,6 +118,7 @@ package final class BackgroundUnlinks {
         let failures = workers.finish()
         let batch = inBackground
         inBackground.removeAll(keepingCapacity: true)
+        (lastParent, foldersInBatch) = (nil, 0)
         // Both are in step order: one pass pairs each failure with its intent.
         var unmade: [(step: Int, why: UnlinkWorkers.Unmade, intent: Intent)] = []
         for (i, intent) in batch {

@@ -76,25 +76,37 @@ enum ParallelFileWork {
 /// was four futex calls a folder.
 final class FolderSyncs {
     /// The run's thread only.
-    @exclusivity(unchecked) private var started: [ParallelFileWork.Started] = []
+    @exclusivity(unchecked) private var started: [(batch: ParallelFileWork.Started, handles: Int)] = []
+    /// The first failure of a batch already waited for.
+    @exclusivity(unchecked) private var failure: FileSystemError?
+    /// Most descriptors held by batches not yet waited for: a batch keeps its handles until then, and a run that
+    /// dirtied thousands of folders must stay far below RLIMIT_NOFILE (1,024 by default, the directory cache's
+    /// 256 besides).
+    private static let handlesInFlight = 384
 
-    /// Starts the fsyncs of `handles` (each handle let go once the batch is waited for).
+    /// Starts the fsyncs of `handles`, first waiting for the oldest batches while too many descriptors are held.
+    /// After a failure nothing more is started: the commit will not be written.
     func add(_ handles: [DirectoryHandle]) {
         guard !handles.isEmpty else { return }
-        started.append(ParallelFileWork.start(handles, width: min(16, max(1, handles.count / 8))) { handle throws(FileSystemError) in
+        while !started.isEmpty, started.reduce(0, { $0 + $1.handles }) + handles.count > Self.handlesInFlight { finishOldest() }
+        guard failure == nil else { return }
+        started.append((ParallelFileWork.start(handles, width: min(16, max(1, handles.count / 8))) { handle throws(FileSystemError) in
             try handle.sync()
-        })
+        }, handles.count))
     }
 
     /// Every fsync started so far has returned; the first failure is thrown.
     func wait() throws(FileSystemError) {
-        let batches = started
-        started.removeAll()
-        var first: FileSystemError?
-        for batch in batches {
-            do throws(FileSystemError) { try batch.wait() } catch { if first == nil { first = error } }
+        while !started.isEmpty { finishOldest() }
+        if let first = failure {
+            failure = nil
+            throw first
         }
-        if let first { throw first }
+    }
+
+    private func finishOldest() {
+        let oldest = started.removeFirst()
+        do throws(FileSystemError) { try oldest.batch.wait() } catch { if failure == nil { failure = error } }
     }
 
     /// A run that ends without waiting (an error before its commit): its fsyncs still finish before it goes.

@@ -70,4 +70,30 @@ struct DirectoryTimesEndToEndTests {
         #expect(Setup.mtime(s.root + "/tmp/d") > s.originalMtime + 200 * 3600)
         #expect(try policyctl(["recover", "--root", s.root]).stdout.contains("Nothing to recover"))
     }
+
+    @Test("1,200 folders partly cleaned under a 1,024-descriptor limit: every time restored, every folder synced, none left open past the bound")
+    func manyFoldersUnderDescriptorLimit() throws {
+        let s = try Setup()
+        // Each folder keeps a fresh file, loses an old one, and gets its old times back: all of them are dirty and
+        // restored, and the commit syncs each one. Their descriptors must never be held all at once.
+        for k in 0..<1_200 {
+            let folder = s.root + "/tmp/f\(k)"
+            mkdir(folder, 0o755)
+            for (name, hours) in [("old", 240), ("new", 1)] {
+                close(open(folder + "/" + name, O_WRONLY | O_CREAT, 0o644))
+                Setup.age(folder + "/" + name, hours: hours)
+            }
+            Setup.age(folder, hours: 240)
+        }
+        let sampled = [0, 599, 1_199]
+        let before = sampled.map { Setup.mtime(s.root + "/tmp/f\($0)") }
+        let run = try ChildProcess.run("/bin/sh", ["-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", PolicyctlBinary.path,
+                                                   "apply", "--yes", "--max-delete", "none", "--policy", s.policy, "--root", s.root])
+        #expect(run.status == 0, "\(run.stderr)")
+        for (k, mtime) in zip(sampled, before) {
+            #expect(!FileManager.default.fileExists(atPath: s.root + "/tmp/f\(k)/old"))
+            #expect(FileManager.default.fileExists(atPath: s.root + "/tmp/f\(k)/new"))
+            #expect(Setup.mtime(s.root + "/tmp/f\(k)") == mtime)
+        }
+    }
 }
