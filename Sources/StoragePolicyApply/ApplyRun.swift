@@ -126,9 +126,9 @@ package final class ApplyRun {
                 lanes.append((i, true))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
-                let intents = changes.map { transaction.intend($0.0, action: i, identity: $0.1) }
-                prepared.append((i, step, intents, nil))
-                lanes.append((i, intents.count == 1 && intents[0].change.isUnlink))
+                // A roll-forward file delete comes as `.fileDelete` only: these are never one for the workers.
+                prepared.append((i, step, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }, nil))
+                lanes.append((i, false))
             }
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
@@ -145,7 +145,7 @@ package final class ApplyRun {
 
     /// One journaled step: verified just before its changes, which are made here or (a file delete) by a worker.
     private func carryOut(_ i: Int, _ step: Step, _ intents: [Intent], unlink: Intent?) throws {
-        let background = options.unlinksInBackground && (unlink != nil || intents.count == 1 && intents[0].change.isUnlink)
+        let background = options.unlinksInBackground && unlink != nil
         try unlinks.barrier(before: step, background: background)
         // A step it depends on may have failed since this group was prepared.
         if let reason = preparer.dependencyReason(step.action) { return ledger.skip(i, reason) }
@@ -161,7 +161,7 @@ package final class ApplyRun {
         }
         // The folder times first: a step in another folder notes how the previous removals left theirs now.
         directoryTimes.willChange(step.action, in: directories)
-        if let parent { return try unlinks.hand(i, step, intent: unlink ?? intents[0], parent: parent) }
+        if let parent, let unlink { return try unlinks.hand(i, step, intent: unlink, parent: parent) }
         options.willChange?(step.action.path)
         guard try change(i, step, unlink.map { [$0] } ?? intents) else { return }
         directoryTimes.didChange(step.action, step: i, in: directories)

@@ -49,9 +49,9 @@ package final class BackgroundUnlinks {
         }, willChange: options.willChange, deadline: options.deadline)
     }
 
-    /// Picks the group's file deletes (`fileDelete`: a step whose one intent is an unlink) that go to worker threads: those in
-    /// a run of at least `workersFrom` consecutive ones, in any folders. Any other step between ends a run: it
-    /// waits for the workers anyway.
+    /// Picks the group's file deletes (`fileDelete`: a roll-forward unlink, StepPreparer's `.fileDelete`) that go
+    /// to worker threads: those in a run of at least `workersFrom` consecutive ones, in any folders. Any other
+    /// step between ends a run: it waits for the workers anyway.
     func choose(_ prepared: [(i: Int, fileDelete: Bool)]) {
         chosen.removeAll(keepingCapacity: true)
         guard let first = prepared.first?.i, let last = prepared.last?.i else { return }

@@ -59,11 +59,6 @@ package enum Change: Sendable, Equatable {
              .times(let p, _, _, _, _), .permissions(let p, _, _), .layoutFile(let p, _, _, _), .symlink(let p, _): p
         }
     }
-
-    /// A roll-forward file delete: the one change an unlink worker can make.
-    var isUnlink: Bool {
-        if case .unlink = self { true } else { false }
-    }
 }
 
 /// A directory's permission bits, owner and group; nil fields are not set (or not recorded).
