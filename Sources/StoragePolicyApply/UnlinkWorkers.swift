@@ -1,9 +1,10 @@
 // Roll-forward file deletes, checked and unlinked on worker threads while the run journals and hands over the
 // next ones. A worker checks the file's identity in its folder's descriptor just before its unlinkat, as the run
 // itself would; the run collects the outcomes (`finish`) before anything that must see the folder as the unlinks
-// left it: a step in another folder, a step that is not such a delete, the end of the run. An empty file's
-// unlink is the kernel's work under the folder's lock, so two workers overlap it with their checks and the run's
-// own work; a file holding data waits on its blocks being freed, so four overlap those waits (Docs/performance.md).
+// left it: a step that is not such a delete, the trash folders being resolved, the end of the run. An empty
+// file's unlink is the kernel's work under its folder's lock, so two workers take whole folders' runs of jobs
+// (`share`) and unlink side by side in different folders; a file holding data waits on its blocks being freed,
+// so four overlap those waits (Docs/performance.md).
 
 @_spi(Layers) import StoragePolicyFileSystem
 
@@ -98,6 +99,25 @@ package final class UnlinkWorkers {
         } else if staged.count >= Self.batch {
             publish()
         }
+    }
+
+    /// Most jobs of one folder a worker takes at once when the queue holds more folders after it.
+    static let folderRun = 512
+
+    /// How many jobs from `start` a worker takes. Alone: all there is. With others: the jobs of the first one's
+    /// folder, when another folder's jobs follow them in the queue, so workers unlink in different folders. An
+    /// unlink holds its folder's lock for the whole removal of the entry, and two workers in one folder of empty
+    /// files took turns on it and spun on it (`rwsem_spin_on_owner`, the largest symbol of a container's apply:
+    /// Docs/performance.md). A queue of one folder only (a flat `tmp/`, or the rest of one not yet followed by
+    /// the next) is shared fairly, as files holding data wait on their blocks being freed outside that lock.
+    static func share(of queue: [Job], from start: Int, available: Int, workers: Int) -> Int {
+        if workers <= 1 { return available }
+        let parent = queue[start].parent
+        let limit = min(available, folderRun)
+        var n = 1
+        while n < limit && queue[start + n].parent === parent { n += 1 }
+        if n < available { return n }
+        return max(1, min(batch, available / workers))
     }
 
     /// Waits until every submitted unlink is made or failed; the failures, in step order.
@@ -225,8 +245,7 @@ package final class UnlinkWorkers {
                 let (more, roomMade) = state.withLock(when: { $0.taken < $0.queue.count || $0.closed }) { state -> (Bool, Bool) in
                     let available = state.queue.count - state.taken
                     guard available > 0 else { return (false, false) }
-                    // Alone, take all there is; with others, a fair share, so files holding data spread out.
-                    let n = state.workers == 1 ? available : max(1, min(UnlinkWorkers.batch, available / state.workers))
+                    let n = UnlinkWorkers.share(of: state.queue, from: state.taken, available: available, workers: state.workers)
                     jobs += state.queue[state.taken..<state.taken + n]
                     state.inFlight.append(state.queue[state.taken].step)
                     state.taken += n

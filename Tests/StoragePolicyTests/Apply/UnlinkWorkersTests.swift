@@ -72,6 +72,30 @@ import Testing
         }
     }
 
+    @Test("with others, a worker takes its first job's folder when another folder follows; one folder alone is shared")
+    func sharesByFolder() throws {
+        let f = try ApplyFixture()
+        f.dir("a")
+        f.dir("b")
+        let a = try f.root.openDirectory(FileName(unchecked: Array("a".utf8)))
+        let b = try f.root.openDirectory(FileName(unchecked: Array("b".utf8)))
+        let identity = try f.status("a").identity
+        func jobs(_ parent: DirectoryHandle, _ count: Int, from first: Int) -> [UnlinkWorkers.Job] {
+            (first..<first + count).map { UnlinkWorkers.Job(step: $0, path: RelativePath("x/f\($0)")!, parent: parent, identity: identity, type: .regular) }
+        }
+        // 70 jobs in a, then 30 in b: the first worker takes a's 70, the next b's 30 (the rest of the queue).
+        let queue = jobs(a, 70, from: 0) + jobs(b, 30, from: 70)
+        #expect(UnlinkWorkers.share(of: queue, from: 0, available: 100, workers: 2) == 70)
+        #expect(UnlinkWorkers.share(of: queue, from: 70, available: 30, workers: 2) == 15)
+        #expect(UnlinkWorkers.share(of: queue, from: 60, available: 40, workers: 2) == 10)
+        // Alone, all there is; one folder only, a fair share of at most 16; a folder longer than a run, one run.
+        #expect(UnlinkWorkers.share(of: queue, from: 0, available: 100, workers: 1) == 100)
+        #expect(UnlinkWorkers.share(of: queue, from: 0, available: 20, workers: 2) == 10)
+        let long = jobs(a, UnlinkWorkers.folderRun + 10, from: 0) + jobs(b, 5, from: UnlinkWorkers.folderRun + 10)
+        #expect(UnlinkWorkers.share(of: long, from: 0, available: long.count, workers: 2) == UnlinkWorkers.folderRun)
+        #expect(UnlinkWorkers.share(of: long, from: 0, available: long.count, workers: 4) == UnlinkWorkers.folderRun)
+    }
+
     @Test("past the deadline nothing more is unlinked: every job is reported past the deadline")
     func pastDeadline() throws {
         let f = try ApplyFixture()
