@@ -7,6 +7,8 @@
 @testable import StoragePolicyPlan
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyApply
+import Synchronization
+import Glibc
 import Testing
 import TreeFixture
 
@@ -129,6 +131,37 @@ struct InUseStrategyTests {
         #expect(report.outcome("old.dat") == .done)
         #expect(report.outcome("busy.dat") == .skipped("in use: the app says it is busy"))
         #expect(!f.exists("old.dat") && f.exists("busy.dat"))
+    }
+
+    @Test("a flock taken during the run is seen by the later groups' deletes (their /proc/locks is read again, off the run's thread)")
+    func flockTakenMidRun() throws {
+        let f = try ApplyFixture()
+        let names = (0..<40).map { String(format: "f%02d", $0) }
+        for name in names { f.file(name) }
+        let plan = f.plan(try names.map { try f.action(.delete, $0) })
+        var options = ApplyOptions(rootPath: f.rootPath, groupSize: 2)
+        options.inUseRules = ["r"]
+        // Deletes go from the last path back: once the first group's first (f39) is checked, f04 (five groups
+        // later) is flocked, and stays so.
+        let held = Mutex<Int32>(-1)
+        let lockedPath = f.rootPath + "/f04"
+        options.willChange = { path in
+            guard path == RelativePath("f39")! else { return }
+            held.withLock { fd in
+                guard fd < 0 else { return }
+                fd = open(lockedPath, O_RDONLY | O_CLOEXEC)
+                precondition(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "cannot flock \(lockedPath): errno \(errno)")
+            }
+        }
+        defer { held.withLock { if $0 >= 0 { close($0) } } }
+        let report = try f.apply(plan, options)
+        if case .skipped(let why) = report.outcome("f04") {
+            #expect(why.hasPrefix("in use by \(getpid()) (") && why.hasSuffix("): holds a BSD flock"), "\(why)")
+        } else {
+            Issue.record("f04: \(String(describing: report.outcome("f04")))")
+        }
+        #expect(f.exists("f04"))
+        #expect(names.filter { $0 != "f04" && f.exists($0) }.isEmpty)
     }
 
     @Test("the hook the library exposes: PlanOptions.busyFiles reaches the platform's strategy")
