@@ -112,10 +112,11 @@ package final class UnlinkWorkers {
     /// the next) is shared fairly, as files holding data wait on their blocks being freed outside that lock.
     static func share(of queue: [Job], from start: Int, available: Int, workers: Int) -> Int {
         if workers <= 1 { return available }
+        // One folder may come through several handles (the directory cache is cleared each group): by path.
         let parent = queue[start].parent
         let limit = min(available, folderRun)
         var n = 1
-        while n < limit && queue[start + n].parent === parent { n += 1 }
+        while n < limit, queue[start + n].parent === parent || queue[start + n].parent.path == parent.path { n += 1 }
         if n < available { return n }
         return max(1, min(batch, available / workers))
     }

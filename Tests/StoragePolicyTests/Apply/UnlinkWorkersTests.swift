@@ -91,6 +91,9 @@ import Testing
         // Alone, all there is; one folder only, a fair share of at most 16; a folder longer than a run, one run.
         #expect(UnlinkWorkers.share(of: queue, from: 0, available: 100, workers: 1) == 100)
         #expect(UnlinkWorkers.share(of: queue, from: 0, available: 20, workers: 2) == 10)
+        // A folder reached through a second handle (a new group's directory cache) is still the same folder.
+        let again = try f.root.openDirectory(FileName(unchecked: Array("a".utf8)))
+        #expect(UnlinkWorkers.share(of: jobs(a, 10, from: 0) + jobs(again, 10, from: 10) + jobs(b, 4, from: 20), from: 0, available: 24, workers: 2) == 20)
         let long = jobs(a, UnlinkWorkers.folderRun + 10, from: 0) + jobs(b, 5, from: UnlinkWorkers.folderRun + 10)
         #expect(UnlinkWorkers.share(of: long, from: 0, available: long.count, workers: 2) == UnlinkWorkers.folderRun)
         #expect(UnlinkWorkers.share(of: long, from: 0, available: long.count, workers: 4) == UnlinkWorkers.folderRun)
