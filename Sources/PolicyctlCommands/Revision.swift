@@ -4,7 +4,7 @@
 // pretend to know.
 
 enum Revision {
-    static let built = "be21d5991ba7"
+    static let built = "development"
 
     /// What `policyctl version` prints in parentheses: the revision, or what an unstamped build is.
     static var described: String {

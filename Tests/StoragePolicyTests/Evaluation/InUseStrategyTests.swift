@@ -8,7 +8,6 @@
 @testable import StoragePolicyEvaluation
 @testable import StoragePolicyApply
 import Synchronization
-import Glibc
 import Testing
 import TreeFixture
 
