@@ -4,7 +4,6 @@
 // is kept; none changes the tree or the run's record (its only state is the in-use tables it caches). The run
 // records the answer (StepLedger).
 
-import Synchronization
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyPlan
 @_spi(Layers) import StoragePolicyEvaluation
@@ -48,8 +47,7 @@ package final class StepVerifier {
 
     /// The group's reread of the flocks, on a pool thread since `startGroup`; taken on the group's first
     /// in-use question (`inUseReason`).
-    private var rereading: (done: WorkerPool.Completion, result: Reread)?
-    private final class Reread: Sendable { let check = Mutex<InUseCheck?>(nil) }
+    private var rereading: WorkerPool.Pending<InUseCheck>?
 
     /// A new group: the flocks held now are read again (the open-file table is kept for the run), on a pool
     /// thread while the run prepares and journals the group. Each read of /proc/locks waits for an RCU grace
@@ -58,22 +56,15 @@ package final class StepVerifier {
     /// journal fsync, see it as before.
     func startGroup() {
         takeRereading()
-        guard let inUse else { return }
-        let check = inUse.check
-        let result = Reread()
-        if let done = WorkerPool.shared.start({ result.check.withLock { $0 = check.rereadingFlocks() } }) {
-            rereading = (done, result)
-        } else {
-            self.inUse = InUseHolder(check.rereadingFlocks())
-        }
+        guard let check = inUse?.check else { return }
+        rereading = WorkerPool.shared.compute { check.rereadingFlocks() }
     }
 
     /// The group's reread, once finished (waiting for it when it is not yet).
     private func takeRereading() {
-        guard let (done, result) = rereading else { return }
-        rereading = nil
-        done.wait()
-        if let check = result.check.withLock({ $0 }) { inUse = InUseHolder(check) }
+        guard let rereading else { return }
+        self.rereading = nil
+        inUse = InUseHolder(rereading.value)
     }
 
     /// An entry that vanishes or stops being a directory while it is being checked is skipped, not a failure;
@@ -268,7 +259,7 @@ package final class StepVerifier {
     /// Why a delete of an in-use-checked rule is kept now (open in a process, flocked), or nil.
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
         guard checksInUse(action.rule), let identity = action.identity else { return nil }
-        if rereading != nil { takeRereading() }
+        takeRereading()
         let inUse = self.inUse ?? InUseHolder(InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect))
         self.inUse = inUse
         // Most deletes are settled from their fields alone (no process has the inode open, /proc/locks rules out

@@ -71,6 +71,30 @@ package final class WorkerPool: Sendable {
         return reclaimed ? nil : done
     }
 
+    /// `body`'s value, computed on a pool thread from now on while the caller goes on (here and now when no
+    /// thread can be had); `value` waits for it.
+    package func compute<Value: Sendable>(_ body: @escaping @Sendable () -> Value) -> Pending<Value> {
+        let result = Pending<Value>.Result()
+        if let done = start({ let value = body(); result.value.withLock { $0 = value } }) { return Pending(result, done) }
+        result.value.withLock { $0 = body() }
+        return Pending(result, nil)
+    }
+
+    /// A value `compute` is making.
+    package final class Pending<Value: Sendable>: Sendable {
+        fileprivate final class Result: Sendable { let value = Mutex<Value?>(nil) }
+        private let result: Result
+        private let done: Completion?
+
+        fileprivate init(_ result: Result, _ done: Completion?) { self.result = result; self.done = done }
+
+        /// Blocks until the value is made.
+        package var value: Value {
+            done?.wait()
+            return result.value.withLock { $0! }
+        }
+    }
+
     /// A main thread's room for every pool thread: the engine's async calls run a whole plan or apply on one,
     /// and the platform default for secondary threads can be 512 KiB (Darwin); on Linux it is usually this already.
     private static let stackSize = 8 << 20

@@ -5,8 +5,6 @@
 // cannot read its source says so (`InUseReading.table.unreadable`), and the check then keeps every delete it
 // judges and the plan says why: missing information never passes for "nothing is in use".
 
-import Synchronization
-
 /// What one run knows about who holds which file, read once by an `InUseStrategy`.
 package struct InUseReading: Sendable {
     /// Open files when the run started (empty, and read, for a strategy without a process table).
@@ -57,12 +55,9 @@ package struct ProcInUseStrategy: InUseStrategy {
         // rwsem for writing), 5 to 7 ms here, and this wait now overlaps the descriptor scan. Both are still
         // read at the same moment, as before, so they describe the same instant.
         let proc = self.proc
-        let flocks = Mutex<FlockTable?>(nil)
-        let reading = WorkerPool.shared.start { flocks.withLock { $0 = FlockTable.read(proc: proc) } }
+        let flocks = WorkerPool.shared.compute { FlockTable.read(proc: proc) }
         let table = OpenFileTable.read(proc: proc)
-        reading?.wait()
-        return InUseReading(table: table, flocks: flocks.withLock { $0 } ?? FlockTable.read(proc: proc),
-                            localDevices: device.map { [$0] } ?? [], source: proc, busy: busy)
+        return InUseReading(table: table, flocks: flocks.value, localDevices: device.map { [$0] } ?? [], source: proc, busy: busy)
     }
 }
 

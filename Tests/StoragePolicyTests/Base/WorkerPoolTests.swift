@@ -37,6 +37,21 @@ import Synchronization
         #expect(pool.threadCount == 2)
     }
 
+    /// `compute` runs its body on a pool thread while the caller goes on, and `value` waits for it.
+    @Test func computeRunsBesideTheCaller() {
+        let pool = WorkerPool()
+        let gate = ConditionLocked(false)
+        let pending = pool.compute { () -> Int in
+            gate.withLock(when: { $0 }) { _ in }
+            return 42
+        }
+        // The body waits for this thread: had it run here, this line would never be reached.
+        gate.withLock(wake: .all) { $0 = true }
+        #expect(pending.value == 42)
+        #expect(pending.value == 42)
+        #expect(pool.threadCount == 1)
+    }
+
     @Test func conditionLockedWaitsForItsPredicate() {
         let queue = ConditionLocked([Int]())
         let pool = WorkerPool()
