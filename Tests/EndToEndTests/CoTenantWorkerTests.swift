@@ -34,8 +34,10 @@ struct CoTenantWorkerTests {
         let scratch = ScratchDirectory("coworkers")
         let root: String, tmp: String, victim: String, planFile: String
         let names: [String]
+        /// The co-tenant's other folders `x1`...: `spread` of them, each with 60 old empty files.
+        let others: [String]
 
-        init(count: Int) throws {
+        init(count: Int, spread: Int = 0) throws {
             chmod(scratch.path, 0o755)
             root = scratch.sub("root")
             tmp = root + "/tmp"
@@ -55,15 +57,21 @@ struct CoTenantWorkerTests {
                 head -c 16384 /dev/zero | tr '\\0' x > old$i; i=$((i+1)); done && echo fresh > new
                 """)
             #expect(made.status == 0, "co-tenant setup failed: \(made.stderr)")
+            others = spread == 0 ? [] : (1...spread).map { "x\($0)" }
+            for folder in others {
+                let more = try CoTenant.sh("cd '\(tmp)' && mkdir \(folder) && cd \(folder) && i=1 && while [ $i -le 60 ]; do : > e$i; i=$((i+1)); done")
+                #expect(more.status == 0, "co-tenant setup failed: \(more.stderr)")
+            }
             let old = timespec(tv_sec: time(nil) - 12 * 86_400, tv_nsec: 0)
             var times = [old, old]
             for name in names { utimensat(AT_FDCWD, tmp + "/w/" + name, &times, AT_SYMLINK_NOFOLLOW) }
+            for folder in others { for i in 1...60 { utimensat(AT_FDCWD, tmp + "/\(folder)/e\(i)", &times, AT_SYMLINK_NOFOLLOW) } }
             let policy = scratch.path + "/policy.yaml"
             planFile = scratch.path + "/plan.json"
             try writePolicy(policy, CoTenantWorkerTests.policyText)
             let plan = try policyctl(["plan", "--policy", policy, "--root", root, "--out", planFile])
             #expect(plan.status == 0, "\(plan)")
-            #expect(plan.stdout.contains("Plan: \(count) to delete"), "\(plan)")
+            #expect(plan.stdout.contains("Plan: \(count + 60 * spread) to delete"), "\(plan)")
         }
 
         func victimFiles() -> [VictimFile?] { CoTenantWorkerTests.swapped.map { VictimFile(victim + "/old\($0)") } }
@@ -109,7 +117,7 @@ struct CoTenantWorkerTests {
             #expect(lstat(w.tmp + "/w/" + name, &s) == 0 && (s.st_mode & S_IFMT) == S_IFREG && s.st_nlink == 1
                     && s.st_uid == CoTenant.uid, "\(context): \(name) is not the co-tenant's own file")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: w.tmp) == ["w"], "\(context): nothing left aside in tmp")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: w.tmp).sorted() == (["w"] + w.others).sorted(), "\(context): nothing left aside in tmp")
     }
 
     @Test("four workers delete 400 files of 16 KiB while the co-tenant swaps names for hard links and symlinks to the victim's files: the victim's files keep content and link count, nothing outside the plan changes",
@@ -134,6 +142,28 @@ struct CoTenantWorkerTests {
         #expect(counts.deleted + counts.skipped == w.names.count, "\(run)")
         let recover = try policyctl(["recover", "--root", w.root])
         #expect(recover.stdout == "Nothing to recover: no interrupted transaction under \(w.root).\n", "\(recover)")
+    }
+
+    @Test("the workers take folders' runs: 400 files of 16 KiB in w and 8 more folders of 60 empty files, while the co-tenant swaps in w: the victim's files intact, every other folder emptied",
+          .enabled(if: CoTenant.isAvailable))
+    func swapsWhileWorkersTakeFolders() throws {
+        let w = try World(count: 400, spread: 8)
+        let victims = w.victimFiles()
+        let loop = try Self.swapLoop(w, round: 9)
+        defer { loop.stop() }
+        let run = try policyctl(["apply", w.planFile, "--yes", "--max-delete", "none"], environment: ["POLICYCTL_DELAY_PER_CHANGE_MS": "1"])
+        let stopped = loop.stop()
+        #expect(stopped.status == 0, "the swap loop failed: \(stopped.stderr)")
+        #expect(run.signal == nil)
+        #expect(run.status == 0, "\(run)")
+        try expectIntact(w, victims: victims, "after apply")
+        for folder in w.others {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: w.tmp + "/" + folder) == [], "\(folder)")
+        }
+        let counts = try #require(CoTenantDirectoryTimesTests.summary(run.stdout), "\(run)")
+        let left = try w.left().subtracting(["new"])
+        #expect(counts.deleted == w.names.count - left.count + 60 * w.others.count, "\(run)")
+        #expect(counts.deleted + counts.skipped == w.names.count + 60 * w.others.count, "\(run)")
     }
 
     @Test("killed during the workers' unlinks while the co-tenant swaps, recovered while it still swaps and once it stops: the victim's files intact, recovery converges and closes the transaction",
