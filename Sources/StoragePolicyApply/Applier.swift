@@ -1,6 +1,7 @@
 // The public entry point of apply: checks the blast-radius cap, orders a plan's actions so each one finds what
 // it needs, and runs them as one transaction; also `trash` and `restore`. Changes nothing without the lock.
 
+@_spi(Layers) import StoragePolicyEvaluation
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyModel
 @_spi(Layers) import StoragePolicyPlan
@@ -39,6 +40,8 @@ package struct Applier: Sendable {
         // run holds its steps and intents: else it stays in those threads' malloc arenas, counted in the peak.
         system_mallocTrim()
         let actions = plan.actions
+        // The in-use reading is made while the steps are ordered and the journal begins, not waited for after.
+        let firstInUseReading = StepVerifier.startFirstReading(for: actions, options: options, root: lock.state.root)
         let order = Applier.order(of: actions)
         // The steps refer to the plan's actions by index: a copy of each action per step was a sixth of a KB.
         var steps = StepList(actions: actions, order: order.map { UInt32($0) })
@@ -48,7 +51,7 @@ package struct Applier: Sendable {
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
         let report = try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata,
-                                      planTimeNs: planTime, progress: progress)
+                                      planTimeNs: planTime, firstInUseReading: firstInUseReading, progress: progress)
         // Trash retention (and `trash --empty`) deleted directory items: their `directorysizes` entries go.
         TrashSizesCache.afterDeletes(report, root: lock.state.root)
         return report

@@ -7,6 +7,7 @@
 // The parts: StepPreparer (a step in, planned changes out), StepVerifier (the checks), BackgroundUnlinks (file
 // deletes on workers), StepLedger (the steps and their outcomes). This file is the order they run in.
 
+@_spi(Layers) import StoragePolicyEvaluation
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyPlan
 
@@ -30,8 +31,10 @@ package final class ApplyRun {
     }
 
     /// Runs `steps` (a plan's: its actions, not copies of them) as one transaction, under `lock`.
+    /// `firstInUseReading`: the run's first in-use reading, already started (StepVerifier.startFirstReading).
     package static func run(_ steps: StepList, lock: ApplyLock, options: ApplyOptions,
-                    metadata: Transaction.Metadata, planTimeNs: Int64?, progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
+                    metadata: Transaction.Metadata, planTimeNs: Int64?, firstInUseReading: WorkerPool.Pending<InUseCheck>? = nil,
+                    progress: ((Int, Int) -> Void)? = nil) throws(ApplyError) -> ApplyReport {
         guard !steps.isEmpty else { return ApplyReport() }
         // When trashed items are dated: read once, as the run is set up.
         let nowSeconds = WallClock.nowNs() / 1_000_000_000
@@ -41,12 +44,12 @@ package final class ApplyRun {
             begun = try RoomBeforeJournal.begin(metadata, steps: steps, lock: lock, options: options, journal: journal)
         } catch { throw .failed(error) }
         let run = ApplyRun(steps, lock: lock, options: options, kind: metadata.kind, planTimeNs: planTimeNs,
-                           transaction: begun.0, room: begun.1, nowSeconds: nowSeconds)
+                           transaction: begun.0, room: begun.1, nowSeconds: nowSeconds, firstInUseReading: firstInUseReading)
         return try run.run(journal: journal, progress: progress)
     }
 
     private init(_ steps: StepList, lock: ApplyLock, options: ApplyOptions, kind: TransactionKind, planTimeNs: Int64?,
-                 transaction: Transaction, room: RoomBeforeJournal?, nowSeconds: Int64) {
+                 transaction: Transaction, room: RoomBeforeJournal?, nowSeconds: Int64, firstInUseReading: WorkerPool.Pending<InUseCheck>?) {
         self.options = options
         self.transaction = transaction
         roomMade = room
@@ -55,7 +58,8 @@ package final class ApplyRun {
         directoryTimes = DirectoryTimes()
         ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
         preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
-        verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs)
+        verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs,
+                                firstReading: firstInUseReading)
         unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: directoryTimes, options: options,
                                     rootStatus: lock.state.rootStatus, deadline: deadline)
     }

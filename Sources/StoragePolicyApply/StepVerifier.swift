@@ -36,18 +36,48 @@ package final class StepVerifier {
     /// The last rule asked about and its answer: consecutive steps mostly share a rule.
     private var lastInUseRule: (rule: String, checked: Bool)?
 
-    package init(ledger: StepLedger, trash: RunTrashFolders, options: ApplyOptions, lock: ApplyLock, planTimeNs: Int64?) {
+    /// `firstReading`: the run's first in-use reading, started before the run (`startFirstReading`); nil: read
+    /// on the first delete that needs it.
+    package init(ledger: StepLedger, trash: RunTrashFolders, options: ApplyOptions, lock: ApplyLock, planTimeNs: Int64?,
+                 firstReading: WorkerPool.Pending<InUseCheck>? = nil) {
         self.ledger = ledger
         self.trash = trash
         self.options = options
         root = lock.state.root
         rootStatus = lock.state.rootStatus
         self.planTimeNs = planTimeNs
+        rereading = firstReading
+        awaitsFirstGroup = firstReading != nil
+    }
+
+    /// The run's first in-use reading, started now on a pool thread, when a delete of `actions` is of a rule that
+    /// checks: Applier.apply starts it before it orders the steps and begins the journal. Its /proc/locks read
+    /// waits for an RCU grace period (7 to 20 ms on the benchmark machine) and its descriptor scan lists every
+    /// process: read lazily, on the first group's first question after the group's journal fsync, the whole run
+    /// waited for both while nothing else ran. The reading is still this run's, made after the plan, as each
+    /// group's flocks are read at the group's start.
+    package static func startFirstReading(for actions: [Action], options: ApplyOptions,
+                                          root: DirectoryHandle) -> WorkerPool.Pending<InUseCheck>? {
+        guard !options.inUseRules.isEmpty else { return nil }
+        // Consecutive actions mostly share a rule: its set is asked once per run of one rule.
+        var lastRule: String? = nil
+        let checked = actions.withUnsafeBufferPointer { a in
+            a.contains { action in
+                guard action.isDelete, action.rule != lastRule else { return false }
+                lastRule = action.rule
+                return options.inUseRules.contains(action.rule)
+            }
+        }
+        guard checked else { return nil }
+        let strategy = options.inUseStrategyInEffect
+        return WorkerPool.shared.compute { InUseCheck.now(root: root, strategy: strategy) }
     }
 
     /// The group's reread of the flocks, on a pool thread since `startGroup`; taken on the group's first
     /// in-use question (`inUseReason`).
     private var rereading: WorkerPool.Pending<InUseCheck>?
+    /// True until the first group starts when the run's first reading was started before the run.
+    private var awaitsFirstGroup = false
 
     /// A new group: the flocks held now are read again (the open-file table is kept for the run), on a pool
     /// thread while the run prepares and journals the group. Each read of /proc/locks waits for an RCU grace
@@ -55,6 +85,11 @@ package final class StepVerifier {
     /// thread the whole run waits on. Read from the same instant as before; the group's checks, all after its
     /// journal fsync, see it as before.
     func startGroup() {
+        // The first group asks the run's first reading, still being made (it was started before the run).
+        if awaitsFirstGroup {
+            awaitsFirstGroup = false
+            return
+        }
         takeRereading()
         guard let check = inUse?.check else { return }
         rereading = WorkerPool.shared.compute { check.rereadingFlocks() }

@@ -163,6 +163,54 @@ struct InUseStrategyTests {
         #expect(names.filter { $0 != "f04" && f.exists($0) }.isEmpty)
     }
 
+    /// How many times a strategy was read.
+    final class ReadCount: Sendable { let value = Mutex(0) }
+
+    /// The app's strategy, counting its readings.
+    struct CountingStrategy: InUseStrategy {
+        let count: ReadCount
+        let busy: @Sendable (RelativePath) -> Bool
+        var note: String? { nil }
+        func read(root: DirectoryHandle?) -> InUseReading {
+            count.value.withLock { $0 += 1 }
+            return AppInUseStrategy(busy: busy).read(root: root)
+        }
+    }
+
+    @Test("apply reads the in-use tables once, started before the run begins: the first group's deletes and a later group's are judged by that reading")
+    func firstReadingBeforeTheRun() throws {
+        let f = try ApplyFixture()
+        let names = (0..<12).map { String(format: "f%02d", $0) }
+        for name in names { f.file(name) }
+        let plan = f.plan(try names.map { try f.action(.delete, $0) })
+        var options = ApplyOptions(rootPath: f.rootPath, groupSize: 2)
+        options.inUseRules = ["r"]
+        let count = ReadCount()
+        // Deletes go from the last path back: f11 is the first group's first, f02 is in the third group.
+        options.inUseStrategy = CountingStrategy(count: count, busy: { $0 == RelativePath("f11")! || $0 == RelativePath("f02")! })
+        let report = try f.apply(plan, options)
+        #expect(count.value.withLock { $0 } == 1)
+        #expect(report.outcome("f11") == .skipped("in use: the app says it is busy"))
+        #expect(report.outcome("f02") == .skipped("in use: the app says it is busy"))
+        #expect(names.filter { f.exists($0) } == ["f02", "f11"])
+    }
+
+    @Test("no delete of a rule that checks: the in-use tables are not read at all")
+    func noReadingWithoutCheckedDeletes() throws {
+        let f = try ApplyFixture()
+        f.file("a")
+        f.file("b")
+        let plan = f.plan([try f.action(.delete, "a"), try f.action(.delete, "b")])
+        var options = ApplyOptions(rootPath: f.rootPath)
+        options.inUseRules = ["another-rule"]
+        let count = ReadCount()
+        options.inUseStrategy = CountingStrategy(count: count, busy: { _ in true })
+        let report = try f.apply(plan, options)
+        #expect(count.value.withLock { $0 } == 0)
+        #expect(report.outcome("a") == .done && report.outcome("b") == .done)
+        #expect(!f.exists("a") && !f.exists("b"))
+    }
+
     @Test("the hook the library exposes: PlanOptions.busyFiles reaches the platform's strategy")
     func busyFilesHook() throws {
         try Self.withTree { tree in
