@@ -13,7 +13,8 @@ package final class Journal {
     /// `journal.reserve`: released on the first ENOSPC, so the records that free space can still be written.
     let reserve: JournalReserve
     // Appended to by the run's thread alone, record after record, never overlapping: no dynamic exclusivity check.
-    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    // The pending group's framed records, written straight into one writer's buffer (JournalRecord.appendFrame).
+    @exclusivity(unchecked) private var buffer = JSONWriter(capacity: 64 << 10)
     @exclusivity(unchecked) private var buffered = 0
     /// Records this process has made durable; what POLICYCTL_CRASH_AFTER_RECORDS counts.
     private(set) var durableRecords = 0
@@ -31,7 +32,18 @@ package final class Journal {
 
     /// Adds a record to the pending group; nothing reaches the disk until `flush`.
     package func append(_ body: borrowing JSONWriter) {
-        JournalRecord.appendFrame(of: body, to: &buffer)
+        JournalRecord.appendFrame(to: &buffer) { $0.append(finished: body) }
+        buffered += 1
+    }
+
+    /// Adds a record whose fields `fields` writes straight into the pending group: no writer of its own to
+    /// allocate, fill, copy and free (a file delete's intent record, once per delete).
+    func appendRecord(_ fields: (inout JSONWriter) -> Void) {
+        JournalRecord.appendFrame(to: &buffer) { w in
+            w.beginObject()
+            fields(&w)
+            w.byte(0x7D)
+        }
         buffered += 1
     }
 
@@ -44,26 +56,26 @@ package final class Journal {
             try writeBuffer(cutBackTo: before)
         } catch {
             try? file.truncate(to: before)
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll()
             buffered = 0
             throw error
         }
         let previous = durableRecords
         durableRecords += buffered
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll()
         buffered = 0
         CrashPoint.recordsDurable(before: previous, total: durableRecords)
     }
 
     private func writeBuffer(cutBackTo before: Int64) throws(FileSystemError) {
         do {
-            try file.write(buffer)
+            try buffer.withUnsafeMutableBytes { bytes throws(FileSystemError) in try file.write(UnsafeRawBufferPointer(bytes)) }
             try file.sync()
         } catch where error.errno == .noSpace {
             // The disk is full: give the reserve back and try once more. A second ENOSPC is a failure.
             try? file.truncate(to: before)
             guard reserve.release() else { throw error }
-            try file.write(buffer)
+            try buffer.withUnsafeMutableBytes { bytes throws(FileSystemError) in try file.write(UnsafeRawBufferPointer(bytes)) }
             try file.sync()
         }
     }

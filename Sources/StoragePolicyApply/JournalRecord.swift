@@ -30,21 +30,22 @@ package struct JournalRecord: Sendable {
 
     package var transaction: String { body.tx }
 
-    /// Appends the framed line of `body` (newline included) to `out`, with no copy of the body on the way:
-    /// the checksum is taken over the body where it lands in `out` and written into its place in the frame.
-    static func appendFrame(of body: borrowing JSONWriter, to out: inout [UInt8]) {
-        out.append(contentsOf: prefix)
+    /// Appends the framed line of the record `body` writes (its whole object, `{...}`; newline included) to
+    /// `out`, with no copy of the body on the way: the checksum is taken over the body where it lands in `out`
+    /// and written into its place in the frame.
+    static func appendFrame(to out: inout JSONWriter, body: (inout JSONWriter) -> Void) {
+        // Literals through the writer's pointer: three static arrays appended to an Array were a lazy global's
+        // check, a retain and a uniqueness check each, per record.
+        out.literal(#"{"crc":""#)
         let sumStart = out.count
-        out.append(contentsOf: placeholder)
-        out.append(contentsOf: middle)
+        out.literal(#"00000000","rec":"#)
         let bodyStart = out.count
-        body.appendFinished(to: &out)
+        body(&out)
         out.withUnsafeMutableBytes { line in
             let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: line[bodyStart...]))
             CRC32.writeHex(crc, to: UnsafeMutableRawBufferPointer(rebasing: line[sumStart..<(sumStart + 8)]))
         }
-        out.append(0x7D)
-        out.append(0x0A)
+        out.literal("}\n")
     }
 
     /// The framed line, newline included.
@@ -58,8 +59,6 @@ package struct JournalRecord: Sendable {
     }
 
     private static let prefix = Array(#"{"crc":""#.utf8)
-    /// Where the checksum goes, until it is known: an array, not a generic sequence to append (once per record).
-    private static let placeholder = [UInt8](repeating: 0x30, count: 8)
     private static let middle = Array(#"","rec":"#.utf8)
     /// The older frame: the first 16 hex digits of the body's SHA-256.
     private static let legacyPrefix = Array(#"{"sum":""#.utf8)

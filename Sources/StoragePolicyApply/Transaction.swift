@@ -127,14 +127,19 @@ package final class Transaction {
     }
 
     private func record(_ type: JournalRecord.Kind) -> JSONWriter {
-        sequence += 1
         var w = JSONWriter()
+        header(type, into: &w)
+        return w
+    }
+
+    /// The next record's first fields: the transaction, its sequence number, its type.
+    private func header(_ type: JournalRecord.Kind, into w: inout JSONWriter) {
+        sequence += 1
         // The id checked once (letters, digits, '-', '_': nothing to escape) and copied into every record: escaping
         // it again was a sixth of a delete's intent record.
         idBytes.withUnsafeBufferPointer { w.plainString("tx", $0) }
         w.int("seq", sequence)
         w.literalString("type", type.literal)
-        return w
     }
 
     // MARK: Intents and changes
@@ -155,9 +160,10 @@ package final class Transaction {
     func intend(_ change: Change, action: Int, identity: EntryIdentity?) -> Intent {
         let intent = Intent(op: nextOp, action: action, change: change, identity: identity)
         nextOp += 1
-        var w = record(.intent)
-        intent.encode(into: &w)
-        journal.append(w)
+        journal.appendRecord { w in
+            header(.intent, into: &w)
+            intent.encode(into: &w)
+        }
         intents.append(intent)
         return intent
     }

@@ -61,6 +61,24 @@
         out.append(0x7D)
     }
 
+    /// A compact object's `{` written into a buffer of pieces, its first field next: records written one after
+    /// the other straight into one buffer (the journal's pending group), each without a writer of its own.
+    package mutating func beginObject() {
+        byte(0x7B)
+        empty = true
+    }
+
+    /// `other`'s finished object, `{...}`, appended.
+    package mutating func append(finished other: borrowing JSONWriter) {
+        bytes(other.base, other.used)
+        byte(0x7D)
+    }
+
+    /// The bytes written so far, lent to be changed in place (a checksum written where it was left room for).
+    package mutating func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeMutableRawBufferPointer(start: base, count: used))
+    }
+
     // Keys are literals: written as they are, never scanned for escapes (none of them needs one).
     package mutating func string(_ key: StaticString, _ value: String, escaping: Escaping = .journal) {
         self.key(key)

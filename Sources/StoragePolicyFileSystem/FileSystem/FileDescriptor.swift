@@ -56,10 +56,15 @@ package final class FileDescriptor: Sendable {
 
     /// Writes all of `bytes`, continuing after short writes.
     package func write(_ bytes: [UInt8]) throws(FileSystemError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(FileSystemError) in try write(raw) } }.get()
+    }
+
+    /// Writes all of `bytes` (the journal's pending group, from its writer's buffer).
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
         var offset = 0
         while offset < bytes.count {
             let r = systemCall(.write) {
-                bytes.withUnsafeBytes { system_write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+                system_write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
             }
             switch r {
             case .success(let n): offset += n

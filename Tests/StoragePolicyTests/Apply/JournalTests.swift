@@ -51,9 +51,21 @@ struct JournalTests {
         w.int("seq", 7)
         w.string("type", "intent")
         w.path("path", RelativePath(Array("a/\u{e9}t\u{e9}".utf8))!)
-        var out: [UInt8] = Array("junk before\n".utf8)
-        JournalRecord.appendFrame(of: w, to: &out)
-        #expect(Array(out.dropFirst(12)) == JournalRecord.frame(w.finished))
+        var out = JSONWriter(capacity: 16)
+        out.literal("junk before\n")
+        JournalRecord.appendFrame(to: &out) { $0.append(finished: w) }
+        #expect(Array(out.bytes.dropFirst(12)) == JournalRecord.frame(w.finished))
+        // A record written field by field into the buffer frames the same bytes.
+        out.removeAll()
+        JournalRecord.appendFrame(to: &out) { f in
+            f.beginObject()
+            f.string("tx", "t1")
+            f.int("seq", 7)
+            f.string("type", "intent")
+            f.path("path", RelativePath(Array("a/\u{e9}t\u{e9}".utf8))!)
+            f.byte(0x7D)
+        }
+        #expect(out.bytes == JournalRecord.frame(w.finished))
     }
 
     private func line(_ type: String, tx: String = "t1", seq: Int, extra: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
