@@ -89,6 +89,11 @@ public enum Policyctl {
             // entries 105 MB peak against 91 MB; Docs/performance.md, "The arenas"). The cost is a shared malloc
             // lock in the walk, about 1,300 more futex calls at that size and no task-clock measurable.
             system_limitMallocArenas(to: 1)
+            // A descriptor table for 1,024 from the start, grown while this process has one thread: grown later,
+            // when the walk, the unlink workers' folders or the times restore open their 65th, 129th or 257th
+            // descriptor, each growth waited for an RCU grace period (15 ms measured in a container's times
+            // restore; Docs/performance.md).
+            system_reserveDescriptorTable(1024)
         }
         do {
             let parsed = try ArgumentParser.parse(args, for: command.spec, commandPath: path)
