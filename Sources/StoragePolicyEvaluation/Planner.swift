@@ -142,6 +142,8 @@ package struct Planner: Sendable {
 
         // Cancelled after the last directory: the whole-tree work below is not started.
         if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
+        let inUseReading = InUseCheck.startReading(for: policy.rules, walked: workers, root: rootHandle,
+                                                   strategy: options.inUseStrategyInEffect)
         var resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         // Pressure rules judge one statvfs of the root's volume, taken after the walk's start is settled.
@@ -160,7 +162,7 @@ package struct Planner: Sendable {
         outcome.actions = []
         ByteOrder.sortActions(&actions)
         InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle,
-                          strategy: options.inUseStrategyInEffect)
+                          check: inUseReading.map { reading in { _ in reading.value } }, strategy: options.inUseStrategyInEffect)
         // The in-use look (a read of /proc) is one piece of work: a cancel during it is seen here.
         if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),

@@ -211,6 +211,30 @@ struct InUseStrategyTests {
         #expect(!f.exists("a") && !f.exists("b"))
     }
 
+    @Test("the plan's in-use reading is started as the walk ends only when a delete can need it: a walked delete of a rule that checks, or a rule that decides its deletes after the walk")
+    func planReadingStartsOnlyWhenNeeded() throws {
+        let tree = try Tree { Dir("tmp") { File("old.dat", age: .days(2)) } }
+        defer { tree.remove() }
+        let root = try DirectoryHandle.open(root: tree.root)
+        let expiry = rule("tmp-expiry", "tmp", expire(.hours(24)))
+        let quota = rule("cache-quota", "cache", .quota(Quota(max: ByteSize(bytes: 10), target: .percent(100), evict: .oldest)))
+        let nothingWalked = EvaluationResults()
+        let walkedDelete = EvaluationResults()
+        walkedDelete.actions = [Action(kind: .delete, path: RelativePath("tmp/old.dat")!, rule: "tmp-expiry", reason: "expired")]
+        let count = ReadCount()
+        let strategy = CountingStrategy(count: count, busy: { _ in false })
+        #expect(InUseCheck.startReading(for: [expiry], walked: [nothingWalked], root: root, strategy: strategy) == nil)
+        var ignoring = expiry
+        ignoring.inUse = .ignore
+        #expect(InUseCheck.startReading(for: [ignoring], walked: [walkedDelete], root: root, strategy: strategy) == nil)
+        #expect(count.value.withLock { $0 } == 0)
+        let fromWalk = try #require(InUseCheck.startReading(for: [expiry], walked: [nothingWalked, walkedDelete], root: root, strategy: strategy))
+        #expect(fromWalk.value.strategyNote == nil)
+        let fromQuota = try #require(InUseCheck.startReading(for: [expiry, quota], walked: [nothingWalked], root: root, strategy: strategy))
+        #expect(fromQuota.value.table.unreadable == nil)
+        #expect(count.value.withLock { $0 } == 2)
+    }
+
     @Test("the hook the library exposes: PlanOptions.busyFiles reaches the platform's strategy")
     func busyFilesHook() throws {
         try Self.withTree { tree in
