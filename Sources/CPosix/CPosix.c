@@ -389,3 +389,9 @@ int cposix_malloc_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }
 void cposix_malloc_trim(void) {}
 int cposix_malloc_arena_max(int count) { (void)count; return 0; }
 #endif
+
+/* Per thread, for the fault-injection seam (SystemCall.swift): while set, this thread's calls are neither
+   counted nor failed. C's _Thread_local, as Swift has no thread-local storage of its own. */
+static _Thread_local int fault_exempt;
+int cposix_fault_exempt(void) { return fault_exempt; }
+void cposix_set_fault_exempt(int exempt) { fault_exempt = exempt; }

@@ -117,4 +117,9 @@ void cposix_malloc_trim(void);
 /// 0 when refused or where there is no such setting).
 int cposix_malloc_arena_max(int count);
 
+/// Whether the calling thread's system calls are out of the fault-injection seam's count (set and read per
+/// thread; 0 until set).
+int cposix_fault_exempt(void);
+void cposix_set_fault_exempt(int exempt);
+
 #endif

@@ -47,6 +47,10 @@ package struct OpenFileTable: Sendable {
 
     /// Reads /proc/*/fd once. A process that exits meanwhile, or an fd closed meanwhile, is skipped.
     package static func read(proc: String = "/proc") -> OpenFileTable {
+        FaultInjection.exempt { readTable(proc: proc) }
+    }
+
+    private static func readTable(proc: String) -> OpenFileTable {
         var table = OpenFileTable()
         let processes: [DirectoryEntry]
         do {

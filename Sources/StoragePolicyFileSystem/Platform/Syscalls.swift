@@ -274,6 +274,12 @@ package func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPoin
 }
 
 
+// MARK: threads
+
+/// Whether this thread's calls are out of the fault-injection seam's count (FaultInjection.exempt).
+package func system_faultExempt() -> Bool { cposix_fault_exempt() != 0 }
+package func system_setFaultExempt(_ exempt: Bool) { cposix_set_fault_exempt(exempt ? 1 : 0) }
+
 // MARK: memory
 
 /// Gives the free pages of every malloc arena back to the system (glibc's `malloc_trim(0)`). Memory freed by
