@@ -35,7 +35,6 @@ package enum FaultInjection {
 
     #if POLICYCTL_FAULT_INJECTION
     private static let enabled = Atomic<Bool>(false)
-    private static let suspended = Atomic<Bool>(false)
     private static let state = Mutex(State())
     private static let fromEnvironment: Void = {
         guard let spec = system_getenv("POLICYCTL_FAULTS").map({ String(cString: $0) }), !spec.isEmpty else { return }
@@ -67,21 +66,14 @@ package enum FaultInjection {
     /// How many calls of `kind` were made since the faults were installed (counted only while enabled).
     package static func count(of kind: SystemCall) -> Int { state.withLock { $0.counts[kind, default: 0] } }
 
-    /// Runs `body` with no fault injected and no call counted: for a look whose failure is ignored anyway (the
-    /// command layer peeking at a saved plan to see whether its policy is a script), so that it does not use
-    /// up the Nth call a sweep meant for the run itself. Single-threaded callers only.
-    package static func uncounted<T>(_ body: () throws -> T) rethrows -> T {
-        suspended.store(true, ordering: .releasing)
-        defer { suspended.store(false, ordering: .releasing) }
-        return try body()
-    }
-
-    /// Runs `body` with this thread's calls neither counted nor failed: for the in-use check's reading of the
-    /// kernel's tables (`/proc`), which is not the tree a sweep aims at. It lists every process on the machine,
-    /// one readdir per entry, and runs on a pool thread beside the run: counted, it took up the Nth calls of a
-    /// sweep in numbers that depend on the machine and in an order that depends on the scheduler. Its own
+    /// Runs `body` with this thread's calls neither counted nor failed (the flag is per thread: calls other
+    /// threads make meanwhile count as before). For what is not the run a sweep aims at: the command layer's
+    /// peek at a saved plan to see whether its policy is a script (its failure is ignored anyway), and the
+    /// in-use check's reading of the kernel's tables (`/proc`), which lists every process on the machine, one
+    /// readdir per entry, on a pool thread beside the run: counted, it took up the Nth calls of a sweep in
+    /// numbers that depend on the machine and in an order that depends on the scheduler. That reading's own
     /// failures are tested with a /proc that cannot be read (InUseCheckTests, InUseStrategyTests).
-    package static func exempt<T>(_ body: () throws -> T) rethrows -> T {
+    package static func uncounted<T>(_ body: () throws -> T) rethrows -> T {
         let outer = system_faultExempt()
         system_setFaultExempt(true)
         defer { system_setFaultExempt(outer) }
@@ -91,7 +83,7 @@ package enum FaultInjection {
     package static func check(_ kind: SystemCall) -> Errno? {
         _ = fromEnvironment
         _ = delaysFromEnvironment
-        guard enabled.load(ordering: .acquiring), !suspended.load(ordering: .acquiring), !system_faultExempt() else { return nil }
+        guard enabled.load(ordering: .acquiring), !system_faultExempt() else { return nil }
         let (errno, delay) = state.withLock { s -> (Errno?, UInt32?) in
             s.counts[kind, default: 0] += 1
             let n = s.counts[kind]!
@@ -107,9 +99,6 @@ package enum FaultInjection {
     package static func count(of kind: SystemCall) -> Int { 0 }
 
     package static func uncounted<T>(_ body: () throws -> T) rethrows -> T { try body() }
-
-    @inline(__always)
-    package static func exempt<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
     @inline(__always)
     package static func check(_ kind: SystemCall) -> Errno? { nil }

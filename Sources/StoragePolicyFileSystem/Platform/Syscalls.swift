@@ -276,7 +276,7 @@ package func system_pthread_create(_ start: @convention(c) (UnsafeMutableRawPoin
 
 // MARK: threads
 
-/// Whether this thread's calls are out of the fault-injection seam's count (FaultInjection.exempt).
+/// Whether this thread's calls are out of the fault-injection seam's count (FaultInjection.uncounted).
 package func system_faultExempt() -> Bool { cposix_fault_exempt() != 0 }
 package func system_setFaultExempt(_ exempt: Bool) { cposix_set_fault_exempt(exempt ? 1 : 0) }
 
