@@ -23,6 +23,8 @@ package final class ApplyRun {
     /// The file deletes made before the journal could begin on a full disk (a first run), if any.
     private let roomMade: RoomBeforeJournal?
     private let freedBeforeJournal: Set<Int>
+    /// A run of deletes only: folders it has left for good get their times back between groups.
+    private let restoresAsItGoes: Bool
 
     /// Runs `steps` as one transaction, under `lock`: the report, or why the run stopped (rolled back).
     package static func run(_ steps: [Step], lock: ApplyLock, options: ApplyOptions, metadata: Transaction.Metadata,
@@ -56,6 +58,7 @@ package final class ApplyRun {
         freedBeforeJournal = Set(room?.done ?? [])
         deadline = RunDeadline(options)
         directoryTimes = DirectoryTimes()
+        restoresAsItGoes = steps.deletesOnly
         ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
         preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
         verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs,
@@ -108,6 +111,9 @@ package final class ApplyRun {
 
     /// Prepare and journal the group's intents, one fsync, then verify and change step by step.
     private func runGroup(_ group: Range<Int>) throws {
+        // Before the cache is cleared: the folders left for good were reached by the last group's steps.
+        let restoring = restoresAsItGoes && group.lowerBound > 0
+            ? directoryTimes.intendFinished(before: ledger.steps[action: group.lowerBound].path, in: transaction) : []
         directories.clear()
         verifier.startGroup()
         // Each step with its intents, as it is now: carried out as prepared, not made again from the step list
@@ -137,6 +143,7 @@ package final class ApplyRun {
         }
         // One fsync makes the whole group's intents durable before the first of its changes.
         try transaction.makeDurable()
+        try directoryTimes.performRestores(restoring, in: transaction)
         unlinks.choose(lanes)
         // Each element moved out, not copied: `for … in` an array copied every step, its intents and its unlink
         // out of it, and destroyed both copies (700 instructions a file delete).

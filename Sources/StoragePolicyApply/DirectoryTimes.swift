@@ -23,6 +23,10 @@ package final class DirectoryTimes {
         var added = false
         /// The step of the last removal: the `times` intent belongs to it.
         var action = 0
+        /// Notes of this folder waiting for the unlink workers: its times are not yet as the run leaves them.
+        var waitingNotes = 0
+        /// Its times were put back during the run (`intendFinished`): the end leaves it alone.
+        var restored = false
     }
 
     /// `.`: a directory's times are set on its own descriptor.
@@ -30,6 +34,10 @@ package final class DirectoryTimes {
 
     private var tracked: [RelativePath: Tracked] = [:]
     private var order: [RelativePath] = []
+    /// Folders whose times `performRestores` put back, with their handles, for the fsync at the end.
+    private var restoredEarly: [(path: RelativePath, handle: DirectoryHandle)] = []
+    /// Tracked folders the run may still change (`intendFinished` drops those it has left for good).
+    private var open: [RelativePath] = []
 
     /// The folders whose entries `action` removes and adds.
     private static func folders(_ action: Action) -> (removes: [RelativePath], adds: [RelativePath]) {
@@ -61,6 +69,7 @@ package final class DirectoryTimes {
             guard let handle = try? directories.directoryIfPresent(folder), let s = try? handle.status() else { continue }
             tracked[folder] = Tracked(accessNs: s.accessTimeNs, modificationNs: s.modificationTimeNs, identity: s.identity)
             order.append(folder)
+            open.append(folder)
         }
     }
 
@@ -113,6 +122,7 @@ package final class DirectoryTimes {
         let notes = waiting
         waiting.removeAll(keepingCapacity: true)
         for (folder, step, handle) in notes {
+            tracked[folder]?.waitingNotes -= 1
             let noted = if let made { made(folder, step) } else { step }
             if let noted { record((folder, noted), through: handle, in: directories) }
         }
@@ -124,6 +134,7 @@ package final class DirectoryTimes {
     func noteFinished(before step: Int, in directories: DirectoryCache) {
         var n = 0
         while n < waiting.count && waiting[n].step < step {
+            tracked[waiting[n].folder]?.waitingNotes -= 1
             record((waiting[n].folder, waiting[n].step), through: waiting[n].handle, in: directories)
             n += 1
         }
@@ -135,6 +146,7 @@ package final class DirectoryTimes {
             // Reached now (the steps just made there opened it: a cached handle), fstat'ed when the workers are done.
             let handle = waiting.count < Self.handlesKept && tracked[pending.folder] != nil
                 ? try? directories.directoryIfPresent(pending.folder) : nil
+            tracked[pending.folder]?.waitingNotes += 1
             return waiting.append((pending.folder, pending.step, handle))
         }
         record(pending, in: directories)
@@ -179,30 +191,107 @@ package final class DirectoryTimes {
         // Every folder's times go on before any of the folders is synced: on a file system with one journal the
         // first fsync then commits all of them at once. Synced one by one as restored, each fsync committed the
         // times just set (and each next utimensat waited for that commit): a journal commit per folder.
-        var restored: [(path: RelativePath, handle: DirectoryHandle)] = []
+        var restored = restoredEarly
+        restoredEarly = []
         for folder in order {
             if changes.count == DirectoryTimes.batch {
                 try restore(changes, in: transaction, keeping: &restored)
                 changes.removeAll(keepingCapacity: true)
             }
-            guard let t = tracked[folder], !t.added, let after = t.afterOurs,
-                  let handle = try? transaction.directories.directoryIfPresent(folder), let now = try? handle.status(),
-                  now.device == t.identity.device, now.inode == t.identity.inode,
-                  now.modificationTimeNs == after.modificationNs, now.changeTimeNs == after.changeNs,
-                  now.accessTimeNs != t.accessNs || now.modificationTimeNs != t.modificationNs else { continue }
-            changes.append((.times(path: folder, accessNs: t.accessNs, modificationNs: t.modificationNs,
-                                   previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
-                            t.action, now.identity, handle))
+            guard let t = tracked[folder], !t.restored, let change = restoring(folder, t, in: transaction) else { continue }
+            changes.append(change)
         }
         try restore(changes, in: transaction, keeping: &restored)
         // Their last change in this run: synced through the handle at hand, not reopened at commit.
         transaction.syncRestored(restored)
     }
 
+    /// The `times` change that puts `folder`'s recorded times back, with the handle it was checked through; nil
+    /// when the run added to it, noted no removal there, it is gone or replaced, someone else changed it since
+    /// the run's last removal (its mtime or ctime moved), or its times are already the recorded ones.
+    private func restoring(_ folder: RelativePath, _ t: Tracked, in transaction: Transaction)
+        -> (change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)? {
+        guard !t.added, let after = t.afterOurs,
+              let handle = try? transaction.directories.directoryIfPresent(folder), let now = try? handle.status(),
+              now.device == t.identity.device, now.inode == t.identity.inode,
+              now.modificationTimeNs == after.modificationNs, now.changeTimeNs == after.changeNs,
+              now.accessTimeNs != t.accessNs || now.modificationTimeNs != t.modificationNs else { return nil }
+        return (.times(path: folder, accessNs: t.accessNs, modificationNs: t.modificationNs,
+                       previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
+                t.action, now.identity, handle)
+    }
+
+    // MARK: During the run
+
+    /// A folder's times put back before the run's end: its journaled intent and the handle it was checked through.
+    struct Restoring {
+        fileprivate let intent: Intent
+        fileprivate let path: RelativePath
+        fileprivate let handle: DirectoryHandle
+    }
+
+    /// For a run of deletes only, in descending path order (every path under `F/` runs before any path that
+    /// sorts below `F/`): the folders the run has left for good once it reaches `next` get their times back now,
+    /// not at the end, so their `utimensat` overlaps the rest of the run instead of waiting for it (a container's
+    /// 300 folders were 5 ms between its last unlink and its commit). Their fsyncs stay at the commit. Each is checked as at the
+    /// end and its `times` intent journaled, made durable by the next group's fsync; `performRestores` sets
+    /// them after it. A folder whose last removals are still with the workers, or not yet noted, waits.
+    func intendFinished(before next: RelativePath, in transaction: Transaction) -> [Restoring] {
+        var out: [Restoring] = []
+        var kept = 0
+        for k in open.indices {
+            let folder = open[k]
+            // At most a batch at a time: each holds its folder's descriptor until the group's fsync (1,200 folders
+            // left at one group's start ran a 1,024-descriptor run out); the rest wait for a later group or the end.
+            guard out.count < Self.batch, let t = tracked[folder], Self.isLeft(folder, at: next), t.waitingNotes == 0,
+                  pending?.folder != folder, lastRemovedFrom != folder else {
+                open[kept] = folder
+                kept += 1
+                continue
+            }
+            tracked[folder]!.restored = true
+            guard let change = restoring(folder, t, in: transaction) else { continue }
+            out.append(Restoring(intent: transaction.intend(change.change, action: change.action, identity: change.identity),
+                                 path: folder, handle: change.handle))
+        }
+        open.removeLast(open.count - kept)
+        return out
+    }
+
+    /// Sets the times `intendFinished` journaled (now durable by the group's fsync); the commit syncs the folders.
+    func performRestores(_ restoring: [Restoring], in transaction: Transaction) throws(FileSystemError) {
+        guard !restoring.isEmpty else { return }
+        for r in restoring {
+            do {
+                try transaction.perform(r.intent, on: r.handle)
+            } catch where FailureScope(error).isItemLevel {
+                // The folder keeps the times the removals gave it, as at the end.
+            }
+        }
+        // Synced at the end with the others: an fsync while the workers unlink elsewhere writes the inode table
+        // blocks their unlinks change, and they wait for that write (the run was slower, not faster).
+        for r in restoring where restoredEarly.count < Self.keptEarly { restoredEarly.append((r.path, r.handle)) }
+    }
+
+    /// True when no path at or below `next` in byte order lies under `folder`: `next` sorts before `folder/`.
+    /// The root holds every path: it is left only at the end.
+    static func isLeft(_ folder: RelativePath, at next: RelativePath) -> Bool {
+        let f = folder.bytes, p = next.bytes
+        guard !f.isEmpty else { return false }
+        let n = min(f.count, p.count)
+        let c = f.withUnsafeBufferPointer { x in p.withUnsafeBufferPointer { y in n == 0 ? 0 : system_memcmp(y.baseAddress!, x.baseAddress!, n) } }
+        if c != 0 { return c < 0 }
+        // `next` is `folder` or a prefix of it (before `folder/`), or continues it: left when its next byte sorts before `/`.
+        return p.count <= f.count || p[f.count] < 0x2F
+    }
+
     /// Folders' times restored by one batch of intents (and as many descriptors held).
     private static let batch = 128
     /// Restored folders whose descriptors are kept for their fsyncs; the commit reopens any others.
     private static let keptForSync = 256
+    /// Of those, the ones restored during the run: held while the groups' own folders are open (DirectoryCache's
+    /// 256, the unlink workers' notes' 128, a batch being restored), so fewer, to stay far below a 1,024 limit.
+    private static let keptEarly = 128
 
     private func restore(_ changes: [(change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)],
                          in transaction: Transaction, keeping restored: inout [(path: RelativePath, handle: DirectoryHandle)]) throws(FileSystemError) {

@@ -98,6 +98,13 @@ package struct StepList: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// Every step is its planned delete: no other verb, no record carried with an item, no path rewritten. Such a
+    /// run goes in descending path order from its first step to its last (Applier.order).
+    package var deletesOnly: Bool {
+        parts.verbs.isEmpty && parts.links.isEmpty && parts.restores.isEmpty && parts.changed.isEmpty
+            && parts.actions.withUnsafeBufferPointer { $0.allSatisfy(\.isDelete) }
+    }
+
     /// True when step `i` moves an entry into a trash folder.
     package func isTrashMove(_ i: Int) -> Bool {
         if case .trash = self[action: i].kind { true } else { false }

@@ -2,6 +2,7 @@
 // partly cleaned old folder still looks old and expires on a later run; a folder a writer changed after the
 // run's last removal from it keeps the writer's times.
 import Foundation
+import Synchronization
 import Testing
 import TreeFixture
 @testable import StoragePolicy
@@ -69,6 +70,58 @@ import TreeFixture
         let report = try f.apply(f.plan([try f.action(.delete, "tmp/old"), try f.action(.rename(to: RelativePath("tmp/upper")!), "tmp/Upper")]))
         #expect(report.outcome("tmp/old") == .done)
         #expect(try f.status("tmp").modificationTimeNs > before.modificationTimeNs)
+    }
+
+    @Test("a run of deletes only puts a folder's times back once it has left it for good: journaled, then set, before its last group's unlinks")
+    func restoredAsItGoes() throws {
+        let f = try ApplyFixture()
+        f.dir("tmp")
+        for d in ["a", "b", "c"] {
+            f.dir("tmp/\(d)")
+            f.file("tmp/\(d)/x", ageHours: 240)
+            f.file("tmp/\(d)/keep", ageHours: 240)
+            f.age("tmp/\(d)", hours: 240)
+        }
+        let c = try f.status("tmp/c")
+        // Deletes run deepest path first: tmp/c/x alone in the first group (groups of 1, then 2), then tmp/b/x and
+        // tmp/a/x. What the run had done to tmp/c when it was about to delete tmp/a/x, the last step:
+        let root = f.rootPath
+        let seen = Mutex<(mtime: Int64, journaled: Bool)?>(nil)
+        var options = ApplyOptions(rootPath: root, groupSize: 1)
+        options.willChange = { path in
+            guard path.string == "tmp/a/x" else { return }
+            var s = stat()
+            lstat(root + "/tmp/c", &s)
+            let journal = (try? Data(contentsOf: URL(fileURLWithPath: root + "/.policyctl/journal.jsonl"))) ?? Data()
+            let text = String(decoding: journal, as: UTF8.self)
+            let journaled = text.split(separator: "\n").contains { $0.contains("\"times\"") && $0.contains("\"tmp/c\"") }
+            seen.withLock { $0 = (Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec), journaled) }
+        }
+        let report = try f.apply(f.plan(["tmp/a/x", "tmp/b/x", "tmp/c/x"].map { try f.action(.delete, $0) }), options)
+        #expect(["tmp/a/x", "tmp/b/x", "tmp/c/x"].allSatisfy { report.outcome($0) == .done })
+        let early = try #require(seen.withLock { $0 })
+        #expect(early.journaled)
+        #expect(early.mtime == c.modificationTimeNs)
+        for d in ["a", "b", "c"] {
+            let s = try f.status("tmp/\(d)")
+            #expect(s.modificationTimeNs == c.modificationTimeNs && s.accessTimeNs == c.accessTimeNs)
+        }
+    }
+
+    @Test("a folder is left when no path at or after the next step in descending byte order can lie under it")
+    func leftFolders() {
+        func left(_ folder: String, _ next: String) -> Bool {
+            DirectoryTimes.isLeft(RelativePath(folder)!, at: RelativePath(next)!)
+        }
+        #expect(left("tmp/c", "tmp/b/x"))
+        #expect(left("tmp/c", "tmp/c"))
+        #expect(left("tmp/c", "tmp"))
+        #expect(left("tmp/c", "tmp/c-1"))
+        #expect(left("tmp/c", "tmp/c.d/x"))
+        #expect(!left("tmp/c", "tmp/c/y"))
+        #expect(!left("tmp/c", "tmp/d"))
+        #expect(!left("tmp/c", "tmp/c\u{7F}"))
+        #expect(!DirectoryTimes.isLeft(.root, at: RelativePath("tmp")!))
     }
 
     @Test("the times change is journaled with the folder's identity and both pairs of times")
