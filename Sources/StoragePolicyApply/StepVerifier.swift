@@ -69,7 +69,9 @@ package final class StepVerifier {
             }
         }
         guard checked else { return nil }
-        let strategy = options.inUseStrategyInEffect
+        // The groups' rereads take their flocks from this reading's listings (shared with the plan's, when the
+        // caller handed the plan's strategy on).
+        let strategy = options.inUseStrategyInEffect.sharingFlockListings()
         return WorkerPool.shared.compute { InUseCheck.now(root: root, strategy: strategy) }
     }
 
@@ -295,7 +297,7 @@ package final class StepVerifier {
     private func inUseReason(_ action: Action) throws(FileSystemError) -> String? {
         guard checksInUse(action.rule), let identity = action.identity else { return nil }
         takeRereading()
-        let inUse = self.inUse ?? InUseHolder(InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect))
+        let inUse = self.inUse ?? InUseHolder(InUseCheck.now(root: root, strategy: options.inUseStrategyInEffect.sharingFlockListings()))
         self.inUse = inUse
         // Most deletes are settled from their fields alone (no process has the inode open, /proc/locks rules out
         // a flock, not a directory): `reason` would find nothing, so neither its folder nor its name is looked up.

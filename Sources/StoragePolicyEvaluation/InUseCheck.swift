@@ -26,6 +26,8 @@ package struct InUseCheck: Sendable {
     package let busy: (@Sendable (RelativePath) -> Bool)?
     /// The plan's note naming the strategy that judged (nil for Linux's /proc: see InUseStrategy.note).
     package let strategyNote: String?
+    /// The run's listings of /proc/locks, when its strategy shares them (rereadingFlocks takes the next from them).
+    package let flockListings: FlockListings?
     private let probes = ProbeCount()
     /// `isClearlyFree`, answered mostly without hashing: a class, so apply asks it per delete without copying
     /// this struct (which retains every table it holds).
@@ -43,6 +45,7 @@ package struct InUseCheck: Sendable {
         source = reading.source
         busy = reading.busy
         strategyNote = note
+        flockListings = reading.flockListings
         clearlyFree = ClearlyFree(table: reading.table, flocks: reading.flocks, localDevices: reading.localDevices,
                                   askTheApp: reading.busy != nil)
     }
@@ -55,10 +58,13 @@ package struct InUseCheck: Sendable {
     }
 
     /// The same check with /proc/locks read again (a few system calls): apply does so before each group of
-    /// deletes, so a flock taken during a long run is seen by the deletes that come after it.
+    /// deletes, so a flock taken during a long run is seen by the deletes that come after it. From the run's
+    /// listings when it shares them: the newest begun at most FlockListings.freshness ago, waited for only when
+    /// none such is made.
     package func rereadingFlocks(proc: String = "/proc") -> InUseCheck {
-        InUseCheck(reading: InUseReading(table: table, flocks: .read(proc: proc), localDevices: localDevices,
-                                         source: source, busy: busy), note: strategyNote)
+        InUseCheck(reading: InUseReading(table: table, flocks: flockListings?.recent() ?? .read(proc: proc),
+                                         localDevices: localDevices, source: source, busy: busy,
+                                         flockListings: flockListings), note: strategyNote)
     }
 
     /// How many flock probes this check has made (tests pin "one or none per candidate").

@@ -134,6 +134,10 @@ package struct Planner: Sendable {
         walkOptions.willStat = options.willStat
         walkOptions.cancellation = options.cancellation
         let walker = Walker(root: root, options: walkOptions)
+        // The run's /proc/locks listings: the first is begun now, so its wait on the kernel passes during the walk.
+        let inUseStrategy = InUseCheck.checkedRules(policy.rules).isEmpty ? options.inUseStrategyInEffect
+            : options.inUseStrategyInEffect.sharingFlockListings()
+        inUseStrategy.beginReading()
         let (walkedRoot, workers) = try restriction.map { try walker.walk(RestrictedVisitor(inner: evaluator, restriction: $0)) }
             ?? walker.walk(evaluator)
         guard walkedRoot.device == rootStatus.device, walkedRoot.inode == rootStatus.inode else {
@@ -143,7 +147,7 @@ package struct Planner: Sendable {
         // Cancelled after the last directory: the whole-tree work below is not started.
         if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         let inUseReading = InUseCheck.startReading(for: policy.rules, walked: workers, root: rootHandle,
-                                                   strategy: options.inUseStrategyInEffect)
+                                                   strategy: inUseStrategy)
         var resolution = Resolution(rules: rules, now: now, trashTarget: trashTarget,
                                     missingTrashTarget: missingTrashTarget, relaxedAtime: relaxed)
         // Pressure rules judge one statvfs of the root's volume, taken after the walk's start is settled.
@@ -162,7 +166,7 @@ package struct Planner: Sendable {
         outcome.actions = []
         ByteOrder.sortActions(&actions)
         InUseCheck.filter(&actions, skipped: &skipped, notes: &notes, rules: policy.rules, root: rootHandle,
-                          check: inUseReading.map { reading in { _ in reading.value } }, strategy: options.inUseStrategyInEffect)
+                          check: inUseReading.map { reading in { _ in reading.value } }, strategy: inUseStrategy)
         // The in-use look (a read of /proc) is one piece of work: a cancel during it is seen here.
         if options.cancellation?.isCancelled == true { throw FileSystemError(.cancelled, path: .root, errno: .interrupted) }
         var plan = Plan(policy: policy.name, root: Planner.absolute(root), createdAt: Planner.rfc3339(nanoseconds: now),

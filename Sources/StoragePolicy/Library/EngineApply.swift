@@ -71,15 +71,22 @@ extension StorageEngine {
         let plan: Plan
         let policy: Policy
         var options = ApplyOptions(rootPath: session.rootPath, allOrNothing: request.allOrNothing)
+        // A plan made here and its run share one strategy and so its /proc/locks listings (FlockListings): the
+        // apply's first reading takes the one begun as the walk ended instead of waiting for its own. A strategy
+        // the caller chose for the plan stays the plan's alone, as before.
+        let sharedInUse = request.planOptions.inUseStrategy == nil
+            ? InUseStrategies.platform(busy: request.planOptions.busyFiles).sharingFlockListings() : nil
         switch source {
         case .policyFile(let path):
             do { policy = try PolicyLoader.load(contentsOf: path).policy } catch { throw .invalidPolicy(error) }
-            plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
+            plan = try makePlan(policy, root: session.rootPath, request: request, inUse: sharedInUse, events: events)
+            options.inUseStrategy = sharedInUse
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
         case .policy(let given):
             policy = given
-            plan = try makePlan(policy, root: session.rootPath, request: request, events: events)
+            plan = try makePlan(policy, root: session.rootPath, request: request, inUse: sharedInUse, events: events)
+            options.inUseStrategy = sharedInUse
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
         case .plan(let given, let planner, let planFile?):
@@ -201,8 +208,9 @@ extension StorageEngine {
         return nil
     }
 
-    /// Plans `policy` on the root (canonical, as the journal records it), sending the walk's progress.
-    private static func makePlan(_ policy: Policy, root: String, request: ApplyRequest,
+    /// Plans `policy` on the root (canonical, as the journal records it), sending the walk's progress; `inUse`
+    /// replaces the request's in-use strategy when given.
+    private static func makePlan(_ policy: Policy, root: String, request: ApplyRequest, inUse: (any InUseStrategy)?,
                                  events: @escaping (ApplyEvent) -> Void) throws(EngineError) -> Plan {
         // The caller's handler is not Sendable, so it is only ever called here, on the calling thread: the
         // plan is made on a pool thread, its walk leaves its progress in `mailbox`, and this thread sends each
@@ -211,6 +219,7 @@ extension StorageEngine {
         let mailbox = ConditionLocked(PlanMailbox())
         var planOptions = request.planOptions
         planOptions.cancellation = request.cancellation
+        if let inUse { planOptions.inUseStrategy = inUse }
         let planner = Planner(policy: policy, root: root, options: planOptions)
         let work: @Sendable () -> Void = {
             let made = Result { () throws(EngineError) -> Plan in

@@ -88,6 +88,9 @@ package final class WorkerPool: Sendable {
 
         fileprivate init(_ result: Result, _ done: Completion?) { self.result = result; self.done = done }
 
+        /// True once the value is made (`value` then returns at once).
+        package var isMade: Bool { result.value.withLock { $0 != nil } }
+
         /// Blocks until the value is made.
         package var value: Value {
             done?.wait()

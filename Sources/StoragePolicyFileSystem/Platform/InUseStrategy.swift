@@ -17,11 +17,15 @@ package struct InUseReading: Sendable {
     package var source: String
     /// Files the app says are busy (a download in flight): each such path, relative to the root, is kept.
     package var busy: (@Sendable (RelativePath) -> Bool)?
+    /// The run's listings `flocks` came from, which later readings of the flocks take theirs from too; nil: each
+    /// reads `/proc/locks` for itself.
+    package var flockListings: FlockListings?
 
     package init(table: OpenFileTable, flocks: FlockTable = FlockTable(), localDevices: Set<UInt64> = [],
-                 source: String = "/proc", busy: (@Sendable (RelativePath) -> Bool)? = nil) {
+                 source: String = "/proc", busy: (@Sendable (RelativePath) -> Bool)? = nil,
+                 flockListings: FlockListings? = nil) {
         self.table = table; self.flocks = flocks; self.localDevices = localDevices
-        self.source = source; self.busy = busy
+        self.source = source; self.busy = busy; self.flockListings = flockListings
     }
 }
 
@@ -32,6 +36,17 @@ package protocol InUseStrategy: Sendable {
     var note: String? { get }
     /// Reads once, for one run; `root` names the device whose flocks a table may vouch for.
     func read(root: DirectoryHandle?) -> InUseReading
+    /// The same strategy, its readings taking their flocks from one run's listings (FlockListings): a plan and
+    /// the apply that follows it share them. Strategies without `/proc/locks` return themselves.
+    func sharingFlockListings() -> any InUseStrategy
+    /// Begins the part of a reading that waits on the kernel, for a `read` to come (the plan calls it as its
+    /// walk starts); nothing for a strategy that does not share listings.
+    func beginReading()
+}
+
+extension InUseStrategy {
+    package func sharingFlockListings() -> any InUseStrategy { self }
+    package func beginReading() {}
 }
 
 /// Linux: every process's descriptors from `proc`/*/fd and every flock from `proc`/locks (today's check).
@@ -39,10 +54,21 @@ package struct ProcInUseStrategy: InUseStrategy {
     /// The proc mount read; tests give a missing one to see the "cannot be read" path.
     package let proc: String
     package let busy: (@Sendable (RelativePath) -> Bool)?
+    /// The run's listings of `proc`/locks (`sharingFlockListings`); nil: each reading lists them for itself.
+    package private(set) var listings: FlockListings?
 
     package init(proc: String = "/proc", busy: (@Sendable (RelativePath) -> Bool)? = nil) {
         self.proc = proc; self.busy = busy
     }
+
+    package func sharingFlockListings() -> any InUseStrategy {
+        guard listings == nil else { return self }
+        var shared = self
+        shared.listings = FlockListings(proc: proc)
+        return shared
+    }
+
+    package func beginReading() { listings?.begin() }
 
     package var note: String? {
         proc == "/proc" ? nil : "in-use check: judged by the open files in \(proc)/*/fd and the flocks in \(proc)/locks"
@@ -55,6 +81,13 @@ package struct ProcInUseStrategy: InUseStrategy {
         // rwsem for writing), 5 to 7 ms here, and this wait now overlaps the descriptor scan. Both are still
         // read at the same moment, as before, so they describe the same instant.
         let proc = self.proc
+        if let listings {
+            // The run's listings: one under way or just made serves, and the descriptors are scanned meanwhile.
+            listings.begin()
+            let table = OpenFileTable.read(proc: proc)
+            return InUseReading(table: table, flocks: listings.recent(), localDevices: device.map { [$0] } ?? [],
+                                source: proc, busy: busy, flockListings: listings)
+        }
         let flocks = WorkerPool.shared.compute { FlockTable.read(proc: proc) }
         let table = OpenFileTable.read(proc: proc)
         return InUseReading(table: table, flocks: flocks.value, localDevices: device.map { [$0] } ?? [], source: proc, busy: busy)

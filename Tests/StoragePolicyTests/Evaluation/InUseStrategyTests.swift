@@ -132,7 +132,7 @@ struct InUseStrategyTests {
         #expect(!f.exists("old.dat") && f.exists("busy.dat"))
     }
 
-    @Test("a flock taken during the run is seen by the later groups' deletes (their /proc/locks is read again, off the run's thread)")
+    @Test("a flock taken during the run is seen by the deletes of a group that starts more than FlockListings.freshness after it (/proc/locks is listed again, off the run's thread)")
     func flockTakenMidRun() throws {
         let f = try ApplyFixture()
         let names = (0..<40).map { String(format: "f%02d", $0) }
@@ -140,11 +140,14 @@ struct InUseStrategyTests {
         let plan = f.plan(try names.map { try f.action(.delete, $0) })
         var options = ApplyOptions(rootPath: f.rootPath, groupSize: 2)
         options.inUseRules = ["r"]
-        // Deletes go from the last path back: once the first group's first (f39) is checked, f04 (five groups
-        // later) is flocked, and stays so.
+        // Deletes go from the last path back (groups of 2, 4, 8, 16 and the rest): once the first group's first
+        // (f39) is checked, f04 (five groups later) is flocked, and stays so.
         let held = Mutex<Int32>(-1)
         let lockedPath = f.rootPath + "/f04"
         options.willChange = { path in
+            // The last delete before f04's group: from here on, every listing begun before the flock is too old
+            // to be taken, whatever the timing of the groups and their listings.
+            if path == RelativePath("f10")! { usleep(UInt32(FlockListings.freshness / .microseconds(1)) + 50_000) }
             guard path == RelativePath("f39")! else { return }
             held.withLock { fd in
                 guard fd < 0 else { return }
