@@ -208,6 +208,7 @@ struct ApplyCommand: Command {
             }
             let code: ExitCode = result.failed.isEmpty ? .success : .findings
             writeMetrics(code, result.report, root: request.root)
+            Policyctl.leftForExit = result
             return code
         } catch {
             printer.finishProgress()
