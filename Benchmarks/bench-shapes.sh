@@ -12,6 +12,8 @@
 #                                                # container's whole policy at BIG entries
 #   SHAPES="container" SIZE=50000 ...            # fewer or smaller trees
 #   POLICYCTL=/path/to/policyctl ...             # a binary built elsewhere (else a release build here, as make builds it)
+#   BASE=/path/to/older/policyctl RUNS=30 ...    # that binary's apply in every round too: an A/B whose rounds share
+#                                                # the machine's moment (its ratio printed beside this one's)
 # Installs hyperfine, fd-find, strace, valgrind and GNU time with apt-get when missing.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -146,7 +148,9 @@ timed() {  # SHAPE TREE: interleaved hyperfine rounds; each round's ratio is the
     for r in $(seq 1 "$RUNS"); do
         local a=(--prepare "$(prep_a "$t")" -n "policyctl apply" "$BIN apply --policy $ep --root $WORK/a --yes --max-delete none")
         local b=(--prepare "$(prep_b "$t")" -n "systemd-tmpfiles --clean" "systemd-tmpfiles --clean $WORK/tmpfiles-$shape.conf")
-        if [ $((r % 2)) -eq 1 ]; then set -- "${a[@]}" "${b[@]}"; else set -- "${b[@]}" "${a[@]}"; fi
+        local c=()
+        [ -z "${BASE:-}" ] || c=(--prepare "$(prep_a "$t")" -n "base apply" "$BASE apply --policy $ep --root $WORK/a --yes --max-delete none")
+        if [ $((r % 2)) -eq 1 ]; then set -- "${a[@]}" "${b[@]}" "${c[@]}"; else set -- "${c[@]}" "${b[@]}" "${a[@]}"; fi
         hyperfine --runs 1 --style basic --export-json "$WORK/round-$r.json" "$@" >&2
     done
     python3 - "$WORK" "$shape" "$RUNS" <<'EOF'
@@ -156,12 +160,16 @@ r = {x["command"]: x for x in json.load(open(f"{work}/plan-{shape}.json"))["resu
 p, f, fd = r["policyctl plan"], r["find -printf %s"], r["fdfind"]
 print(f"  plan {p['median']*1000:.0f} ms, find -printf {f['median']*1000:.0f} ms, fdfind {fd['median']*1000:.0f} ms: "
       f"plan / find {p['median']/f['median']:.2f}x (target 0.6x on the container), fdfind / find {fd['median']/f['median']:.2f}x")
-ratios = []
+ratios, base = [], []
 for n in range(1, runs + 1):
     res = {x["command"]: x["mean"] for x in json.load(open(f"{work}/round-{n}.json"))["results"]}
     ratios.append(res["policyctl apply"] / res["systemd-tmpfiles --clean"])
+    if "base apply" in res: base.append(res["base apply"] / res["systemd-tmpfiles --clean"])
 print(f"  apply / systemd-tmpfiles --clean: median of {runs} rounds {statistics.median(ratios):.2f}x "
       f"(rounds {', '.join(f'{q:.2f}' for q in ratios)}; target 1.0x)")
+if base:
+    print(f"  BASE apply / systemd-tmpfiles --clean, the same rounds: median {statistics.median(base):.2f}x "
+          f"(rounds {', '.join(f'{q:.2f}' for q in base)})")
 EOF
 }
 
