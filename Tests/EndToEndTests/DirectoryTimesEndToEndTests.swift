@@ -71,6 +71,47 @@ struct DirectoryTimesEndToEndTests {
         #expect(try policyctl(["recover", "--root", s.root]).stdout.contains("Nothing to recover"))
     }
 
+    @Test("killed after folders got their times back between groups: recover rolls those back and finishes the deletes both groups journaled")
+    func crashAfterTimesBetweenGroups() throws {
+        let s = try Setup()
+        // 300 folders, each losing its old file: the first group unlinks 256 of them (f299 down to f044); the
+        // second group's intents put back the times of the folders it has left (at most 128), carried out
+        // before its own unlinks. The process dies after ten of those. Unlinked on the run's thread, so every
+        // first-group folder but the last is noted when the second group starts (no worker still behind).
+        for k in 0..<300 {
+            let folder = s.root + "/tmp/f" + String(format: "%03d", k)
+            mkdir(folder, 0o755)
+            for (name, hours) in [("old", 240), ("new", 1)] {
+                close(open(folder + "/" + name, O_WRONLY | O_CREAT, 0o644))
+                Setup.age(folder + "/" + name, hours: hours)
+            }
+            Setup.age(folder, hours: 240)
+        }
+        let original = Setup.mtime(s.root + "/tmp/f000")
+        let run = try policyctl(["apply", "--yes", "--max-delete", "none", "--policy", s.policy, "--root", s.root],
+                                environment: ["POLICYCTL_CRASH_AFTER_CHANGES": "266", "POLICYCTL_UNLINK_IN_PLACE": "1"])
+        #expect(run.signal == SIGKILL, "\(run)")
+        // What the dead run journaled: times intents, before a single delete of the second group.
+        let journal = String(decoding: FileManager.default.contents(atPath: s.root + "/.policyctl/journal.jsonl") ?? Data(), as: UTF8.self)
+        let timesIntents = journal.split(separator: "\n").filter { $0.contains("\"change\":\"times\"") }.count
+        #expect(timesIntents == 128, "\(timesIntents) times intents")
+        let folders = (0..<300).map { s.root + "/tmp/f" + String(format: "%03d", $0) }
+        let restoredBeforeRecover = folders[44...].filter { Setup.mtime($0) == original }.count
+        #expect(restoredBeforeRecover == 10)
+        // The second group's unlinks were journaled with those intents, and none was made yet.
+        #expect(folders[..<44].allSatisfy { FileManager.default.fileExists(atPath: $0 + "/old") })
+        let recover = try policyctl(["recover", "--root", s.root])
+        #expect(recover.status == 0, "\(recover)")
+        // Every journaled delete is finished (roll-forward), the first group's by the run, the second's by
+        // recover; every uncommitted times change is undone: each folder has the times its removal gave it.
+        for (k, folder) in folders.enumerated() {
+            #expect(FileManager.default.fileExists(atPath: folder + "/new"))
+            #expect(!FileManager.default.fileExists(atPath: folder + "/old"))
+            #expect(Setup.mtime(folder) > original + 200 * 3600, "f\(k)")
+        }
+        #expect(try policyctl(["recover", "--root", s.root]).stdout.contains("Nothing to recover"))
+    }
+
     @Test("1,200 folders partly cleaned under a 1,024-descriptor limit: every time restored, every folder synced, none left open past the bound")
     func manyFoldersUnderDescriptorLimit() throws {
         let s = try Setup()

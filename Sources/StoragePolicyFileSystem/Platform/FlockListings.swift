@@ -4,8 +4,8 @@
 // table's percpu rwsem for writing): 6 to 20 ms on the benchmark machine, longer when both cores are busy. A run
 // needs a listing as its plan's walk ends, as its apply begins and for each group of deletes; read afresh each
 // time, those waits fell on the thread the whole run waits on (about 7 ms of a 200 ms apply, Docs/performance.md).
-// What is given up: a flock taken less than `freshness` before a reading may be missed by it, where a listing
-// made for that reading alone missed one taken a grace period before it.
+// What is given up: a flock taken less than `freshness` before a reading may be missed by it; a listing made for
+// each reading saw every flock taken before the reading.
 
 import Synchronization
 
@@ -52,7 +52,8 @@ package final class FlockListings: Sendable {
         }
     }
 
-    /// The flocks as the newest listing begun at most `freshness` ago found them; the next listing is begun.
+    /// The flocks as the newest listing begun at most `freshness` ago found them; unless one is under way, the
+    /// next listing is begun.
     /// Waits only when no such listing has finished: for the one under way if it is recent enough, else for
     /// one begun now.
     package func recent() -> FlockTable {
