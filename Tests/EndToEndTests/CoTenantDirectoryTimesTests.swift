@@ -288,6 +288,66 @@ struct CoTenantDirectoryTimesTests {
         #expect(try policyctl(["recover", "--root", w.root]).status == 0)
     }
 
+    @Test("a folder swapped after the plan for one holding hard links gets its own times back between groups, as the run leaves it: never the old folder's, nothing outside changes",
+          .enabled(if: CoTenant.isAvailable))
+    func swappedFolderRestoredBetweenGroups() throws {
+        // The co-tenant's `c` (600 old files) and `d` (300): deletes go from the last path back, so the first
+        // group (256) and the second (512) end inside `c` after all of `d`, and the third group's start is where
+        // the run leaves `d` for good. After the plan, `d` is swapped for a new folder holding hard links of the
+        // planned files (their identity is the plan's), with times of the co-tenant's choosing.
+        let scratch = ScratchDirectory("cotimes-groups")
+        chmod(scratch.path, 0o755)
+        let root = scratch.sub("root"), tmp = root + "/tmp", outside = scratch.sub("outside")
+        let policy = scratch.path + "/policy.yaml", planFile = scratch.path + "/plan.json"
+        mkdir(tmp, 0o755)
+        chmod(tmp, 0o1777)
+        try writePolicy(policy, Self.policyText)
+        let r = try CoTenant.sh("""
+            cd '\(tmp)' && for f in c d; do mkdir $f; n=600; [ $f = d ] && n=300; i=1; \
+            while [ $i -le $n ]; do echo "file $i" > $f/old$i; i=$((i+1)); done; echo fresh > $f/new; done
+            """)
+        #expect(r.status == 0, "\(r.stderr)")
+        let old = Self.at(daysAgo: 12, plusNs: 777_777_777)
+        for f in ["c", "d"] {
+            for i in 1...(f == "c" ? 600 : 300) { Self.setTimes("\(tmp)/\(f)/old\(i)", accessNs: old, modificationNs: old) }
+        }
+        for i in 1...300 { #expect(link("\(tmp)/d/old\(i)", "\(outside)/old\(i)") == 0) }
+        Self.setTimes(outside, accessNs: Self.at(daysAgo: 20, plusNs: 333_333_333), modificationNs: Self.at(daysAgo: 30, plusNs: 444_444_444))
+        let dTimes = (accessNs: Self.at(daysAgo: 9, plusNs: 111_111_111), modificationNs: Self.at(daysAgo: 10, plusNs: 222_222_222))
+        Self.setTimes(tmp + "/d", accessNs: dTimes.accessNs, modificationNs: dTimes.modificationNs)
+        let plan = try policyctl(["plan", "--policy", policy, "--root", root, "--out", planFile])
+        #expect(plan.stdout.contains("Plan: 900 to delete"), "\(plan)")
+
+        let newAccess = Self.at(daysAgo: 3, plusNs: 123_456_789), newModification = Self.at(daysAgo: 4, plusNs: 987_654_321)
+        let s = try CoTenant.sh("""
+            cd '\(tmp)' && mv d d.away && mkdir d && i=1 && while [ $i -le 300 ]; do ln d.away/old$i d/old$i; i=$((i+1)); done && \
+            touch -a -d @\(newAccess / 1_000_000_000).\(String(format: "%09lld", newAccess % 1_000_000_000)) d && \
+            touch -m -d @\(newModification / 1_000_000_000).\(String(format: "%09lld", newModification % 1_000_000_000)) d
+            """)
+        #expect(s.status == 0, "\(s.stderr)")
+        let swapped = try #require(Stamp(tmp + "/d")), away = try #require(Stamp(tmp + "/d.away"))
+        let outsideBefore = Stamp(outside)
+
+        let run = try policyctl(["apply", planFile, "--yes", "--max-delete", "none"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("applied: 900 delete;"), "\(run)")
+        let d = try #require(Stamp(tmp + "/d"))
+        #expect(d.inode == swapped.inode)
+        #expect((d.accessNs, d.modificationNs) == (newAccess, newModification), "the new folder's own times")
+        #expect(Stamp(tmp + "/d.away") == away, "the old folder, moved away: not even its ctime moved")
+        #expect(Stamp(outside) == outsideBefore, "the outside folder, to the nanosecond")
+        #expect(Self.quietNames(outside)?.count == 300)
+        // The journal: `d`'s times intent (the new folder's inode, its own times) comes before the unlinks of
+        // the third group, in `c`: put back as the run left `d`, not at the end.
+        let lines = try journalLines(root)
+        let dIntent = try #require(lines.firstIndex { $0.contains("\"change\":\"times\"") && $0.contains("\"path\":\"tmp/d\"") })
+        let lastUnlink = try #require(lines.lastIndex { $0.contains("\"path\":\"tmp/c/old") })
+        #expect(dIntent < lastUnlink)
+        #expect(lines[dIntent].contains("\"ino\":\(swapped.inode)"))
+        #expect(lines[dIntent].contains("\"atimeNs\":\(newAccess)") && lines[dIntent].contains("\"setMtimeNs\":\(newModification)"))
+        #expect(try policyctl(["recover", "--root", root]).stdout == "Nothing to recover: no interrupted transaction under \(root).\n")
+    }
+
     // MARK: Races while apply and recovery run
 
     /// The co-tenant's swap loop, in the background until `stop()`: each round moves `d` away, puts a symlink
