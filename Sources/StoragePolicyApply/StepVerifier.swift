@@ -81,11 +81,11 @@ package final class StepVerifier {
     /// True until the first group starts when the run's first reading was started before the run.
     private var awaitsFirstGroup = false
 
-    /// A new group: the flocks held now are read again (the open-file table is kept for the run), on a pool
-    /// thread while the run prepares and journals the group. Each read of /proc/locks waits for an RCU grace
-    /// period (the kernel takes its lock table's percpu rwsem for writing): 5 to 11 ms, once per group, on the
-    /// thread the whole run waits on. Read from the same instant as before; the group's checks, all after its
-    /// journal fsync, see it as before.
+    /// A new group: the flocks are read again (the open-file table is kept for the run), on a pool thread while
+    /// the run prepares and journals the group. Each listing of /proc/locks waits for an RCU grace period (the
+    /// kernel takes its lock table's percpu rwsem for writing): 5 to 20 ms, which the group's first in-use
+    /// question waited for. The run's listings are shared (FlockListings): the group takes the newest begun at
+    /// most 100 ms before, usually the one the previous group began, and begins the next.
     func startGroup() {
         // The first group asks the run's first reading, still being made (it was started before the run).
         if awaitsFirstGroup {
