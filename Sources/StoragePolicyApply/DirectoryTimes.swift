@@ -260,17 +260,11 @@ package final class DirectoryTimes {
 
     /// Sets the times `intendFinished` journaled (now durable by the group's fsync); the commit syncs the folders.
     func performRestores(_ restoring: [Restoring], in transaction: Transaction) throws(FileSystemError) {
-        guard !restoring.isEmpty else { return }
-        for r in restoring {
-            do {
-                try transaction.perform(r.intent, on: r.handle)
-            } catch where FailureScope(error).isItemLevel {
-                // The folder keeps the times the removals gave it, as at the end.
-            }
-        }
         // Synced at the end with the others: an fsync while the workers unlink elsewhere writes the inode table
         // blocks their unlinks change, and they wait for that write (the run was slower, not faster).
-        for r in restoring where restoredEarly.count < Self.keptEarly { restoredEarly.append((r.path, r.handle)) }
+        for r in restoring {
+            try Self.set(r.intent, r.path, r.handle, in: transaction, keeping: &restoredEarly, upTo: Self.keptEarly)
+        }
     }
 
     /// True when no path at or below `next` in byte order lies under `folder`: `next` sorts before `folder/`.
@@ -299,12 +293,19 @@ package final class DirectoryTimes {
         let intents = changes.map { transaction.intend($0.change, action: $0.action, identity: $0.identity) }
         try transaction.makeDurable()
         for (intent, change) in zip(intents, changes) {
-            do {
-                try transaction.perform(intent, on: change.handle)
-            } catch where FailureScope(error).isItemLevel {
-                // The folder keeps the times the removals gave it: what apply did before this existed.
-            }
-            if restored.count < Self.keptForSync { restored.append((change.change.path, change.handle)) }
+            try Self.set(intent, change.change.path, change.handle, in: transaction, keeping: &restored, upTo: Self.keptForSync)
         }
+    }
+
+    /// Carries out a folder's durable `times` intent on the descriptor its state was checked through, and keeps
+    /// that descriptor for the commit's fsync while fewer than `limit` are kept (the commit reopens the others).
+    private static func set(_ intent: Intent, _ path: RelativePath, _ handle: DirectoryHandle, in transaction: Transaction,
+                            keeping kept: inout [(path: RelativePath, handle: DirectoryHandle)], upTo limit: Int) throws(FileSystemError) {
+        do {
+            try transaction.perform(intent, on: handle)
+        } catch where FailureScope(error).isItemLevel {
+            // The folder keeps the times the removals gave it: what apply did before this existed.
+        }
+        if kept.count < limit { kept.append((path, handle)) }
     }
 }
