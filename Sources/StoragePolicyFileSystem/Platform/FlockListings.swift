@@ -52,12 +52,13 @@ package final class FlockListings: Sendable {
         }
     }
 
-    /// The flocks as the newest listing begun at most `freshness` ago found them; unless one is under way, the
-    /// next listing is begun.
-    /// Waits only when no such listing has finished: for the one under way if it is recent enough, else for
-    /// one begun now.
-    package func recent() -> FlockTable {
-        let now = ContinuousClock.now
+    /// `recent(asOf:)` for a reading that begins now (each group's reread).
+    package func recent() -> FlockTable { recent(asOf: .now) }
+
+    /// The flocks as the newest listing begun at most `freshness` before `now` (when the reading began) found
+    /// them; unless one is under way, the next listing is begun. Waits only when no such listing has finished:
+    /// for the one under way if it is recent enough, else for one begun now.
+    package func recent(asOf now: ContinuousClock.Instant) -> FlockTable {
         let chosen = state.withLock { [bound] state -> WorkerPool.Pending<FlockTable> in
             state.collect()
             let fresh = state.finished.flatMap { now - $0.begun <= bound ? $0.table : nil }

@@ -76,21 +76,17 @@ package struct ProcInUseStrategy: InUseStrategy {
 
     package func read(root: DirectoryHandle?) -> InUseReading {
         let device = root.flatMap { root in root.flocksAreLocal ? try? root.status().device : nil }
-        // The flocks on a pool thread while this one lists every process's descriptors: the first read of
-        // `proc`/locks in a while waits for an RCU grace period (the kernel takes its lock table's percpu
-        // rwsem for writing), 5 to 7 ms here, and this wait now overlaps the descriptor scan. Both are still
-        // read at the same moment, as before, so they describe the same instant.
-        let proc = self.proc
-        if let listings {
-            // The run's listings: one under way or just made serves, and the descriptors are scanned meanwhile.
-            listings.begin()
-            let table = OpenFileTable.read(proc: proc)
-            return InUseReading(table: table, flocks: listings.recent(), localDevices: device.map { [$0] } ?? [],
-                                source: proc, busy: busy, flockListings: listings)
-        }
-        let flocks = WorkerPool.shared.compute { FlockTable.read(proc: proc) }
+        // The flocks listed on a pool thread while this one lists every process's descriptors: a listing of
+        // `proc`/locks waits for an RCU grace period (the kernel takes its lock table's percpu rwsem for
+        // writing), 5 to 20 ms here, and this wait overlaps the descriptor scan. The run's listings when shared
+        // (one under way or made within their bound serves); else listings of this reading alone, whose one
+        // listing is begun here and waited for, however long the scan took: it is as of this reading's start.
+        let started = ContinuousClock.now
+        let listings = self.listings ?? FlockListings(proc: proc)
+        listings.begin()
         let table = OpenFileTable.read(proc: proc)
-        return InUseReading(table: table, flocks: flocks.value, localDevices: device.map { [$0] } ?? [], source: proc, busy: busy)
+        return InUseReading(table: table, flocks: listings.recent(asOf: started), localDevices: device.map { [$0] } ?? [],
+                            source: proc, busy: busy, flockListings: self.listings)
     }
 }
 
