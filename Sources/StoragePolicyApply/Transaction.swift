@@ -135,11 +135,20 @@ package final class Transaction {
     /// The next record's first fields: the transaction, its sequence number, its type.
     private func header(_ type: JournalRecord.Kind, into w: inout JSONWriter) {
         sequence += 1
-        // The id checked once (letters, digits, '-', '_': nothing to escape) and copied into every record: escaping
-        // it again was a sixth of a delete's intent record.
-        idBytes.withUnsafeBufferPointer { w.plainString("tx", $0) }
-        w.int("seq", sequence)
-        w.literalString("type", type.literal)
+        Self.header(idBytes: idBytes, sequence: sequence, type: type, into: &w)
+    }
+
+    /// A record's first fields as `header(id:sequence:type:)` writes them, from an id checked once (letters,
+    /// digits, '-', '_': nothing to escape) and copied into every record: escaping it again was a sixth of a
+    /// delete's intent record. Keys joined with the literals around them (JournalLiteralNameTests).
+    static func header(idBytes: [UInt8], sequence: Int, type: JournalRecord.Kind, into w: inout JSONWriter) {
+        w.fields(#""tx":""#)
+        idBytes.withUnsafeBufferPointer { if let start = $0.baseAddress { w.bytes(start, $0.count) } }
+        w.literal(#"","seq":"#)
+        w.integer(sequence)
+        w.literal(#","type":""#)
+        w.literal(type.literal)
+        w.byte(0x22)
     }
 
     // MARK: Intents and changes

@@ -6,7 +6,7 @@ extension JSONWriter {
     package mutating func path(_ key: StaticString, _ value: RelativePath) {
         // Printable ASCII without quote or backslash (nearly every path): the bytes are the JSON string's.
         let plain = value.bytes.withUnsafeBufferPointer { b -> Bool in
-            guard b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else { return false }
+            guard JSONWriter.isPlain(b) else { return false }
             plainString(key, b)
             return true
         }
