@@ -44,8 +44,8 @@ package final class BackgroundUnlinks {
         self.deadline = deadline
         workersFrom = max(1, options.unlinkWorkersFrom)
         // A worker checks the file in its folder's descriptor just before the unlink, as the run would.
-        workers = UnlinkWorkers(check: { job, name throws(FileSystemError) in
-            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: name), job.identity, type: job.type, root: rootStatus)
+        workers = UnlinkWorkers(check: { job throws(FileSystemError) in
+            StepVerifier.refusal(of: try job.parent.statusIfPresent(ofLastComponentOf: job.path), job.identity, type: job.type, root: rootStatus)
         }, willChange: options.willChange, deadline: options.deadline)
     }
 

@@ -40,7 +40,7 @@ package final class UnlinkWorkers {
 
     /// Why the file `name` (the job's last component) is not what the plan saw (nil: it is), looked at just
     /// before its unlink.
-    package typealias Check = @Sendable (Job, FileName) throws(FileSystemError) -> String?
+    package typealias Check = @Sendable (Job) throws(FileSystemError) -> String?
 
     /// Most threads that unlink files holding data.
     static let maximumThreads = 4
@@ -208,17 +208,16 @@ package final class UnlinkWorkers {
 
         func carryOut(_ job: Job) -> Failure? {
             if let deadline, ContinuousClock.now >= deadline { return Failure(step: job.step, why: .pastDeadline) }
-            // The name is cut from the path here, on the worker: one scan and one small array per delete that
-            // the run's thread, the one the whole run waits on, no longer makes.
-            let name = job.path.lastComponent!
+            // The name is the path's last component, cut in place by each call (DirectoryHandle): neither the run's
+            // thread nor the worker makes an array of it.
             do {
-                if let reason = try check(job, name) { return Failure(step: job.step, why: .refused(reason)) }
+                if let reason = try check(job) { return Failure(step: job.step, why: .refused(reason)) }
             } catch {
                 return Failure(step: job.step, why: .checkFailed(error))
             }
             willChange?(job.path)
             do {
-                try job.parent.removeFile(name)
+                try job.parent.removeFile(lastComponentOf: job.path)
             } catch {
                 return Failure(step: job.step, why: .unlinkFailed(error))
             }

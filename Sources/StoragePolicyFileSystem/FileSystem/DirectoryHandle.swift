@@ -94,6 +94,18 @@ package final class DirectoryHandle: Sendable {
         do { return try status(of: name) } catch where error.errno == .noSuchFile { return nil }
     }
 
+    /// Status of the entry `path` names in this folder (its last component, the folder's path or not), or nil
+    /// when it does not exist: `statusIfPresent(of:)` without making the name (an unlink worker's check).
+    package func statusIfPresent(ofLastComponentOf path: RelativePath) throws(FileSystemError) -> FileStatus? {
+        var s = cposix_stat()
+        let r = path.withLastComponentCString { n in systemCall(.stat) { cposix_stat_at(descriptor, n, &s) } }
+        switch r {
+        case .success: return FileStatus(s)
+        case .failure(let e) where e == .noSuchFile: return nil
+        case .failure(let e): throw FileSystemError(.fstatat, path: self.path.appending(path.lastComponent!), errno: e)
+        }
+    }
+
     /// Lists the entries (without "." and ".."), in the order the file system returns them; at most `limit`.
     package func entries(limit: Int = .max) throws(FileSystemError) -> [DirectoryEntry] {
         let dup = systemCall(.open) { system_dup(descriptor) }
@@ -132,6 +144,13 @@ package final class DirectoryHandle: Sendable {
     package func removeFile(_ name: FileName) throws(FileSystemError) {
         let r = name.withCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, 0) } }
         if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: path.appending(name), errno: e) }
+    }
+
+    /// Removes the file `path` names in this folder (its last component): `removeFile(_:)` without making the
+    /// name (an unlink worker's delete).
+    package func removeFile(lastComponentOf path: RelativePath) throws(FileSystemError) {
+        let r = path.withLastComponentCString { n in systemCall(.unlink) { system_unlinkat(descriptor, n, 0) } }
+        if case .failure(let e) = r { throw FileSystemError(.unlinkat, path: self.path.appending(path.lastComponent!), errno: e) }
     }
 
     /// Removes the empty directory `name`.

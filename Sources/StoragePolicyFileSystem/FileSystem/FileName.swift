@@ -35,21 +35,38 @@ public struct FileName: Sendable, Hashable, Comparable, CustomStringConvertible 
     public static func == (a: FileName, b: FileName) -> Bool { a.bytes == b.bytes }
 
     /// Runs `body` with a NUL-terminated C string of the name.
-    /// Names up to 255 bytes (every one a file system gives back) are copied to the stack, not the heap:
-    /// this runs for every stat and unlink.
     func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { try FileName.withCString($0, body) }
+    }
+
+    /// Runs `body` with a NUL-terminated C string of `bytes` (one name's). Names up to 255 bytes (every one a
+    /// file system gives back) are copied to the stack, not the heap: this runs for every stat and unlink.
+    static func withCString<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         let count = bytes.count
         guard count < 256 else {
-            return try (bytes + [0]).withUnsafeBufferPointer { buf in
+            return try (Array(bytes) + [0]).withUnsafeBufferPointer { buf in
                 try buf.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
             }
         }
         return try withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            bytes.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
-            }
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(bytes))
             buffer[count] = 0
             return try body(buffer.baseAddress!)
+        }
+    }
+}
+
+extension RelativePath {
+    /// Runs `body` with a NUL-terminated C string of the last component, cut from the path in place: no name
+    /// array made and freed (a worker's check and unlink of each file delete, on the thread the run waits on).
+    /// The root has no last component: `body` then gets "".
+    func withLastComponentCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { all in
+            // Through the pointer: the buffer's subscript checked its bounds at every byte.
+            guard let base = all.baseAddress else { return try FileName.withCString(all, body) }
+            var start = base + all.count
+            while start > base && start[-1] != 0x2F { start -= 1 }
+            return try FileName.withCString(UnsafeBufferPointer(start: start, count: base + all.count - start), body)
         }
     }
 }

@@ -11,8 +11,8 @@ import Testing
 @Suite("Unlink workers") struct UnlinkWorkersTests {
     private static func workers(_ f: ApplyFixture, deadline: ContinuousClock.Instant? = nil) -> UnlinkWorkers {
         let root = f.lock.state.rootStatus
-        return UnlinkWorkers(check: { job, name throws(FileSystemError) in
-            StepVerifier.refusal(of: try job.parent.statusIfPresent(of: name), job.identity, type: job.type, root: root)
+        return UnlinkWorkers(check: { job throws(FileSystemError) in
+            StepVerifier.refusal(of: try job.parent.statusIfPresent(ofLastComponentOf: job.path), job.identity, type: job.type, root: root)
         }, willChange: nil, deadline: deadline)
     }
 

@@ -63,6 +63,15 @@ import Testing
         var w = JSONWriter(capacity: 0)
         w.integer(UInt64.max)
         #expect(String(decoding: w.takeBytes(), as: UTF8.self) == "18446744073709551615")
+        // Each side of every power of ten, up to 10^19: the digit count's halving steps meet each boundary.
+        var q: UInt64 = 1
+        for k in 0...19 {
+            for v in [q - 1, q, q + 1] {
+                w.integer(v)
+                #expect(String(decoding: w.takeBytes(), as: UTF8.self) == String(v), "10^\(k) near \(v)")
+            }
+            if k < 19 { q *= 10 }
+        }
     }
 
     static func codable(_ plan: Plan) throws -> Data {
