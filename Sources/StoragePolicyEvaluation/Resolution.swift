@@ -166,19 +166,12 @@ package struct Removals {
                 ranks[i] = lastRank
                 order.append(i)
             }
-            // Keys of the 16 bytes after the prefix every deleted path shares (`tmp/f` in a flat folder).
+            // Sixteen bytes at a time after the prefix every deleted path shares (`tmp/` in a flat folder).
             let shared = ByteOrder.sharedPrefix(order.count) { a[order[$0]].path.bytes }
-            var keys = [ByteOrder.Key16](repeating: ByteOrder.Key16(high: 0, low: 0), count: a.count)
-            for i in order { keys[i] = a[i].path.bytes.withUnsafeBufferPointer { ByteOrder.key($0, from: shared) } }
             ranks.withUnsafeBufferPointer { r in
-                keys.withUnsafeBufferPointer { k in
-                    order.sort { x, y in
-                        if k[x] != k[y] { return k[x] < k[y] }
-                        let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
-                        if c != 0 { return c < 0 }
-                        return (r[x], x) < (r[y], y)
-                    }
-                }
+                ByteOrder.sortIndices(&order, from: shared, length: { a[$0].path.bytes.count },
+                                      key: { i, at in a[i].path.bytes.withUnsafeBufferPointer { ByteOrder.key($0, from: at) } },
+                                      tie: { x, y in (r[x], x) < (r[y], y) })
             }
         }
         var keep = [Bool](repeating: true, count: actions.count)
@@ -188,7 +181,10 @@ package struct Removals {
                 if previous >= 0 && a[i].path.bytes == a[previous].path.bytes { keep[i] = false } else { previous = i }
             }
         }
-        deletedDirectories = order.filter { keep[$0] && actions[$0].type == .directory }.map { actions[$0].path }
+        // Through the buffer pointer: `actions[i]` copied (retained) every field of the action to read one.
+        actions.withUnsafeBufferPointer { a in
+            deletedDirectories = order.compactMap { keep[$0] && a[$0].type == .directory ? a[$0].path : nil }
+        }
         // Everything under a deleted directory D sorts together, as the paths starting with "D/".
         for directory in deletedDirectories {
             let prefix = directory.bytes + [0x2F]
@@ -202,7 +198,7 @@ package struct Removals {
                 low += 1
             }
         }
-        deleted = order.filter { keep[$0] }.map { actions[$0].path }
+        actions.withUnsafeBufferPointer { a in deleted = order.compactMap { keep[$0] ? a[$0].path : nil } }
         // The settled deletes first, in path order, then the other actions in their order (precedence ranks
         // those by rule, then position), then the dropped deletes, cut off: the plan's final sort then finds
         // the deletes as one sorted run instead of sorting them a second time.

@@ -113,6 +113,79 @@ import TreeFixture
         }
     }
 
+    @Test("sixteen bytes at a time: indices in memcmp order of their strings, equal strings by the tie, at every length")
+    func sortIndicesAgreesWithCompare() {
+        // Few letters and long repeated pieces: most pairs share 16, 32 or 48 bytes and differ after them,
+        // some are equal, some are prefixes of others (ending inside or exactly at a window's edge).
+        let alphabet: [UInt8] = [0x01, 0x2D, 0x2F, 0x61, 0x7F, 0x80, 0xFF]
+        let pieces: [[UInt8]] = [Array("t-267-0/".utf8), Array("scratch-20.dat/x".utf8), [0xFF, 0x80, 0x2F]]
+        for round in 0..<300 {
+            let shared = Array(repeating: UInt8(0x61), count: round % 7)
+            let strings = (0..<(round % 50 + 2)).map { _ -> [UInt8] in
+                var s = shared
+                for _ in 0..<Int.random(in: 0...5) {
+                    s += Bool.random() ? pieces.randomElement()! : [alphabet.randomElement()!]
+                }
+                return s
+            }
+            let offset = ByteOrder.sharedPrefix(strings.count) { strings[$0] }
+            let ranks = strings.map { _ in Int.random(in: 0...2) }
+            var order = Array(strings.indices).shuffled()
+            ByteOrder.sortIndices(&order, from: offset, length: { strings[$0].count },
+                                  key: { i, at in strings[i].withUnsafeBufferPointer { ByteOrder.key($0, from: at) } },
+                                  tie: { x, y in (ranks[x], x) < (ranks[y], y) })
+            let expected = strings.indices.sorted { x, y in
+                let c = ByteOrder.compare(strings[x], strings[y])
+                return c != 0 ? c < 0 : (ranks[x], x) < (ranks[y], y)
+            }
+            #expect(order == expected, "\(strings)")
+        }
+        // A key read whole (the window inside the string) is the bytes shifted in one by one.
+        for _ in 0..<200 {
+            let bytes = (0..<Int.random(in: 0...40)).map { _ in UInt8.random(in: 1...255) }
+            for offset in 0...bytes.count {
+                var high: UInt64 = 0, low: UInt64 = 0
+                for k in 0..<16 where offset + k < bytes.count {
+                    if k < 8 { high |= UInt64(bytes[offset + k]) << (56 - 8 * UInt64(k)) }
+                    else { low |= UInt64(bytes[offset + k]) << (56 - 8 * UInt64(k - 8)) }
+                }
+                #expect(bytes.withUnsafeBufferPointer { ByteOrder.key($0, from: offset) } == ByteOrder.Key16(high: high, low: low))
+            }
+        }
+        // A long run of one path and its copies, 300 bytes deep: equal strings found past many windows.
+        let deep = Array(repeating: Array("d/".utf8), count: 150).flatMap { $0 }
+        let strings = [deep + [0x62], deep, deep + [0x61], deep, deep + [0x2F, 0x61]]
+        var order = [4, 3, 2, 1, 0]
+        ByteOrder.sortIndices(&order, from: 0, length: { strings[$0].count },
+                              key: { i, at in strings[i].withUnsafeBufferPointer { ByteOrder.key($0, from: at) } },
+                              tie: { $0 < $1 })
+        #expect(order == [1, 3, 4, 2, 0])
+    }
+
+    @Test("the key quicksort orders sorted, reversed, equal, organ-pipe and random keys, with and without depth left")
+    func sortByKey() {
+        let n = 3_000
+        let shapes: [[UInt64]] = [
+            Array(0..<UInt64(n)), Array((0..<UInt64(n)).reversed()), Array(repeating: 7, count: n),
+            (0..<UInt64(n)).map { $0 < UInt64(n / 2) ? $0 : UInt64(n) - $0 }, (0..<n).map { _ in UInt64.random(in: 0...50) },
+            (0..<n).map { _ in UInt64.random(in: 0...UInt64.max) }, [], [1], [2, 1], Array((0..<17).reversed()),
+        ]
+        for values in shapes {
+            for depth in [0, 1, 3, 64] {
+                var entries = values.enumerated().map {
+                    ByteOrder.Keyed(key: ByteOrder.Key16(high: $0.element / 3, low: $0.element % 3), index: $0.offset)
+                }
+                entries.withUnsafeMutableBufferPointer { e in
+                    guard let base = e.baseAddress else { return }
+                    ByteOrder.sortByKey(base, 0, e.count, depth: depth)
+                }
+                let keys = entries.map { ($0.key.high, $0.key.low) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 }, "depth \(depth)")
+                #expect(entries.map(\.index).sorted() == Array(values.indices))
+            }
+        }
+    }
+
     @Test("permute puts actions[order[k]] at k for every kind of cycle, and moves each action whole")
     func permute() {
         for count in [0, 1, 2, 3, 10, 257] {
