@@ -75,8 +75,10 @@ package struct OpenFileTable: Sendable {
                 let r = "\(fdPath)/\(String(decoding: fd.name.bytes, as: UTF8.self))".withCString { system_stat($0, &s) }
                 guard r == 0 else {
                     // Closed meanwhile (ENOENT) is nothing; denied means this process's files are not known.
+                    // The kernel decides that once for the whole process (may it be traced?), so the rest of
+                    // its descriptors would be denied too: a container's init holds hundreds.
                     let e = Errno.current
-                    if e == .permissionDenied || e == .notPermitted { hidden = true }
+                    if e == .permissionDenied || e == .notPermitted { hidden = true; break }
                     continue
                 }
                 let key = Key(device: UInt64(s.st_dev), inode: UInt64(s.st_ino))
