@@ -119,7 +119,7 @@ package final class ApplyRun {
         // Each step with its intents, as it is now: carried out as prepared, not made again from the step list
         // (nothing rewrites a step's path between its preparation and its changes: followMoves runs here).
         // `unlink`: a file delete's one intent, kept out of `intents` (then empty, no array made).
-        var prepared = MovingQueue<(i: Int, step: Step, intents: [Intent], unlink: Intent?)>(capacity: group.count)
+        var prepared = MovingQueue<Prepared>(capacity: group.count)
         // What the unlink workers' choice reads, apart: a look at a prepared element copied its step and intents.
         var lanes: [(i: Int, fileDelete: Bool)] = []
         for i in group where freedBeforeJournal.isEmpty || !freedBeforeJournal.contains(i) {
@@ -132,12 +132,12 @@ package final class ApplyRun {
             case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
             case .fileDelete(let change, let identity):
                 // No destination to record (a step is prepared once: none was recorded before either).
-                prepared.append((i, step, [], transaction.intend(change, action: i, identity: identity)))
+                prepared.append(Prepared(i: i, step: step, intents: [], unlink: transaction.intend(change, action: i, identity: identity)))
                 lanes.append((i, true))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
                 // A roll-forward file delete comes as `.fileDelete` only: these are never one for the workers.
-                prepared.append((i, step, changes.map { transaction.intend($0.0, action: i, identity: $0.1) }, nil))
+                prepared.append(Prepared(i: i, step: step, intents: changes.map { transaction.intend($0.0, action: i, identity: $0.1) }, unlink: nil))
                 lanes.append((i, false))
             }
         }
@@ -154,6 +154,15 @@ package final class ApplyRun {
         // Unlinks still with the workers go on while the next group is journaled; their folder is noted once
         // they are finished (when the run moves to another folder, or at the end).
         if unlinks.isIdle { directoryTimes.settle(in: directories) }
+    }
+
+    /// A step with its intents, as `runGroup` prepared it. A struct, not a tuple: the tuple was destroyed through
+    /// the runtime's generic tuple witness (260 instructions a step).
+    private struct Prepared {
+        var i: Int
+        var step: Step
+        var intents: [Intent]
+        var unlink: Intent?
     }
 
     /// One journaled step: verified just before its changes, which are made here or (a file delete) by a worker.

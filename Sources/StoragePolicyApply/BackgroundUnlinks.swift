@@ -121,13 +121,17 @@ package final class BackgroundUnlinks {
         (lastParent, foldersInBatch) = (nil, 0)
         // Both are in step order: one pass pairs each failure with its intent.
         var unmade: [(step: Int, why: UnlinkWorkers.Unmade, intent: Intent)] = []
-        for (i, intent) in batch {
-            if unmade.count < failures.count && failures[unmade.count].step == i {
-                unmade.append((i, failures[unmade.count].why, intent))
-                continue
+        // Read in place: `for (i, intent) in batch` copied each intent out and destroyed the copy.
+        batch.withUnsafeBufferPointer { b in
+            for k in b.indices {
+                let i = b[k].step
+                if unmade.count < failures.count && failures[unmade.count].step == i {
+                    unmade.append((i, failures[unmade.count].why, b[k].intent))
+                    continue
+                }
+                ledger.transaction.madeElsewhere(op: b[k].intent.op)
+                ledger.done(i)
             }
-            ledger.transaction.madeElsewhere(intent)
-            ledger.done(i)
         }
         noteFolders(batch, failed: unmade.map(\.step))
         var pastDeadline = false

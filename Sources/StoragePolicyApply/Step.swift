@@ -115,7 +115,11 @@ package struct StepList: RandomAccessCollection, MutableCollection {
     package func carriedBy(_ i: Int) -> Int? { parts.links.isEmpty ? nil : parts.links[i]?.carriedBy }
     package func verb(_ i: Int) -> StepVerb {
         if !parts.verbs.isEmpty, let verb = parts.verbs[i] { return verb }
-        return StepVerb(self[action: i].kind)
+        if !parts.changed.isEmpty, let action = parts.changed[i] { return StepVerb(action.kind) }
+        // Read in place: through the lent subscript the kind was copied out and destroyed (400 instructions a
+        // step, which every file delete's step paid to be made).
+        let k = planned(i)
+        return parts.actions.withUnsafeBufferPointer { a in a[k].isDelete ? .delete : StepVerb(a[k].kind) }
     }
 
     /// Step `i`'s verb and the bytes it frees when it is a delete: what a done step counts in the report, read in

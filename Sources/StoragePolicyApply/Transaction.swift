@@ -236,8 +236,8 @@ package final class Transaction {
     }
 
     /// A worker made `intent`'s unlink.
-    func madeElsewhere(_ intent: Intent) {
-        made.insert(intent.op)
+    func madeElsewhere(op: Int) {
+        made.insert(op)
     }
 
     private func make(_ change: Change, identity: EntryIdentity?, on folder: DirectoryHandle?) throws(FileSystemError) {
