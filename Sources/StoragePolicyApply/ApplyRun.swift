@@ -132,12 +132,12 @@ package final class ApplyRun {
             case .unchanged(let reason): ledger.report.outcomes.set(i, .unchanged(reason))
             case .fileDelete(let change, let identity):
                 // No destination to record (a step is prepared once: none was recorded before either).
-                prepared.append(Prepared(i: i, step: step, intents: [], unlink: transaction.intend(change, action: i, identity: identity)))
+                prepared.append(Prepared(i: i, step: consume step, intents: [], unlink: transaction.intend(change, action: i, identity: identity)))
                 lanes.append((i, true))
             case .changes(let changes, let destination):
                 ledger.report.outcomes.setDestination(i, destination)
                 // A roll-forward file delete comes as `.fileDelete` only: these are never one for the workers.
-                prepared.append(Prepared(i: i, step: step, intents: changes.map { transaction.intend($0.0, action: i, identity: $0.1) }, unlink: nil))
+                prepared.append(Prepared(i: i, step: consume step, intents: changes.map { transaction.intend($0.0, action: i, identity: $0.1) }, unlink: nil))
                 lanes.append((i, false))
             }
         }

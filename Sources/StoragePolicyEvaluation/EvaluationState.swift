@@ -245,7 +245,9 @@ package final class EvaluationResults: @unchecked Sendable {
     @exclusivity(unchecked) private var kindRecords: [ObjectIdentifier: AnyObject] = [:]
     @exclusivity(unchecked) private var reasons = Set<String>()
 
-    @exclusivity(unchecked) private var described: [DescribedAge: String] = [:]
+    /// Texts by label (`mtime`, `atime`…: a policy uses one or two), then by the age as shown: the label is found
+    /// by comparing a few strings, not hashed with every key (a String's hash was most of a delete's lookup).
+    @exclusivity(unchecked) private var described: [(label: String, texts: [DescribedAge: String])] = []
 
     /// One copy of each distinct reason text: thousands of "mtime 3d ago > 1d" share one string.
     func intern(_ reason: String) -> String {
@@ -257,29 +259,35 @@ package final class EvaluationResults: @unchecked Sendable {
     package func describe(_ label: String, _ then: Int64, limit: PolicyDuration, now: Int64) -> String {
         let age = Ages.age(of: then, now: now)
         guard age >= 0 else { return intern(Ages.describe(label, then, limit: limit, now: now)) }
-        let key = DescribedAge(label: label, shownSeconds: Ages.shownSeconds(age / 1_000_000_000),
-                               expired: age > limit.nanoseconds, limitSeconds: limit.seconds)
+        let key = DescribedAge(shownSeconds: Ages.shownSeconds(age / 1_000_000_000),
+                               limitSeconds: limit.seconds, expired: age > limit.nanoseconds)
         // Neighbours in a folder are often of one age: the last text answers without hashing the key.
-        if let last = lastDescribed, last.key == key { return last.text }
+        if let last = lastDescribed, last.key == key, last.label == label { return last.text }
+        let slot: Int
+        if let found = described.firstIndex(where: { $0.label == label }) {
+            slot = found
+        } else {
+            described.append((label, [:]))
+            slot = described.count - 1
+        }
         let text: String
-        if let known = described[key] {
+        if let known = described[slot].texts[key] {
             text = known
         } else {
             text = intern(Ages.describe(label, then, limit: limit, now: now))
-            described[key] = text
+            described[slot].texts[key] = text
         }
-        lastDescribed = (key, text)
+        lastDescribed = (label, key, text)
         return text
     }
 
-    @exclusivity(unchecked) private var lastDescribed: (key: DescribedAge, text: String)? = nil
+    @exclusivity(unchecked) private var lastDescribed: (label: String, key: DescribedAge, text: String)? = nil
 
-    /// What `Ages.describe` writes for an age that is not in the future.
+    /// What `Ages.describe` writes for an age that is not in the future, apart from the label.
     private struct DescribedAge: Hashable {
-        var label: String
         var shownSeconds: Int64
-        var expired: Bool
         var limitSeconds: Int64
+        var expired: Bool
     }
 
     /// This thread's records of type `R`, made on first use.
