@@ -150,8 +150,10 @@ package final class StepLedger {
     /// Renames and trash moves run before deletes: a delete inside a directory moved meanwhile follows it.
     @discardableResult
     func followMoves(_ i: Int) -> Step {
+        // Returned as made: held in a variable first, the step was copied and the original destroyed (250
+        // instructions a file delete, in a run that moved nothing).
+        if moved.isEmpty { return steps[i] }
         var step = steps[i]
-        if moved.isEmpty { return step }
         var rewritten = false
         for (from, to) in moved.reversed() {
             if let inner = step.action.path.relative(to: from), !inner.isRoot { step.action.path = to.appending(inner); rewritten = true }
