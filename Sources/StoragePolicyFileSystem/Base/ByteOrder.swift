@@ -80,9 +80,8 @@
 
     /// `sortIndices` on entries whose keys are those from `offset`.
     @inlinable
-    static func sortRuns(_ all: UnsafeMutableBufferPointer<Keyed>, from start: Int, length: (Int) -> Int,
+    static func sortRuns(_ entries: UnsafeMutableBufferPointer<Keyed>, from start: Int, length: (Int) -> Int,
                          key: (Int, Int) -> Key16, tie: (Int, Int) -> Bool) {
-        var entries = all
         var offset = start
         // A window every string shares tells none apart (`t-2/scratch-` in one folder's paths): skipped, not
         // sorted, while some string goes on past it.
