@@ -20,20 +20,27 @@ import TreeFixture
         defer { tree.remove() }
         var options = tree.options()
         // 50 µs per entry: the walk takes far longer than 30 ms on any machine, one directory (20 entries) 1 ms,
-        // which a loaded machine may stretch tenfold and still stop well within the 300 ms. The walk's last
-        // stat is what is timed: when the awaiting test resumes depends on the test runner's own threads, which
-        // a full parallel suite on two cores keeps busy for seconds.
+        // which a loaded machine may stretch tenfold and still stop well within the 300 ms. The cancel comes from
+        // the walk's own thread once 600 entries (30 ms of stats) are done, and the walk's last stat is what is
+        // timed: a `Task.sleep` in the test resumed when the runner's threads were free, which a full parallel
+        // suite on two cores delayed past the whole walk (the plan then finished uncancelled).
         let lastStat = Mutex<ContinuousClock.Instant?>(nil)
+        let stats = Mutex(0)
+        let planning = Mutex<Task<Plan, any Error>?>(nil)
+        let cancelledAt = Mutex<ContinuousClock.Instant?>(nil)
         options.willStat = { _ in
             usleep(50)
             lastStat.withLock { $0 = ContinuousClock.now }
+            guard stats.withLock({ $0 += 1; return $0 }) >= 600, cancelledAt.withLock({ $0 }) == nil,
+                  let task = planning.withLock({ $0 }) else { return }
+            cancelledAt.withLock { $0 = ContinuousClock.now }
+            task.cancel()
         }
         let engine = try StorageEngine(yaml: Self.policy, root: tree.root, planOptions: options)
         let task = Task { try await engine.plan() }
-        try await Task.sleep(for: .milliseconds(30))
-        let cancelled = ContinuousClock.now
-        task.cancel()
+        planning.withLock { $0 = task }
         let result = await task.result
+        let cancelled = try #require(cancelledAt.withLock { $0 }, "the walk never reached 600 entries")
         let took = (lastStat.withLock { $0 } ?? cancelled) - cancelled
         #expect(took < .milliseconds(300), "the walk went on \(took) after the cancel")
         switch result {
