@@ -31,10 +31,14 @@ import TreeFixture
         options.willStat = { _ in
             usleep(50)
             lastStat.withLock { $0 = ContinuousClock.now }
-            guard stats.withLock({ $0 += 1; return $0 }) >= 600, cancelledAt.withLock({ $0 }) == nil,
-                  let task = planning.withLock({ $0 }) else { return }
-            cancelledAt.withLock { $0 = ContinuousClock.now }
-            task.cancel()
+            guard stats.withLock({ $0 += 1; return $0 }) >= 600, let task = planning.withLock({ $0 }) else { return }
+            // One walk thread cancels, once: the instant checked and set under one lock.
+            let first = cancelledAt.withLock { at in
+                guard at == nil else { return false }
+                at = ContinuousClock.now
+                return true
+            }
+            if first { task.cancel() }
         }
         let engine = try StorageEngine(yaml: Self.policy, root: tree.root, planOptions: options)
         let task = Task { try await engine.plan() }
