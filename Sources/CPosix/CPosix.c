@@ -385,9 +385,11 @@ int cposix_openat_same_mount(int dirfd, const char *name, int flags) {
 #include <malloc.h>
 void cposix_malloc_trim(void) { (void)malloc_trim(0); }
 int cposix_malloc_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }
+int cposix_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 #else
 void cposix_malloc_trim(void) {}
 int cposix_malloc_arena_max(int count) { (void)count; return 0; }
+int cposix_malloc_mmap_threshold(int bytes) { (void)bytes; return 0; }
 #endif
 
 /* Per thread, for the fault-injection seam (SystemCall.swift): while set, this thread's calls are neither

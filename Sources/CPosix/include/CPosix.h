@@ -116,6 +116,9 @@ void cposix_malloc_trim(void);
 /// glibc's mallopt(M_ARENA_MAX, count): at most `count` malloc arenas for the process's threads (1 on success,
 /// 0 when refused or where there is no such setting).
 int cposix_malloc_arena_max(int count);
+/// glibc's mallopt(M_MMAP_THRESHOLD, bytes): blocks under `bytes` come from the arena, not each from its own
+/// mmap (1 on success, 0 when refused or where there is no such setting).
+int cposix_malloc_mmap_threshold(int bytes);
 
 /// Whether the calling thread's system calls are out of the fault-injection seam's count (set and read per
 /// thread; 0 until set).

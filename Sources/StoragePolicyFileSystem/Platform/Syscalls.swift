@@ -295,3 +295,12 @@ package func system_mallocTrim() {
 package func system_limitMallocArenas(to count: Int32) {
     _ = cposix_malloc_arena_max(count)
 }
+
+/// Blocks under `bytes` served from the malloc arena (glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, at most 32 MiB
+/// on 64-bit), not each mapped on its own. glibc maps a block of 128 KiB or more (the threshold rises only after
+/// one is freed) and unmaps it when freed: a growing array's every doubling, and a buffer made again and again,
+/// then came back as fresh pages, a page fault each, and each unmap interrupted the process's other threads to
+/// flush their TLBs. Nothing to do on Darwin. A process-wide setting: the command sets it, the library never does.
+package func system_keepLargeBlocksInArena(under bytes: Int32) {
+    _ = cposix_malloc_mmap_threshold(bytes)
+}
