@@ -105,9 +105,22 @@ package struct StepList: RandomAccessCollection, MutableCollection {
             && parts.actions.withUnsafeBufferPointer { $0.allSatisfy(\.isDelete) }
     }
 
-    /// True when step `i` moves an entry into a trash folder.
+    /// True when step `i` moves an entry into a trash folder. Read in place, as `verb` is: through the lent
+    /// subscript the action was copied and destroyed, once a step a group (RunTrashFolders.needed).
     package func isTrashMove(_ i: Int) -> Bool {
-        if case .trash = self[action: i].kind { true } else { false }
+        inPlace(i) { a in if case .trash = a.kind { true } else { false } }
+    }
+
+    /// The phase step `i` runs in (Applier.phase), read in place: StepGroups asks it of every step.
+    package func phase(_ i: Int) -> Applier.Phase {
+        inPlace(i) { a in a.isDelete ? .deletions : Applier.phase(of: a) }
+    }
+
+    /// `body` of step `i`'s action as it is now, without a copy of it.
+    private func inPlace<T>(_ i: Int, _ body: (borrowing Action) -> T) -> T {
+        if !parts.changed.isEmpty, let action = parts.changed[i] { return body(action) }
+        let k = planned(i)
+        return parts.actions.withUnsafeBufferPointer { a in body(a[k]) }
     }
 
     /// The fields of step `i` other than its action, without making the step.

@@ -15,7 +15,7 @@ package struct StepGroups {
 
     /// The next group of `steps` (the run's, read as they are now), or nil after the last.
     mutating func next(of steps: StepList) -> Range<Int>? {
-        next(count: steps.count) { Applier.phase(of: steps[action: $0]) }
+        next(count: steps.count) { steps.phase($0) }
     }
 
     mutating func next(of steps: [Step]) -> Range<Int>? {
