@@ -18,8 +18,9 @@ package final class BackgroundUnlinks {
     private let directoryTimes: DirectoryTimes
     private let deadline: RunDeadline
     private let workers: UnlinkWorkers
-    /// The steps with the workers, in step order, with their intents.
-    @exclusivity(unchecked) private var inBackground: [(step: Int, intent: Intent)] = []
+    /// The steps with the workers, in step order, with their intents' ops (the intent itself is the
+    /// transaction's: keeping a copy here retained and released its path once more a delete).
+    @exclusivity(unchecked) private var inBackground: [(step: Int, op: Int)] = []
     /// The folder of the batch's first delete.
     @exclusivity(unchecked) private var firstFolder: RelativePath?
     /// The removal this run made in that folder just before the batch, if any (folder times name a made one).
@@ -93,7 +94,7 @@ package final class BackgroundUnlinks {
             firstFolder = step.action.path.parent
             removalBeforeBatch = directoryTimes.pendingStep
         }
-        inBackground.append((i, intent))
+        inBackground.append((i, intent.op))
         if parent !== lastParent { (lastParent, foldersInBatch) = (parent, foldersInBatch + 1) }
         directoryTimes.didChange(step.action, step: i, in: ledger.transaction.directories)
         // While a delete may still be in flight on a worker, a folder's times wait: the run may move on to the
@@ -120,26 +121,25 @@ package final class BackgroundUnlinks {
         inBackground.removeAll(keepingCapacity: true)
         (lastParent, foldersInBatch) = (nil, 0)
         // Both are in step order: one pass pairs each failure with its intent.
-        var unmade: [(step: Int, why: UnlinkWorkers.Unmade, intent: Intent)] = []
-        // Read in place: `for (i, intent) in batch` copied each intent out and destroyed the copy.
-        batch.withUnsafeBufferPointer { b in
-            for k in b.indices {
-                let i = b[k].step
-                if unmade.count < failures.count && failures[unmade.count].step == i {
-                    unmade.append((i, failures[unmade.count].why, b[k].intent))
-                    continue
-                }
-                ledger.transaction.madeElsewhere(op: b[k].intent.op)
-                ledger.done(i)
+        var unmade: [(step: Int, why: UnlinkWorkers.Unmade, op: Int)] = []
+        for (i, op) in batch {
+            if unmade.count < failures.count && failures[unmade.count].step == i {
+                unmade.append((i, failures[unmade.count].why, op))
+                continue
             }
+            ledger.transaction.madeElsewhere(op: op)
+            ledger.done(i)
         }
         noteFolders(batch, failed: unmade.map(\.step))
         var pastDeadline = false
-        for (i, why, intent) in unmade {
+        for (i, why, op) in unmade {
             switch why {
             case .refused(let reason): ledger.skip(i, reason)
             case .checkFailed(let error): try ledger.refuse(i, try StepVerifier.refusal(checking: error))
-            case .unlinkFailed(let error): try ledger.settle(error, of: i, after: [], intent)
+            case .unlinkFailed(let error):
+                // Every handed-over intent was journaled by this transaction.
+                guard let intent = ledger.transaction.intent(op: op) else { preconditionFailure("intent \(op) not journaled") }
+                try ledger.settle(error, of: i, after: [], intent)
             case .pastDeadline: pastDeadline = true
             }
         }
@@ -151,7 +151,7 @@ package final class BackgroundUnlinks {
     /// last one, still pending. A folder's `times` intent belongs to the last removal made there, so a note of a
     /// failed step moves to the last made one in its folder (or the removal made there before the batch), or
     /// to none.
-    private func noteFolders(_ batch: [(step: Int, intent: Intent)], failed: [Int]) {
+    private func noteFolders(_ batch: [(step: Int, op: Int)], failed: [Int]) {
         let directories = ledger.transaction.directories
         guard !failed.isEmpty else { return directoryTimes.noteWaiting(in: directories) }
         let failedSteps = Set(failed)

@@ -240,6 +240,16 @@ package final class Transaction {
         made.insert(op)
     }
 
+    /// The intent journaled as `op` (intents are kept in the order of their ops).
+    func intent(op: Int) -> Intent? {
+        var (low, high) = (0, intents.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if intents[mid].op < op { low = mid + 1 } else { high = mid }
+        }
+        return low < intents.count && intents[low].op == op ? intents[low] : nil
+    }
+
     private func make(_ change: Change, identity: EntryIdentity?, on folder: DirectoryHandle?) throws(FileSystemError) {
         switch change {
         case .stage(let path, let name):

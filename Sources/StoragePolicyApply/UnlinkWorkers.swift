@@ -72,7 +72,9 @@ package final class UnlinkWorkers {
 
     /// Checks and unlinks `job.name` in `job.parent` on a worker, with at least `workers` of them running;
     /// with `workers` 0, here and now (a short run of deletes, not worth a hand-off), recorded as a worker's.
-    func submit(_ job: Job, workers wanted: Int) {
+    /// The job is consumed: moved into the queue, where a borrowed one was copied and the copy destroyed (its
+    /// path and folder retained and released once more a delete).
+    func submit(_ job: consuming Job, workers wanted: Int) {
         if wanted == 0 {
             if let failure = shared.carryOut(job) {
                 failedSoFar = true
@@ -87,7 +89,7 @@ package final class UnlinkWorkers {
             let count = workers.count
             shared.state.withLock { $0.workers = count }
         }
-        staged.append(job)
+        staged.append(consume job)
         if workers.isEmpty {
             // No thread could be had: the caller's thread does the work.
             let failures = staged.compactMap(shared.carryOut)
@@ -255,8 +257,12 @@ package final class UnlinkWorkers {
                 // There is room again for the run, which may be waiting in `publish`.
                 if roomMade { state.withLock(wake: .all) { _ in } }
                 guard more else { return }
-                for job in jobs {
-                    if let failure = carryOut(job) { failed.append(failure) }
+                // Read in place: `for job in jobs` copied each job out (its path and folder retained) and
+                // destroyed the copy.
+                jobs.withUnsafeBufferPointer { taken in
+                    for k in taken.indices {
+                        if let failure = carryOut(taken[k]) { failed.append(failure) }
+                    }
                 }
             }
         }
