@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /// Reads an extended attribute of `name` relative to the directory `dirfd`, never following a symlink.
 ssize_t cposix_getxattrat(int dirfd, const char *name, const char *attr, void *value, size_t size);
@@ -35,6 +36,12 @@ const char *cposix_saved_argv(int index);
 /// 1 when this thread's effective capability set holds `capability` (CAP_SYS_PTRACE is 19), 0 when not
 /// (always 0 outside Linux), -1 when capget fails.
 int cposix_has_effective_capability(int capability);
+
+/// Folds the longest prefix of `bytes` that is a multiple of 16 bytes into the CRC-32 register `*crc` (the IEEE
+/// polynomial, reflected; the register as it runs, not inverted at the ends) with carry-less multiplication;
+/// returns how many bytes it folded: 0 below 64 bytes, and always 0 where the CPU or the architecture lacks the
+/// instruction (CRC32.c). The caller's table code does the rest.
+size_t cposix_crc32_fold(uint32_t *crc, const void *bytes, size_t count);
 
 /// The O_NOATIME flag on this platform (0 where it does not exist).
 int cposix_o_noatime(void);
