@@ -4,7 +4,8 @@
 // left it: a step that is not such a delete, the trash folders being resolved, the end of the run. An empty
 // file's unlink is the kernel's work under its folder's lock, so two workers take whole folders' runs of jobs
 // (`share`) and unlink side by side in different folders; a file holding data waits on its blocks being freed,
-// so four overlap those waits (Docs/performance.md).
+// so four overlap those waits (Docs/performance.md). When the run has to wait for them (a full queue, `finish`),
+// its thread takes shares of the queue itself until none is left to take, then waits only for those in flight.
 
 @_spi(Layers) import StoragePolicyFileSystem
 
@@ -130,6 +131,10 @@ package final class UnlinkWorkers {
             return takeFailures()
         }
         if !staged.isEmpty { publish() }
+        // The run's thread unlinks what is left to take rather than sleeping until the workers have: asleep, it
+        // left its core idle while both workers shared the other, which the scheduler took up to 12 ms to
+        // notice (perf sched, Docs/performance.md). Then it waits for the shares still in flight.
+        shared.help(while: { _ in true })
         shared.state.withLock(when: { $0.taken == $0.queue.count && $0.running == 0 }) { state in
             state.queue.removeAll(keepingCapacity: true)
             state.taken = 0
@@ -155,6 +160,8 @@ package final class UnlinkWorkers {
     }
 
     private func publish() {
+        // A full queue: the run's thread takes shares itself until there is room, as in `finish`.
+        shared.help(while: { $0.queue.count - $0.taken >= Self.maximumWaiting })
         // Told first, so a worker that takes jobs meanwhile wakes the run to look again.
         shared.state.withLock { state in
             if state.queue.count - state.taken >= Self.maximumWaiting { state.waitingToPublish = true }
@@ -232,39 +239,56 @@ package final class UnlinkWorkers {
             var jobs: [Job] = []
             var failed: [Failure] = []
             while true {
-                if !jobs.isEmpty {
-                    let caughtUp = state.withLock { state -> Bool in
-                        state.running -= jobs.count
-                        state.failures += failed
-                        if let k = state.inFlight.firstIndex(of: jobs[0].step) { state.inFlight.remove(at: k) }
-                        return state.running == 0 && state.taken == state.queue.count
-                    }
-                    // The run may be waiting in `finish` for the last of these.
-                    if caughtUp { state.withLock(wake: .all) { _ in } }
-                    jobs.removeAll(keepingCapacity: true)
-                    failed.removeAll(keepingCapacity: true)
-                }
-                let (more, roomMade) = state.withLock(when: { $0.taken < $0.queue.count || $0.closed }) { state -> (Bool, Bool) in
-                    let available = state.queue.count - state.taken
-                    guard available > 0 else { return (false, false) }
-                    let n = UnlinkWorkers.share(of: state.queue, from: state.taken, available: available, workers: state.workers)
-                    jobs += state.queue[state.taken..<state.taken + n]
-                    state.inFlight.append(state.queue[state.taken].step)
-                    state.taken += n
-                    state.running += n
-                    return (true, state.waitingToPublish)
-                }
+                let (more, roomMade) = state.withLock(when: { $0.taken < $0.queue.count || $0.closed }) { take(&$0, into: &jobs) }
                 // There is room again for the run, which may be waiting in `publish`.
                 if roomMade { state.withLock(wake: .all) { _ in } }
                 guard more else { return }
-                // Read in place: `for job in jobs` copied each job out (its path and folder retained) and
-                // destroyed the copy.
-                jobs.withUnsafeBufferPointer { taken in
-                    for k in taken.indices {
-                        if let failure = carryOut(taken[k]) { failed.append(failure) }
-                    }
+                carryOut(&jobs, failed: &failed)
+            }
+        }
+
+        /// The run's thread does shares of the queue itself, as a worker would, while `needed` holds of the queue
+        /// and some job is left to take; it never waits for one.
+        func help(while needed: (State) -> Bool) {
+            var jobs: [Job] = []
+            var failed: [Failure] = []
+            while state.withLock({ state in needed(state) ? take(&state, into: &jobs).more : false }) {
+                carryOut(&jobs, failed: &failed)
+            }
+        }
+
+        /// Takes the next share of the queue into `jobs` (none when none is left to take); `roomMade` when the
+        /// run waits in `publish` for room.
+        private func take(_ state: inout State, into jobs: inout [Job]) -> (more: Bool, roomMade: Bool) {
+            let available = state.queue.count - state.taken
+            guard available > 0 else { return (false, false) }
+            let n = UnlinkWorkers.share(of: state.queue, from: state.taken, available: available, workers: state.workers)
+            jobs += state.queue[state.taken..<state.taken + n]
+            state.inFlight.append(state.queue[state.taken].step)
+            state.taken += n
+            state.running += n
+            return (true, state.waitingToPublish)
+        }
+
+        /// Checks and unlinks the jobs taken, then reports them (and wakes the run when they were the last).
+        private func carryOut(_ jobs: inout [Job], failed: inout [Failure]) {
+            // Read in place: `for job in jobs` copied each job out (its path and folder retained) and
+            // destroyed the copy.
+            jobs.withUnsafeBufferPointer { taken in
+                for k in taken.indices {
+                    if let failure = carryOut(taken[k]) { failed.append(failure) }
                 }
             }
+            let caughtUp = state.withLock { state -> Bool in
+                state.running -= jobs.count
+                state.failures += failed
+                if let k = state.inFlight.firstIndex(of: jobs[0].step) { state.inFlight.remove(at: k) }
+                return state.running == 0 && state.taken == state.queue.count
+            }
+            // The run may be waiting in `finish` for the last of these.
+            if caughtUp { state.withLock(wake: .all) { _ in } }
+            jobs.removeAll(keepingCapacity: true)
+            failed.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -3,6 +3,10 @@
 // deadline unlinks nothing more. In process, on a small scratch root.
 
 import Testing
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
@@ -49,6 +53,46 @@ import Testing
         }
         #expect(f.exists("f7"))
         #expect((0..<count).filter { $0 != 7 && f.exists("f\($0)") }.isEmpty)
+    }
+
+    /// Counts the jobs the test's own thread carried out.
+    private final class ByRunThread: Sendable {
+        let count = Atomic<Int>(0)
+        /// A worker waited its 5 s out: the others then go on at once (a failing run takes 5 s, not 5 s a job).
+        let waitedOut = Atomic<Bool>(false)
+    }
+
+    @Test("while the workers are busy, finish's thread unlinks the jobs left to take itself, then waits for the rest")
+    func runThreadHelps() throws {
+        let f = try ApplyFixture()
+        var identities: [EntryIdentity] = []
+        for i in 0..<200 {
+            f.file("h\(i)", size: 0)
+            identities.append(try f.status("h\(i)").identity)
+        }
+        let root = f.lock.state.rootStatus
+        let runThread = pthread_self()
+        let byRun = ByRunThread()
+        // A worker's first check waits (5 s at most) until the run's thread has carried out a job: a run that
+        // slept in finish instead would leave every job to the held workers, and none to itself.
+        let workers = UnlinkWorkers(check: { job throws(FileSystemError) in
+            if pthread_equal(pthread_self(), runThread) != 0 {
+                byRun.count.add(1, ordering: .relaxed)
+            } else {
+                let clock = ContinuousClock(), until = clock.now + .seconds(5)
+                while byRun.count.load(ordering: .relaxed) == 0 && !byRun.waitedOut.load(ordering: .relaxed) {
+                    if clock.now >= until { byRun.waitedOut.store(true, ordering: .relaxed) }
+                    usleep(1_000)
+                }
+            }
+            return StepVerifier.refusal(of: try job.parent.statusIfPresent(ofLastComponentOf: job.path), job.identity, type: job.type, root: root)
+        }, willChange: nil, deadline: nil)
+        for i in 0..<200 { workers.submit(Self.job(f, i, "h\(i)", identity: identities[i]), workers: UnlinkWorkers.threadsForEmptyFiles) }
+        let failures = workers.finish()
+        workers.stop()
+        #expect(failures.isEmpty)
+        #expect(byRun.count.load(ordering: .relaxed) > 0)
+        #expect((0..<200).filter { f.exists("h\($0)") }.isEmpty)
     }
 
     @Test("finish between batches, and again after stop, reports each batch; three runs in a row each unlink all they were handed")
