@@ -84,7 +84,9 @@ package enum PolicyDropIns {
     /// True for a `--policy` value meant as a drop-in's name: no `/` and no file ending (`tmp`, not
     /// `tmp.yaml` or `./tmp`).
     package static func isName(_ value: String) -> Bool {
-        !value.isEmpty && !value.contains("/") && !value.hasSuffix(".yaml") && !value.hasSuffix(".yml")
+        // The slash looked for among the bytes: `contains("/")` went through Foundation's `range(of:)`, whose
+        // first use initialised its regular-expression options, 1.2 ms of every command's start.
+        !value.isEmpty && !value.utf8.contains(UInt8(ascii: "/")) && !value.hasSuffix(".yaml") && !value.hasSuffix(".yml")
             && !value.hasSuffix(".swift") && value != "." && value != ".."
     }
 }
