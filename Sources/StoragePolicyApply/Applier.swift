@@ -66,22 +66,31 @@ package struct Applier: Sendable {
 
     /// The indices of `actions` in the order they run (no copy of the actions themselves).
     package static func order(of actions: [Action]) -> [Int] {
-        let phases = actions.map(phase(of:))
-        func precedes(_ x: Int, _ y: Int) -> Bool {
-            let (px, py) = (phases[x], phases[y])
-            if px != py { return px < py }
-            // memcmp order (shorter first on a shared prefix), as lexicographicallyPrecedes, a byte loop, gave.
-            let c = ByteOrder.compare(actions[x].path.bytes, actions[y].path.bytes)
-            if c != 0 { return px.deepestFirst ? c > 0 : c < 0 }
-            return x < y
+        // Through a buffer pointer: `actions[x]` retained and released each path a comparison read (a check of
+        // a 25,000-delete plan's order cost 3.4 M instructions before the run's first step).
+        actions.withUnsafeBufferPointer { a in
+            let phases = a.map { $0.isDelete ? Phase.deletions : phase(of: $0) }
+            func precedes(_ x: Int, _ y: Int) -> Bool {
+                let (px, py) = (phases[x], phases[y])
+                if px != py { return px < py }
+                // memcmp order (shorter first on a shared prefix), as lexicographicallyPrecedes, a byte loop, gave.
+                let c = ByteOrder.compare(a[x].path.bytes, a[y].path.bytes)
+                if c != 0 { return px.deepestFirst ? c > 0 : c < 0 }
+                return x < y
+            }
+            // A plan sorted by path and holding one phase (a cleanup of deletes only) needs only reversing.
+            var order = Array(a.indices.reversed())
+            var sorted = true
+            for k in order.indices.dropFirst() where !precedes(order[k - 1], order[k]) {
+                sorted = false
+                break
+            }
+            if !sorted {
+                order = Array(a.indices)
+                order.sort(by: precedes)
+            }
+            return order
         }
-        // A plan sorted by path and holding one phase (a cleanup of deletes only) needs only reversing.
-        var order = Array(actions.indices.reversed())
-        if !zip(order, order.dropFirst()).allSatisfy({ precedes($0, $1) }) {
-            order = Array(actions.indices)
-            order.sort(by: precedes)
-        }
-        return order
     }
 
     /// The phase an action runs in.
