@@ -56,6 +56,9 @@ package struct ApplyOptions: Sendable {
     /// Fewest consecutive file deletes of a group (in any folders) that go to worker threads; a smaller run is
     /// carried out on the run's own thread (BackgroundUnlinks.choose). Tests set 1 to send every one to a worker.
     package var unlinkWorkersFrom = 64
+    /// The run's thread carries out the workers' jobs itself when it would otherwise wait for them
+    /// (UnlinkWorkers.finish). Tests that tell the workers' unlinks from the run's own by thread turn it off.
+    package var runThreadHelpsWorkers = true
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
     /// that worker's thread, between the worker's check and its unlink.

@@ -47,7 +47,7 @@ package final class BackgroundUnlinks {
         // A worker checks the file in its folder's descriptor just before the unlink, as the run would.
         workers = UnlinkWorkers(check: { job throws(FileSystemError) in
             StepVerifier.refusal(of: try job.parent.statusIfPresent(ofLastComponentOf: job.path), job.identity, type: job.type, root: rootStatus)
-        }, willChange: options.willChange, deadline: options.deadline)
+        }, willChange: options.willChange, deadline: options.deadline, runThreadHelps: options.runThreadHelpsWorkers)
     }
 
     /// Picks the group's file deletes (`fileDelete`: a roll-forward unlink, StepPreparer's `.fileDelete`) that go

@@ -67,8 +67,13 @@ package final class UnlinkWorkers {
     /// One per worker borrowed from the pool: each ends once `stop` closes the queue.
     @exclusivity(unchecked) private var workers: [WorkerPool.Completion] = []
 
-    package init(check: @escaping Check, willChange: (@Sendable (RelativePath) -> Void)?, deadline: ContinuousClock.Instant?) {
+    /// Whether the run's thread takes shares itself rather than waiting (`finish`, a full queue).
+    private let runThreadHelps: Bool
+
+    package init(check: @escaping Check, willChange: (@Sendable (RelativePath) -> Void)?, deadline: ContinuousClock.Instant?,
+                 runThreadHelps: Bool = true) {
         shared = Shared(check: check, willChange: willChange, deadline: deadline)
+        self.runThreadHelps = runThreadHelps
     }
 
     /// Checks and unlinks `job.name` in `job.parent` on a worker, with at least `workers` of them running;
@@ -134,7 +139,7 @@ package final class UnlinkWorkers {
         // The run's thread unlinks what is left to take rather than sleeping until the workers have: asleep, it
         // left its core idle while both workers shared the other, which the scheduler took up to 12 ms to
         // notice (perf sched, Docs/performance.md). Then it waits for the shares still in flight.
-        shared.help(while: { _ in true })
+        if runThreadHelps { shared.help(while: { _ in true }) }
         shared.state.withLock(when: { $0.taken == $0.queue.count && $0.running == 0 }) { state in
             state.queue.removeAll(keepingCapacity: true)
             state.taken = 0
@@ -161,7 +166,7 @@ package final class UnlinkWorkers {
 
     private func publish() {
         // A full queue: the run's thread takes shares itself until there is room, as in `finish`.
-        shared.help(while: { $0.queue.count - $0.taken >= Self.maximumWaiting })
+        if runThreadHelps { shared.help(while: { $0.queue.count - $0.taken >= Self.maximumWaiting }) }
         // Told first, so a worker that takes jobs meanwhile wakes the run to look again.
         shared.state.withLock { state in
             if state.queue.count - state.taken >= Self.maximumWaiting { state.waitingToPublish = true }

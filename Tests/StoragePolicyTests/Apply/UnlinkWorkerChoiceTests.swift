@@ -2,7 +2,8 @@
 // file deletes, so a tree of many small folders is not held up by a wait for the workers at every folder's end
 // (issue 31); a smaller run is unlinked by the run's own thread. Either way every delete is checked just before
 // its unlink, and a changed file is kept with the same reason. Seen through `willChange`, which runs on the
-// thread that makes the unlink.
+// thread that makes the unlink; the run's thread helping the workers when it would wait for them is turned off
+// here (`runThreadHelpsWorkers`, tested in UnlinkWorkersTests), so the thread tells the choice.
 import TreeFixture
 import Foundation
 import Testing
@@ -53,6 +54,7 @@ import Testing
         let (f, plan) = try Self.tree()
         let threads = Threads()
         var options = ApplyOptions(rootPath: f.rootPath)
+        options.runThreadHelpsWorkers = false
         options.willChange = { threads.record($0) }
         let report = try f.apply(plan, options)
         #expect(report.counts[.delete] == 75)
@@ -66,6 +68,7 @@ import Testing
         for i in 0..<5 { g.file("small/f\(i)", size: 0) }
         let few = Threads()
         var options2 = ApplyOptions(rootPath: g.rootPath)
+        options2.runThreadHelpsWorkers = false
         options2.willChange = { few.record($0) }
         let report2 = try g.apply(g.plan(try (0..<5).map { try g.action(.delete, "small/f\($0)") }), options2)
         #expect(report2.counts[.delete] == 5)
@@ -81,6 +84,7 @@ import Testing
         for i in 0..<5 { g.file("small/f\(i)", size: 0) }
         let few = Threads()
         var options = ApplyOptions(rootPath: g.rootPath)
+        options.runThreadHelpsWorkers = false
         options.unlinkWorkersFrom = 1
         options.willChange = { few.record($0) }
         #expect(try g.apply(g.plan(try (0..<5).map { try g.action(.delete, "small/f\($0)") }), options).counts[.delete] == 5)
@@ -89,6 +93,7 @@ import Testing
         let (f, plan) = try Self.tree()
         let inPlace = Threads()
         var options2 = ApplyOptions(rootPath: f.rootPath)
+        options2.runThreadHelpsWorkers = false
         options2.unlinksInBackground = false
         options2.willChange = { inPlace.record($0) }
         #expect(try f.apply(plan, options2).counts[.delete] == 75)
@@ -105,6 +110,7 @@ import Testing
             f.file("big/f3", size: 7)
             f.file("small/f3", size: 7)
             var options = ApplyOptions(rootPath: f.rootPath)
+            options.runThreadHelpsWorkers = false
             options.unlinksInBackground = inBackground
             let report = try f.apply(plan, options)
             #expect(report.counts[.delete] == 73)
@@ -187,6 +193,7 @@ import Testing
         // Removed since the plan (as a rolled-back run's roll-forward delete would be): the folder is smaller now.
         unlink(f.rootPath + "/tmp/sub/gone")
         var options = ApplyOptions(rootPath: f.rootPath)
+        options.runThreadHelpsWorkers = false
         options.unlinkWorkersFrom = workersFrom
         let report = try f.apply(f.plan(actions), options)
         #expect(report.outcome("tmp/sub/gone") == .skipped("vanished since the plan"))
