@@ -75,6 +75,7 @@ package final class ApplyRun {
             ledger.report.warnings.append(room.summary)
         }
         defer { unlinks.stop() }
+        journal.reserveRoom(records: min(ledger.steps.count, StepGroups.largest(firstSize: options.groupSize)))
         do {
             var groups = StepGroups(firstSize: options.groupSize)
             while let group = groups.next(of: ledger.steps) {

@@ -30,6 +30,13 @@ package final class Journal {
 
     // MARK: Appending
 
+    /// Room for a group of `records` intent records in the pending buffer at once (about 256 bytes each): grown
+    /// by doubling from 64 KiB, a run's largest group wrote each record twice more and touched every new page
+    /// of each size on the way (the container's apply: 500 page faults on the run's thread).
+    func reserveRoom(records: Int) {
+        buffer.reserve(max(0, records) * 256)
+    }
+
     /// Adds a record to the pending group; nothing reaches the disk until `flush`.
     package func append(_ body: borrowing JSONWriter) {
         JournalRecord.appendFrame(to: &buffer) { $0.append(finished: body) }

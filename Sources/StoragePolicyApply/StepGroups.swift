@@ -13,6 +13,9 @@ package struct StepGroups {
         size = firstSize
     }
 
+    /// The most steps a group holds.
+    package static func largest(firstSize: Int) -> Int { firstSize * 16 }
+
     /// The next group of `steps` (the run's, read as they are now), or nil after the last.
     mutating func next(of steps: StepList) -> Range<Int>? {
         next(count: steps.count) { steps.phase($0) }
@@ -29,7 +32,7 @@ package struct StepGroups {
         while end < count && end - start < size && phaseOf(end) == phase { end += 1 }
         defer {
             start = end
-            size = min(size * 2, firstSize * 16)
+            size = min(size * 2, Self.largest(firstSize: firstSize))
         }
         return start..<end
     }
