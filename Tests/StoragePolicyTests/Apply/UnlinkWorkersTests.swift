@@ -4,9 +4,7 @@
 
 import Testing
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
+import TreeFixture
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
