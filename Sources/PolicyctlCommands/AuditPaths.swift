@@ -61,10 +61,9 @@ enum AuditPaths {
     /// Whether `path` names an entry under the root: each directory on the way opened without following a
     /// symlink or crossing a mount, the last component lstat'ed (fstatat, AT_SYMLINK_NOFOLLOW).
     static func exists(_ path: RelativePath, under root: DirectoryHandle) -> Bool {
-        guard let name = path.lastComponent,
-              let parent = try? root.openDirectory(at: path.parent),
-              let status = try? parent.statusIfPresent(of: name) else { return false }
-        return status != nil
+        guard let name = path.lastComponent, let parent = try? root.openDirectory(at: path.parent) else { return false }
+        // `try?` flattens the optional: nil both when the entry is absent and when the stat failed.
+        return (try? parent.statusIfPresent(of: name)) != nil
     }
 
     /// The paths under `root` that differ from `ref` in the working tree (deleted ones left out) plus the
