@@ -120,7 +120,7 @@ package final class BackgroundUnlinks {
         let batch = inBackground
         inBackground.removeAll(keepingCapacity: true)
         (lastParent, foldersInBatch) = (nil, 0)
-        // Both are in step order: one pass pairs each failure with its intent.
+        // Both are in step order: one pass pairs each failure with its intent's op.
         var unmade: [(step: Int, why: UnlinkWorkers.Unmade, op: Int)] = []
         for (i, op) in batch {
             if unmade.count < failures.count && failures[unmade.count].step == i {

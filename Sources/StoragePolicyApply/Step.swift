@@ -113,7 +113,7 @@ package struct StepList: RandomAccessCollection, MutableCollection {
 
     /// The phase step `i` runs in (Applier.phase), read in place: StepGroups asks it of every step.
     package func phase(_ i: Int) -> Applier.Phase {
-        inPlace(i) { a in a.isDelete ? .deletions : Applier.phase(of: a) }
+        inPlace(i) { a in Applier.phase(of: a) }
     }
 
     /// `body` of step `i`'s action as it is now, without a copy of it.
@@ -128,11 +128,9 @@ package struct StepList: RandomAccessCollection, MutableCollection {
     package func carriedBy(_ i: Int) -> Int? { parts.links.isEmpty ? nil : parts.links[i]?.carriedBy }
     package func verb(_ i: Int) -> StepVerb {
         if !parts.verbs.isEmpty, let verb = parts.verbs[i] { return verb }
-        if !parts.changed.isEmpty, let action = parts.changed[i] { return StepVerb(action.kind) }
         // Read in place: through the lent subscript the kind was copied out and destroyed (400 instructions a
         // step, which every file delete's step paid to be made).
-        let k = planned(i)
-        return parts.actions.withUnsafeBufferPointer { a in a[k].isDelete ? .delete : StepVerb(a[k].kind) }
+        return inPlace(i) { a in a.isDelete ? .delete : StepVerb(a.kind) }
     }
 
     /// Step `i`'s verb and the bytes it frees when it is a delete: what a done step counts in the report, read in
