@@ -61,7 +61,7 @@ final class ApplyEventPrinter: @unchecked Sendable {
         switch error {
         case .lockHeld: return CommandFailure(code: .success, message: "")
         case .fileSystem(let e) where rootPath == nil:
-            return CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+            return CommandFailure(code: .ioError, message: "\(PrintableText.escapingControls(root)): cannot open the root: \(e.reason)")
         case .fileSystem(let e): return CommandFailure(code: .ioError, message: "planning failed: \(e)")
         case .stateFolder(let e):
             return CommandFailure(code: .ioError, message: "\(rootPath ?? root): cannot set up the state folder: \(e); nothing was changed")

@@ -107,7 +107,7 @@ struct JournalCommand: Command {
     static func failure(_ error: EngineError, root: String, rootPath: String?) -> CommandFailure {
         switch error {
         case .fileSystem(let e) where rootPath == nil:
-            CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+            CommandFailure(code: .ioError, message: "\(PrintableText.escapingControls(root)): cannot open the root: \(e.reason)")
         case .untrustedState(let untrusted):
             CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
         case .fileSystem(let e), .stateFolder(let e):

@@ -191,8 +191,9 @@ struct PlanCommand: Command {
         } catch {
             if case .cancelled = error { throw SignalCancellation.failure }
             guard case .fileSystem(let error) = error else { throw error }
-            let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
-            throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")
+            let shown = PrintableText.escapingControls(root)
+            let what = error.path.isEmpty ? "the root '\(shown)'" : "'\(error.path.escaped)' under '\(shown)'"
+            throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.reason)")
         }
     }
 
