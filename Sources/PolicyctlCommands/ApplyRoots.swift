@@ -10,7 +10,17 @@ extension ApplyCommand {
         }
         var codes: [ExitCode] = []
         var failed: [String] = []
+        var newStateFolders = 0
         for (i, target) in targets.enumerated() {
+            if target.discovered && !RootsRun.stateFolderExists(target.stateDirectory) {
+                // Bounded per run: a volume a co-tenant filled with trash folders costs a state folder each.
+                guard newStateFolders < RootsRun.newTrashStateFoldersPerRun else {
+                    Terminal.err("note: \(PrintableText.escapingControls(target.path)): not run: this run made \(RootsRun.newTrashStateFoldersPerRun) new state folders for discovered trash folders, the most one run makes; a later run takes it")
+                    codes.append(.findings)
+                    continue
+                }
+                newStateFolders += 1
+            }
             switch log.format {
             case .json:
                 Terminal.out(bytes: JSONLogLine([("event", .string("root")), ("root", .string(target.path)), ("written", .string(target.written)),
