@@ -85,11 +85,18 @@ enum RootsRun {
         return one
     }
 
-    /// Without --root the policy must list its roots; one that cannot be read (or lists none) is the usage
-    /// error a missing --root always was (64), decided before the policy's own errors are printed.
-    static func requireRoot(_ policyPath: String, root: String?, command: String) throws(UsageError) {
+    /// Without --root the policy must list its roots. The policy is read first: one with errors gets them, located,
+    /// as `validate` shows them (65; 74 when it cannot be read), before any option is judged; a valid one that
+    /// lists no roots is the usage error a missing --root always was (64).
+    static func requireRoot(_ policyPath: String, root: String?, command: String) throws {
         guard root == nil else { return }
-        guard let loaded = try? PolicySource.load(policyPath, confinedTo: nil), loaded.policy.hasRoots else {
+        let loaded: LoadedPolicy
+        do { loaded = try PolicySource.load(policyPath, confinedTo: nil) } catch {
+            // The loader every command uses prints the diagnostics and throws the policy's exit code.
+            _ = try QuietOutput.load(policyPath, quiet: false)
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
+        }
+        guard loaded.policy.hasRoots else {
             throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
         }
     }
@@ -118,13 +125,22 @@ enum RootsRun {
 
     /// Makes (0700) each missing folder above a root's state folder `DIR/NAME`, so the engine, which makes
     /// only the state folder itself, can make it. Called by apply just before a root's run.
+    /// On descriptors (PathChase.makeDirectories): the existing part chased as a root's path is, each missing folder
+    /// made by mkdirat and checked on the descriptor opened after it. A failure is left for the engine, which
+    /// opens the state folder the same way and names what is wrong.
     static func makeFolders(above stateDirectory: String?) {
-        guard let stateDirectory else { return }
-        var made = ""
-        for part in stateDirectory.split(separator: "/").dropLast() {
-            made += "/" + part
-            _ = system_mkdir(made, 0o700)
-        }
+        guard let stateDirectory, let slash = stateDirectory.lastIndex(of: "/"), slash != stateDirectory.startIndex else { return }
+        _ = try? PathChase.makeDirectories(String(stateDirectory[..<slash]), permissions: 0o700)
+    }
+
+    /// The most state folders a run makes for discovered trash folders (each with its journal and its 256 KiB
+    /// reserve): a volume with many trash folders is taken in turns, this many new ones a run, each named.
+    static let newTrashStateFoldersPerRun = 32
+
+    /// True when `stateDirectory` exists (a discovered trash folder run before): making it is not counted.
+    static func stateFolderExists(_ stateDirectory: String?) -> Bool {
+        guard let stateDirectory else { return true }
+        return system_lstat(stateDirectory) != nil
     }
 
     /// The worst of the roots' exit codes: the highest number (0 < 1 findings/skipped < 2 pending < 3 < 64 < 65 < 74).
