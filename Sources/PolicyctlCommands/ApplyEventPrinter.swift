@@ -33,9 +33,9 @@ final class ApplyEventPrinter: @unchecked Sendable {
         }
         switch event {
         case .opened(let root): rootPath = root
-        case .stateNotice(let notice): Terminal.err("warning: \(notice)")
+        case .stateNotice(let notice): Terminal.err("warning: \(PrintableText.escapingControls(notice))")
         case .waitingForLock(let pid):
-            Terminal.err("waiting for another run on \(rootPath ?? "")\(pid.map { " (pid \($0))" } ?? "") to finish...")
+            Terminal.err("waiting for another run on \(PrintableText.escapingControls(rootPath ?? ""))\(pid.map { " (pid \($0))" } ?? "") to finish...")
         case .lockHeld(let pid): log.skippedRun(root: rootPath ?? "", pid: pid)
         case .recovered(let report): log.recovery(report)
         case .nothingToDo: log.nothingToDo(root: rootPath ?? "")

@@ -25,7 +25,7 @@ extension ApplyCommand {
             case .json:
                 Terminal.out(bytes: JSONLogLine([("event", .string("root")), ("root", .string(target.path)), ("written", .string(target.written)),
                                                  ("origin", .string(target.discovered ? "discovered-trash" : "listed"))]).bytes + [0x0A])
-            case .plain: Terminal.out("root: \(target.path)")
+            case .plain: Terminal.out("root: \(PrintableText.escapingControls(target.path))")
             case .human: if !log.quiet { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
             }
             do {
@@ -36,7 +36,7 @@ extension ApplyCommand {
                 let (code, message) = RootsRun.message(error)
                 codes.append(code)
                 guard code != .success else { continue }   // skipped for the lock (--no-wait): said already
-                failed.append("\(target.path) (exit \(code.rawValue))")
+                failed.append("\(PrintableText.escapingControls(target.path)) (exit \(code.rawValue))")
                 Terminal.err("error: " + RootsRun.failed(target, message.isEmpty ? "exit \(code.rawValue), said above" : message))
             }
         }

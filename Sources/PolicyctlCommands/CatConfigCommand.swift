@@ -34,7 +34,8 @@ struct CatConfigCommand: Command {
             }
             // A file that is no policy is refused as `--policy` refuses it: one located error, none of its bytes.
             if let notPolicy = PolicyLoader.notPolicyError(bytes, file: file.path) {
-                throw CommandFailure(code: .invalidPolicy, message: notPolicy.diagnostics.map(\.description).joined(separator: "\n"))
+                for diagnostic in notPolicy.diagnostics.dropLast() { Terminal.err("Error: \(PrintableText.escapingControls(diagnostic.description))") }
+                throw CommandFailure(code: .invalidPolicy, message: notPolicy.diagnostics.last?.description ?? "not a policy")
             }
             contents.append((file.path, bytes))
         }

@@ -96,10 +96,10 @@ struct PlanCommand: Command {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
             try writer.write(plan)
             // stdout is the JSON alone; the word for people goes to stderr.
-            if let out { Terminal.err("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
+            if let out { Terminal.err(PrintableText.escapingControls("Saved the plan to \(out); apply it with: policyctl apply \(out)")) }
         } else {
             PlanCommand.printText(plan, policy: loaded.policy)
-            if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
+            if let out { Terminal.out(PrintableText.escapingControls("Saved the plan to \(out); apply it with: policyctl apply \(out)")) }
         }
         return detailedExitCode && plan.hasChanges ? .changesPending : .success
     }
@@ -208,7 +208,7 @@ struct PlanCommand: Command {
         } catch TrustedFile.ReadError.notRegular {
             // Written to a device or FIFO (--out /dev/stdout): there is no file to apply later.
         } catch {
-            Terminal.err("warning: no record of this plan was kept (\(error)); apply it with: policyctl apply \(path) --policy \(policyPath) --root \(plan.root)")
+            Terminal.err(PrintableText.escapingControls("warning: no record of this plan was kept (\(error)); apply it with: policyctl apply \(path) --policy \(policyPath) --root \(plan.root)"))
         }
     }
 

@@ -108,7 +108,7 @@ enum RootsRun {
         let mounts = MountPoints.current()
         if mounts == nil && notes { Terminal.err("note: the mount table (/proc/self/mountinfo) cannot be read: only the home trash is looked for") }
         let found = StorageEngine.discoverTrash(mountPoints: mounts ?? [], homeTrash: TrashCommand.homeTrash())
-        if notes { for note in found.ignored { Terminal.err("note: \(note)") } }
+        if notes { for note in found.ignored { Terminal.err("note: \(PrintableText.escapingControls(note))") } }
         let base = stateDir ?? trashStateBase
         return found.found.map {
             RootTarget(written: $0.path, path: $0.path, policy: policy.policy(forDiscoveredTrash: rule),
@@ -152,12 +152,12 @@ enum RootsRun {
     static func header(_ target: RootTarget, index: Int, count: Int) -> String {
         let what = target.discovered ? "discovered trash" : "root"
         let written = target.written == target.path ? "" : " (\(target.written))"
-        return "== \(what) \(target.path)\(written) [\(index + 1)/\(count)] =="
+        return "== \(what) \(PrintableText.escapingControls(target.path))\(PrintableText.escapingControls(written)) [\(index + 1)/\(count)] =="
     }
 
     /// The line for a root that failed, naming what the other roots do.
     static func failed(_ target: RootTarget, _ message: String) -> String {
-        "root \(target.path) failed: \(message); the other roots still run"
+        "root \(PrintableText.escapingControls(target.path)) failed: \(PrintableText.escapingControls(message)); the other roots still run"
     }
 
     /// A JSON string, escaped by the one JSON writer as plans escape theirs.

@@ -271,6 +271,7 @@ package final class Transaction {
         case .mkdir(let path):
             try directories.directory(containing: path).makeDirectory(path.lastComponent!)
             dirty.insert(path.parent)
+            FaultInjection.pause(at: .mkdirMade)
             noteMade(path)
         case .setxattr(let path, let attribute, let value, _):
             let parent = try directories.directory(containing: path)

@@ -109,6 +109,7 @@ package enum PathChase {
             let folder = stack.last?.handle ?? slash
             let folderStatus = stack.last?.status ?? slashStatus
             let file = FileName(unchecked: name)
+            FaultInjection.pause(at: .chaseStep)
             let flags = cposix_o_path() | cposix_o_directory_flags()
             let opened = file.withCString { n in systemCall(.open) { system_openat(folder.descriptor, n, flags) } }
             switch opened {
