@@ -230,22 +230,30 @@ struct PlanCommand: Command {
             }
             return
         }
-        let temporary = path + ".tmp-\(system_getpid())"
-        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
-        func fail(_ e: Errno) -> CommandFailure {
-            system_close(fd)
-            _ = system_unlink(temporary)
-            return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
-        }
-        var writer = PlanJSONWriter { try writeAll(fd, $0) }
-        do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
-        guard system_fsync(fd) == 0 else { throw fail(system_errno) }
-        system_close(fd)
-        guard system_rename(temporary, path) == 0 else {
-            let e = system_errno
-            _ = system_unlink(temporary)
-            throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        // The folder chased as a root's path is (PathChase), then everything on its descriptor: the temporary
+        // made O_CREAT|O_EXCL|O_NOFOLLOW, written, fsynced, renamed over the name (a symlink there is replaced).
+        let shown = PrintableText.escapingControls(path)
+        do throws(FileSystemError) {
+            let (folder, chasedName) = try PathChase.parent(of: path)
+            guard let name = chasedName else { throw FileSystemError(.openat, path: .root, errno: .isDirectory) }
+            let temporary = FileName(unchecked: name.bytes + Array(".tmp-\(system_getpid())".utf8))
+            do throws(FileSystemError) {
+                let file = try folder.handle.openFile(temporary, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
+                var failure: FileSystemError? = nil
+                var writer = PlanJSONWriter { bytes in
+                    do throws(FileSystemError) { try file.write(bytes) } catch { failure = error; throw error }
+                }
+                do { try writer.write(plan) } catch {
+                    throw failure ?? FileSystemError(.write, path: .root, errno: .ioError)
+                }
+                try file.sync()
+                try folder.handle.rename(temporary, to: name, noReplace: false)
+            } catch {
+                try? folder.handle.removeFileIfPresent(temporary)
+                throw error
+            }
+        } catch {
+            throw CommandFailure(code: .ioError, message: "cannot write \(shown): \(error.reason)")
         }
     }
 
