@@ -86,14 +86,15 @@ enum RootsRun {
     }
 
     /// Without --root the policy must list its roots. The policy is read first: one with errors gets them, located,
-    /// as `validate` shows them (65; 74 when it cannot be read), before any option is judged; a valid one that
-    /// lists no roots is the usage error a missing --root always was (64).
+    /// as `validate` shows them (65), before any option is judged; a valid one that lists no roots, or a file that
+    /// cannot be read, is the usage error a missing --root always was (64).
     static func requireRoot(_ policyPath: String, root: String?, command: String) throws {
         guard root == nil else { return }
         let loaded: LoadedPolicy
         do { loaded = try PolicySource.load(policyPath, confinedTo: nil) } catch {
-            // The loader every command uses prints the diagnostics and throws the policy's exit code.
-            _ = try QuietOutput.load(policyPath, quiet: false)
+            // A file that cannot be read leaves nothing to show but the option, as always (64). A policy with
+            // errors: the loader every command uses prints them, located, and throws its exit code (65).
+            if !error.isIOError { _ = try QuietOutput.load(policyPath, quiet: false) }
             throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
         }
         guard loaded.policy.hasRoots else {
