@@ -321,12 +321,17 @@ struct CoTenantPrivilegedTests {
         try Data("36 35 98:0 / \(volume) rw - tmpfs tmpfs rw\n".utf8).write(to: URL(fileURLWithPath: mountinfo))
         var names = ["+12345", "+012345", "12345 ", "0"]
         for zeros in 1...96 { names.append(String(repeating: "0", count: zeros) + "12345") }
-        let script = names.map { "mkdir -m 0700 '\(volume)/.Trash-\($0)'" }.joined(separator: " && ") + " && mkdir -m 0700 '\(volume)/.Trash-12345'"
+        // The volume's shared .Trash (root's, sticky) too: .Trash/12345 and .Trash-12345 are one user's on one volume.
+        mkdir(volume + "/.Trash", 0o1777)
+        chmod(volume + "/.Trash", 0o1777)
+        let script = names.map { "mkdir -m 0700 '\(volume)/.Trash-\($0)'" }.joined(separator: " && ")
+            + " && mkdir -m 0700 '\(volume)/.Trash-12345' '\(volume)/.Trash/12345' '\(volume)/.Trash/012345'"
         #expect(try CoTenant.sh(script).status == 0)
         let env = ["POLICYCTL_MOUNTINFO": mountinfo, "HOME": scratch.path + "/nohome"]
         let discover = try policyctl(["trash", "--discover"], environment: env)
         #expect(discover.status == 0, "\(discover)")
-        #expect(discover.stdout == "\(volume)/.Trash-12345\tuid 12345\town\n", "\(discover)")
+        #expect(discover.stdout == "\(volume)/.Trash/12345\tuid 12345\tshared\n", "\(discover)")
+        #expect(discover.stderr.contains("note: \(volume)/.Trash-12345: uid 12345 already has the trash folder \(volume)/.Trash/12345 on this volume (one per volume and user); ignored"), "\(discover)")
         let policy = scratch.path + "/bins.yaml"
         try writePolicy(policy, RootsEndToEndTests.trashPolicy)
         let state = scratch.path + "/state"
