@@ -72,25 +72,30 @@ package enum PathChase {
         let absolute = PathNormalization.absolute(path)
         var components = absolute.utf8.split(separator: 0x2F, omittingEmptySubsequences: true).map { Array($0) }
         var name: FileName? = nil
-        if let last = components.last, last != [0x2E, 0x2E] {
+        if let last = components.last, last != [0x2E, 0x2E], last != [0x2E] {
             name = FileName(last)
             guard name != nil else { throw FileSystemError(.open, path: .root, errno: .invalidArgument) }
             components.removeLast()
         }
-        return (try chase(components), name)
+        return (try chase(components, from: absolute.hasPrefix("/") ? "/" : "."), name)
     }
 
-    private static func chase(_ components: [[UInt8]]) throws(FileSystemError) -> ChasedDirectory {
+    /// `from`: "/", or "." for a relative path whose working directory cannot be named (removed, too long):
+    /// then only what lies below it is chased.
+    private static func chase(_ components: [[UInt8]], from start: String = "/") throws(FileSystemError) -> ChasedDirectory {
         let euid = system_geteuid()
-        let slash = try openSlash()
-        let slashStatus = try slash.status()
+        var slash = try openStart(start)
+        var slashStatus = try slash.status()
+        var base = start
         var stack: [Folder] = []
         var todo = Array(components.reversed())
         var links = 0
         // Set once a link of an unprivileged user U (not root, not the euid) was followed: from there on only
         // U's own entries may be reached.
         var confinedTo: (uid: UInt32, link: String)? = nil
-        func shown(_ names: [[UInt8]]) -> String { "/" + names.map(PathEscaping.escape).joined(separator: "/") }
+        func shown(_ names: [[UInt8]]) -> String {
+            (base == "/" ? "/" : "./") + names.map(PathEscaping.escape).joined(separator: "/")
+        }
         func here() -> String { shown(stack.map(\.name)) }
 
         while let name = todo.popLast() {
@@ -141,6 +146,11 @@ package enum PathChase {
                         throw refusal(confined.link, confined.uid, "it points to the absolute path \(PathEscaping.escape(target)), which starts again at '/' (root's), out of uid \(confined.uid)'s folders")
                     }
                     stack.removeAll()
+                    if base != "/" {
+                        slash = try openStart("/")
+                        slashStatus = try slash.status()
+                        base = "/"
+                    }
                 }
                 let parts = target.split(separator: 0x2F, omittingEmptySubsequences: true).map { Array($0) }
                 todo.append(contentsOf: parts.reversed())
@@ -193,20 +203,21 @@ package enum PathChase {
     @discardableResult
     package static func makeDirectories(_ path: String, permissions: UInt32) throws(FileSystemError) -> ChasedDirectory {
         let absolute = PathNormalization.absolute(path)
+        let start = absolute.hasPrefix("/") ? "/" : "."
         let parts = absolute.utf8.split(separator: 0x2F, omittingEmptySubsequences: true).map { Array($0) }
-        var last = try chase([])
+        var last = try chase([], from: start)
         for count in parts.indices.map({ $0 + 1 }) {
             // Every component a folder on the way (a safe symlink to a folder is followed, as `mkdir -p` does).
             do {
-                last = try chase(Array(parts[..<count]))
+                last = try chase(Array(parts[..<count]), from: start)
                 continue
             } catch where error.errno == .noSuchFile {}
-            let folder = try chase(Array(parts[..<(count - 1)]))
+            let folder = try chase(Array(parts[..<(count - 1)]), from: start)
             guard let name = FileName(parts[count - 1]), parts[count - 1] != [0x2E, 0x2E] else {
                 throw FileSystemError(.mkdirat, path: .root, errno: .invalidArgument)
             }
             do { try folder.handle.makeDirectory(name, permissions: permissions) } catch where error.errno == .fileExists {}
-            last = try chase(Array(parts[..<count]))
+            last = try chase(Array(parts[..<count]), from: start)
             let status = try last.handle.status()
             guard status.type == .directory, trusted(status.userID, system_geteuid()) else {
                 throw FileSystemError(.refused("\(last.canonical) was made by uid \(status.userID) as policyctl was making it; inspect it, then remove it"),
@@ -245,8 +256,8 @@ package enum PathChase {
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
-    private static func openSlash() throws(FileSystemError) -> DirectoryHandle {
-        let r = systemCall(.open) { system_open("/", cposix_o_path() | cposix_o_directory_flags()) }
+    private static func openStart(_ start: String) throws(FileSystemError) -> DirectoryHandle {
+        let r = start.withCString { s in systemCall(.open) { system_open(s, cposix_o_path() | cposix_o_directory_flags()) } }
         switch r {
         case .success(let fd): return DirectoryHandle(descriptor: fd, path: .root)
         case .failure(let e): throw FileSystemError(.open, path: .root, errno: e)
