@@ -192,8 +192,7 @@ enum OutputFile {
             if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
                 try PathChase.makeDirectories(String(path[..<slash]), permissions: 0o755)
             }
-            let (folder, chasedName) = try PathChase.parent(of: path)
-            guard let name = chasedName else { throw FileSystemError(.openat, path: .root, errno: .isDirectory) }
+            let (folder, name) = try PathChase.folder(holding: path)
             let temporary = FileName(unchecked: name.bytes + Array(".policyctl-\(system_getpid()).tmp".utf8))
             do throws(FileSystemError) {
                 let file = try folder.handle.openFile(temporary, options: [.writeOnly, .create, .exclusive], permissions: permissions)

@@ -234,8 +234,7 @@ struct PlanCommand: Command {
         // made O_CREAT|O_EXCL|O_NOFOLLOW, written, fsynced, renamed over the name (a symlink there is replaced).
         let shown = PrintableText.escapingControls(path)
         do throws(FileSystemError) {
-            let (folder, chasedName) = try PathChase.parent(of: path)
-            guard let name = chasedName else { throw FileSystemError(.openat, path: .root, errno: .isDirectory) }
+            let (folder, name) = try PathChase.folder(holding: path)
             let temporary = FileName(unchecked: name.bytes + Array(".tmp-\(system_getpid())".utf8))
             do throws(FileSystemError) {
                 let file = try folder.handle.openFile(temporary, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
@@ -244,7 +243,7 @@ struct PlanCommand: Command {
                     do throws(FileSystemError) { try file.write(bytes) } catch { failure = error; throw error }
                 }
                 do { try writer.write(plan) } catch {
-                    throw failure ?? FileSystemError(.write, path: .root, errno: .ioError)
+                    throw failure ?? FileSystemError.unexplained(.write)
                 }
                 try file.sync()
                 try folder.handle.rename(temporary, to: name, noReplace: false)

@@ -82,6 +82,14 @@ package enum PathChase {
 
     /// `from`: "/", or "." for a relative path whose working directory cannot be named (removed, too long):
     /// then only what lies below it is chased.
+    /// `parent(of:)` for a path that must name an entry in its folder (a file to write): `/` or a path ending in
+    /// `..` is a directory (EISDIR).
+    package static func folder(holding path: String) throws(FileSystemError) -> (folder: ChasedDirectory, name: FileName) {
+        let (folder, name) = try parent(of: path)
+        guard let name else { throw FileSystemError(.openat, path: .root, errno: .isDirectory) }
+        return (folder, name)
+    }
+
     private static func chase(_ components: [[UInt8]], from start: String = "/") throws(FileSystemError) -> ChasedDirectory {
         let euid = system_geteuid()
         var slash = try openStart(start)
@@ -271,6 +279,11 @@ package enum PathChase {
 }
 
 extension FileSystemError {
+    /// An `EIO` from `operation` with no path: a failure that gave no errno of its own (a writer's closure).
+    package static func unexplained(_ operation: Operation) -> FileSystemError {
+        FileSystemError(operation, path: .root, errno: .ioError)
+    }
+
     /// What went wrong, for a message that names the path itself: the errno (`Permission denied (EACCES)`), or,
     /// for a refusal (an unsafe symlink on the way to a root, untrusted state), the refusal and its fix.
     package var reason: String {

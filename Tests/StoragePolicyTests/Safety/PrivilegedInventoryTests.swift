@@ -27,7 +27,7 @@ struct PrivilegedInventoryTests {
         ("xattr", #"(?:\.|(?<![\w.]))(setExtendedAttribute|removeExtendedAttribute)\((?!let\b)|\bcposix_(setxattrat|removexattrat)\(|(?<![\w.])(setxattr|lsetxattr|fsetxattr|removexattr|lremovexattr|fremovexattr)\(|CSBackupSetItemExcluded\(|isExcludedFromBackup\s*="#),
         ("utimes", #"(?:\.|(?<![\w.]))setTimes\(|\bsystem_utimensat\(|(?<![\w.])(utimensat|futimens|utimes)\("#),
         ("truncate", #"\.truncate\(to:|\bsystem_(ftruncate|posix_fallocate)\(|(?<![\w.])(truncate|ftruncate|posix_fallocate)\("#),
-        ("resolve", #"DirectoryHandle\.open\((root|kernelPath):|PathChase\.(directory|parent)\(|WalkDirectory\.open\(root:|\bsystem_realpath\(|(?<![\w.])realpath\("#),
+        ("resolve", #"DirectoryHandle\.open\((root|kernelPath):|PathChase\.(directory|parent|folder)\(|WalkDirectory\.open\(root:|\bsystem_realpath\(|(?<![\w.])realpath\("#),
     ]
 
     /// A Swift declaration that starts a function (its name attributes the lines below it).
