@@ -192,7 +192,7 @@ struct ApplyCommand: Command {
             let log = self.log
             request.confirm = { plan, rootPath in
                 log.preview(plan, root: rootPath)
-                return Terminal.confirm("Apply these \(plan.actions.count) changes to \(rootPath)?")
+                return Terminal.confirm("Apply these \(plan.actions.count) changes to \(PrintableText.escapingControls(rootPath))?")
             }
         }
 

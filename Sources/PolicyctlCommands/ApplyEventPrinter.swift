@@ -33,9 +33,9 @@ final class ApplyEventPrinter: @unchecked Sendable {
         }
         switch event {
         case .opened(let root): rootPath = root
-        case .stateNotice(let notice): Terminal.err("warning: \(notice)")
+        case .stateNotice(let notice): Terminal.err("warning: \(PrintableText.escapingControls(notice))")
         case .waitingForLock(let pid):
-            Terminal.err("waiting for another run on \(rootPath ?? "")\(pid.map { " (pid \($0))" } ?? "") to finish...")
+            Terminal.err("waiting for another run on \(PrintableText.escapingControls(rootPath ?? ""))\(pid.map { " (pid \($0))" } ?? "") to finish...")
         case .lockHeld(let pid): log.skippedRun(root: rootPath ?? "", pid: pid)
         case .recovered(let report): log.recovery(report)
         case .nothingToDo: log.nothingToDo(root: rootPath ?? "")
@@ -61,7 +61,7 @@ final class ApplyEventPrinter: @unchecked Sendable {
         switch error {
         case .lockHeld: return CommandFailure(code: .success, message: "")
         case .fileSystem(let e) where rootPath == nil:
-            return CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+            return CommandFailure(code: .ioError, message: "\(PrintableText.escapingControls(root)): cannot open the root: \(e.reason)")
         case .fileSystem(let e): return CommandFailure(code: .ioError, message: "planning failed: \(e)")
         case .stateFolder(let e):
             return CommandFailure(code: .ioError, message: "\(rootPath ?? root): cannot set up the state folder: \(e); nothing was changed")

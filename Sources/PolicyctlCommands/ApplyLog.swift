@@ -38,7 +38,7 @@ struct ApplyLog {
             emit([("event", .string("skipped")), ("reason", .string("another run in progress")), ("root", .string(root)),
                   ("pid", pid.map { .integer(Int64($0)) } ?? .null)])
         } else {
-            Terminal.out("skipped: another run in progress on \(root)\(pid.map { " (pid \($0))" } ?? "")")
+            Terminal.out("skipped: another run in progress on \(PrintableText.escapingControls(root))\(pid.map { " (pid \($0))" } ?? "")")
         }
     }
 
@@ -47,7 +47,7 @@ struct ApplyLog {
         if format == .json {
             emit([("event", .string("summary")), ("outcome", .string("nothing-to-do")), ("root", .string(root))])
         } else {
-            Terminal.out("Nothing to do: \(root) already matches the policy.")
+            Terminal.out("Nothing to do: \(PrintableText.escapingControls(root)) already matches the policy.")
         }
     }
 
@@ -76,7 +76,7 @@ struct ApplyLog {
     func preview(_ plan: Plan, root: String) {
         var counts = ActionCounts()
         for a in plan.actions { counts[StepVerb(a.kind)] += 1 }
-        Terminal.err("Plan for \(root) (policy \(plan.policy)): " + ApplyLog.describe(counts)
+        Terminal.err("Plan for \(PrintableText.escapingControls(root)) (policy \(plan.policy)): " + ApplyLog.describe(counts)
                      + (plan.summary.bytesFreed > 0 ? "; \(ByteSize.human(plan.summary.bytesFreed)) to free" : ""))
         for a in plan.actions.prefix(20) {
             Terminal.err("  " + ApplyLog.describe(a) + "  (\(a.rule): \(a.reason))")

@@ -10,12 +10,22 @@ extension ApplyCommand {
         }
         var codes: [ExitCode] = []
         var failed: [String] = []
+        var newStateFolders = 0
         for (i, target) in targets.enumerated() {
+            if target.discovered && !RootsRun.stateFolderExists(target.stateDirectory) {
+                // Bounded per run: a volume a co-tenant filled with trash folders costs a state folder each.
+                guard newStateFolders < RootsRun.newTrashStateFoldersPerRun else {
+                    Terminal.err("note: \(PrintableText.escapingControls(target.path)): not run: this run made \(RootsRun.newTrashStateFoldersPerRun) new state folders for discovered trash folders, the most one run makes; a later run takes it")
+                    codes.append(.findings)
+                    continue
+                }
+                newStateFolders += 1
+            }
             switch log.format {
             case .json:
                 Terminal.out(bytes: JSONLogLine([("event", .string("root")), ("root", .string(target.path)), ("written", .string(target.written)),
                                                  ("origin", .string(target.discovered ? "discovered-trash" : "listed"))]).bytes + [0x0A])
-            case .plain: Terminal.out("root: \(target.path)")
+            case .plain: Terminal.out("root: \(PrintableText.escapingControls(target.path))")
             case .human: if !log.quiet { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
             }
             do {
@@ -26,7 +36,7 @@ extension ApplyCommand {
                 let (code, message) = RootsRun.message(error)
                 codes.append(code)
                 guard code != .success else { continue }   // skipped for the lock (--no-wait): said already
-                failed.append("\(target.path) (exit \(code.rawValue))")
+                failed.append("\(PrintableText.escapingControls(target.path)) (exit \(code.rawValue))")
                 Terminal.err("error: " + RootsRun.failed(target, message.isEmpty ? "exit \(code.rawValue), said above" : message))
             }
         }

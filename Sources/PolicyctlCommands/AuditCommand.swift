@@ -126,8 +126,8 @@ struct AuditCommand: Command {
             // An unreadable root is said as the file-system error it is (74), naming the root as given: the
             // error's own path is root-relative, and the root itself would read as '.'.
             guard case .fileSystem(let e) = error else { throw error }
-            let what = e.path.isEmpty ? "the root '\(rootPath)'" : "'\(e.path.escaped)' under '\(rootPath)'"
-            throw CommandFailure(code: .ioError, message: "cannot audit: \(what): \(e.errno)")
+            let what = e.path.isEmpty ? "the root '\(PrintableText.escapingControls(rootPath))'" : "'\(e.path.escaped)' under '\(rootPath)'"
+            throw CommandFailure(code: .ioError, message: "cannot audit: \(what): \(e.reason)")
         }
         printer.finish()
 
@@ -181,48 +181,30 @@ enum OutputFile {
     /// `path` made absolute against the working directory, without resolving symlinks (the one normalisation).
     static func absolute(_ path: String) -> String { PathNormalization.absolute(path) }
 
-    /// Writes `bytes` to `path`, creating missing parent directories when asked.
+    /// Writes `bytes` to `path`, creating missing parent directories when asked. The folder is reached as a
+    /// root's path is (PathChase: a symlink on the way followed only when root, the euid or the folder's own
+    /// user made it and no one else can write above it; otherwise refused, 74), and everything after happens on
+    /// its descriptor: the temporary `NAME.policyctl-PID.tmp` made O_CREAT|O_EXCL|O_NOFOLLOW, fsynced, then
+    /// renamed over NAME (a symlink there is replaced, never followed).
     static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false,
                       permissions: UInt32 = 0o644) throws(CommandFailure) {
-        if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try makeDirectories(String(path[..<slash]))
-        }
-        let temporary = path + ".policyctl-\(system_getpid()).tmp"
-        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], permissions)
-        guard fd >= 0 else { throw failure("cannot write", path) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { system_write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if system_errno == .interrupted { continue }
-                let failed = failure("cannot write", path)
-                system_close(fd); _ = system_unlink(temporary)
-                throw failed
+        do throws(FileSystemError) {
+            if createDirectories, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+                try PathChase.makeDirectories(String(path[..<slash]), permissions: 0o755)
             }
-            offset += n
+            let (folder, name) = try PathChase.folder(holding: path)
+            let temporary = FileName(unchecked: name.bytes + Array(".policyctl-\(system_getpid()).tmp".utf8))
+            do throws(FileSystemError) {
+                let file = try folder.handle.openFile(temporary, options: [.writeOnly, .create, .exclusive], permissions: permissions)
+                try file.write(bytes)
+                try file.sync()
+                try folder.handle.rename(temporary, to: name, noReplace: false)
+            } catch {
+                try? folder.handle.removeFileIfPresent(temporary)
+                throw error
+            }
+        } catch {
+            throw CommandFailure(code: .ioError, message: "cannot write \(PrintableText.escapingControls(path)): \(error.reason)")
         }
-        guard system_fsync(fd) == 0, system_closeChecked(fd) == 0 else {
-            let failed = failure("cannot write", path)
-            _ = system_unlink(temporary)
-            throw failed
-        }
-        guard system_rename(temporary, path) == 0 else {
-            let failed = failure("cannot write", path)
-            _ = system_unlink(temporary)
-            throw failed
-        }
-    }
-
-    /// `mkdir -p`: each missing component is created; one that exists is fine.
-    static func makeDirectories(_ path: String) throws(CommandFailure) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if system_mkdir(prefix, 0o755) != 0, system_errno != .fileExists { throw failure("cannot create directory", prefix) }
-        }
-    }
-
-    private static func failure(_ what: String, _ path: String) -> CommandFailure {
-        CommandFailure(code: .ioError, message: "\(what) \(path): \(system_errno)")
     }
 }

@@ -84,7 +84,7 @@ struct ExplainCommand: Command {
             }
         } catch {
             guard case .fileSystem(let error) = error else { throw error }
-            throw CommandFailure(code: .ioError, message: "cannot explain: the root '\(root)': \(error.errno)")
+            throw CommandFailure(code: .ioError, message: "cannot explain: the root '\(PrintableText.escapingControls(root))': \(error.reason)")
         }
         return .success
     }

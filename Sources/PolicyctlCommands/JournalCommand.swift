@@ -69,14 +69,14 @@ struct JournalCommand: Command {
 
         if let last { transactions = Array(transactions.suffix(last)) }
         // On stderr in both formats: stdout stays clean JSON for tools.
-        for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
+        for damaged in reading?.damaged ?? [] { Terminal.err("note: \(PrintableText.escapingControls("\(damaged)"))") }
         if json {
             // The one pretty writer (Base/PrettyJSON), in JSONEncoder's sorted layout: the bytes tools already parse.
             Terminal.out(bytes: try PrettyJSON.encode(transactions) + [0x0A])
             return .success
         }
         if transactions.isEmpty {
-            Terminal.out("No transactions recorded under \(RootSession.canonical(root)).")
+            Terminal.out("No transactions recorded under \(PrintableText.escapingControls(RootSession.canonical(root))).")
             return .success
         }
         for (i, t) in transactions.enumerated() {
@@ -107,7 +107,7 @@ struct JournalCommand: Command {
     static func failure(_ error: EngineError, root: String, rootPath: String?) -> CommandFailure {
         switch error {
         case .fileSystem(let e) where rootPath == nil:
-            CommandFailure(code: .ioError, message: "\(root): cannot open the root: \(e.errno)")
+            CommandFailure(code: .ioError, message: "\(PrintableText.escapingControls(root)): cannot open the root: \(e.reason)")
         case .untrustedState(let untrusted):
             CommandFailure(code: .ioError, message: ApplyEventPrinter.located(untrusted, root: rootPath ?? RootSession.canonical(root)))
         case .fileSystem(let e), .stateFolder(let e):
@@ -127,9 +127,9 @@ struct JournalCommand: Command {
         }
         var lines = ["\(Terminal.styled(t.id, .bold))  \(t.time)  \(t.kind)  policy \(t.policy.isEmpty ? "-" : t.policy)  \(outcome)"]
         if let reversed = t.reverses { lines.append("  undo of \(reversed)") }
-        if let plan = t.plan { lines.append("  plan file \(plan)") }
-        if let path = t.policyPath { lines.append("  policy file \(path)") }
-        lines.append("  root \(t.root)")
+        if let plan = t.plan { lines.append("  plan file \(PrintableText.escapingControls(plan))") }
+        if let path = t.policyPath { lines.append("  policy file \(PrintableText.escapingControls(path))") }
+        lines.append("  root \(PrintableText.escapingControls(t.root))")
         if t.outcome == .committed {
             let done = t.counts.isEmpty ? "nothing done" : ApplyLog.describe(t.counts)
             lines.append("  \(done) of \(t.actions) planned; \(ByteSize.human(t.bytesFreed)) freed" + (t.recovered ? " (purge finished by recovery)" : ""))

@@ -24,7 +24,7 @@ extension JournalCommand {
         let t = shown.transaction
         // The same first line as the list, so a transaction looks the same in both.
         var lines = [render(t).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)[0].description,
-                     "  root \(t.root)"]
+                     "  root \(PrintableText.escapingControls(t.root))"]
         var tally: [TransactionPaths.Entry.Status: Int] = [:]
         for entry in shown.paths {
             tally[entry.status, default: 0] += 1

@@ -81,14 +81,14 @@ enum MetricsFile {
     /// symlink (replaced, never followed) or nothing may be there. A failure is a warning: the apply stands.
     static func write(_ text: String, to path: String) {
         if let existing = system_lstat(path), existing.kind != .regular, existing.kind != .symbolicLink {
-            Terminal.err("warning: --metrics-file \(path) was not written: it is not a regular file (remove it, or name a file)")
+            Terminal.err("warning: --metrics-file \(PrintableText.escapingControls(path)) was not written: it is not a regular file (remove it, or name a file)")
             return
         }
         // The commands' one atomic writer (temporary name beside it with O_EXCL, fsync, rename).
         do {
             try OutputFile.write(Array(text.utf8), to: path)
         } catch {
-            Terminal.err("warning: --metrics-file \(path) was not written: \(error.message)")
+            Terminal.err("warning: --metrics-file \(PrintableText.escapingControls(path)) was not written: \(PrintableText.escapingControls(error.message))")
         }
     }
 }

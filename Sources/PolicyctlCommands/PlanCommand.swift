@@ -96,10 +96,10 @@ struct PlanCommand: Command {
             var writer = PlanJSONWriter { Terminal.out(bytes: $0) }
             try writer.write(plan)
             // stdout is the JSON alone; the word for people goes to stderr.
-            if let out { Terminal.err("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
+            if let out { Terminal.err(PrintableText.escapingControls("Saved the plan to \(out); apply it with: policyctl apply \(out)")) }
         } else {
             PlanCommand.printText(plan, policy: loaded.policy)
-            if let out { Terminal.out("Saved the plan to \(out); apply it with: policyctl apply \(out)") }
+            if let out { Terminal.out(PrintableText.escapingControls("Saved the plan to \(out); apply it with: policyctl apply \(out)")) }
         }
         return detailedExitCode && plan.hasChanges ? .changesPending : .success
     }
@@ -191,8 +191,9 @@ struct PlanCommand: Command {
         } catch {
             if case .cancelled = error { throw SignalCancellation.failure }
             guard case .fileSystem(let error) = error else { throw error }
-            let what = error.path.isEmpty ? "the root '\(root)'" : "'\(error.path.escaped)' under '\(root)'"
-            throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.errno)")
+            let shown = PrintableText.escapingControls(root)
+            let what = error.path.isEmpty ? "the root '\(shown)'" : "'\(error.path.escaped)' under '\(shown)'"
+            throw CommandFailure(code: .ioError, message: "cannot plan: \(what): \(error.reason)")
         }
     }
 
@@ -207,7 +208,7 @@ struct PlanCommand: Command {
         } catch TrustedFile.ReadError.notRegular {
             // Written to a device or FIFO (--out /dev/stdout): there is no file to apply later.
         } catch {
-            Terminal.err("warning: no record of this plan was kept (\(error)); apply it with: policyctl apply \(path) --policy \(policyPath) --root \(plan.root)")
+            Terminal.err(PrintableText.escapingControls("warning: no record of this plan was kept (\(error)); apply it with: policyctl apply \(path) --policy \(policyPath) --root \(plan.root)"))
         }
     }
 
@@ -229,22 +230,29 @@ struct PlanCommand: Command {
             }
             return
         }
-        let temporary = path + ".tmp-\(system_getpid())"
-        let fd = system_open(temporary, [.writeOnly, .create, .exclusive, .closeOnExec], 0o644)
-        guard fd >= 0 else { throw CommandFailure(code: .ioError, message: "cannot write \(path): \(system_errno)") }
-        func fail(_ e: Errno) -> CommandFailure {
-            system_close(fd)
-            _ = system_unlink(temporary)
-            return CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
-        }
-        var writer = PlanJSONWriter { try writeAll(fd, $0) }
-        do { try writer.write(plan) } catch let e as Errno { throw fail(e) }
-        guard system_fsync(fd) == 0 else { throw fail(system_errno) }
-        system_close(fd)
-        guard system_rename(temporary, path) == 0 else {
-            let e = system_errno
-            _ = system_unlink(temporary)
-            throw CommandFailure(code: .ioError, message: "cannot write \(path): \(e)")
+        // The folder chased as a root's path is (PathChase), then everything on its descriptor: the temporary
+        // made O_CREAT|O_EXCL|O_NOFOLLOW, written, fsynced, renamed over the name (a symlink there is replaced).
+        let shown = PrintableText.escapingControls(path)
+        do throws(FileSystemError) {
+            let (folder, name) = try PathChase.folder(holding: path)
+            let temporary = FileName(unchecked: name.bytes + Array(".tmp-\(system_getpid())".utf8))
+            do throws(FileSystemError) {
+                let file = try folder.handle.openFile(temporary, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
+                var failure: FileSystemError? = nil
+                var writer = PlanJSONWriter { bytes in
+                    do throws(FileSystemError) { try file.write(bytes) } catch { failure = error; throw error }
+                }
+                do { try writer.write(plan) } catch {
+                    throw failure ?? FileSystemError.unexplained(.write)
+                }
+                try file.sync()
+                try folder.handle.rename(temporary, to: name, noReplace: false)
+            } catch {
+                try? folder.handle.removeFileIfPresent(temporary)
+                throw error
+            }
+        } catch {
+            throw CommandFailure(code: .ioError, message: "cannot write \(shown): \(error.reason)")
         }
     }
 

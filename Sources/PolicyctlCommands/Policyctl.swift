@@ -107,18 +107,19 @@ public enum Policyctl {
             }
             return try execute(command, parsed, argv: [invokedAs, command.spec.name] + args)
         } catch let error as UsageError {
-            Terminal.err("Error: \(error.message)")
+            // Every message escaped as diagnostics are (PrintableText): a path in it may hold any control byte.
+            Terminal.err("Error: \(PrintableText.escapingControls(error.message))")
             Terminal.err("Usage: \(HelpRenderer.usageLine(command.spec, path: path))")
             Terminal.err("  See '\(path) --help' for more information.")
             return ExitCode.usage.rawValue
         } catch let error as CommandFailure {
-            if !error.message.isEmpty { Terminal.err("Error: \(error.message)") }
+            if !error.message.isEmpty { Terminal.err("Error: \(PrintableText.escapingControls(error.message))") }
             return error.code.rawValue
         } catch let error as FileSystemError {
-            Terminal.err("Error: \(error)")
+            Terminal.err("Error: \(PrintableText.escapingControls("\(error)"))")
             return ExitCode.ioError.rawValue
         } catch {
-            Terminal.err("Error: \(error)")
+            Terminal.err("Error: \(PrintableText.escapingControls("\(error)"))")
             return ExitCode.ioError.rawValue
         }
     }

@@ -64,7 +64,7 @@ struct ReclaimCommand: Command {
         if !yes {
             request.confirm = { plan, rootPath in
                 log.preview(plan, root: rootPath)
-                return Terminal.confirm("Apply these \(plan.actions.count) changes to \(rootPath)?")
+                return Terminal.confirm("Apply these \(plan.actions.count) changes to \(PrintableText.escapingControls(rootPath))?")
             }
         }
         let printer = ApplyEventPrinter(log: log, started: ContinuousClock.now)

@@ -59,7 +59,7 @@ struct RecoverCommand: Command {
             throw try printer.failure(error, root: root)
         }
         if report?.nothingToDo ?? true, log.format != .json {
-            Terminal.out("Nothing to recover: no interrupted transaction under \(printer.rootPath ?? RootSession.canonical(root)).")
+            Terminal.out("Nothing to recover: no interrupted transaction under \(PrintableText.escapingControls(printer.rootPath ?? RootSession.canonical(root))).")
         }
         return .success
     }

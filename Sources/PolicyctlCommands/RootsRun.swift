@@ -85,11 +85,19 @@ enum RootsRun {
         return one
     }
 
-    /// Without --root the policy must list its roots; one that cannot be read (or lists none) is the usage
-    /// error a missing --root always was (64), decided before the policy's own errors are printed.
-    static func requireRoot(_ policyPath: String, root: String?, command: String) throws(UsageError) {
+    /// Without --root the policy must list its roots. The policy is read first: one with errors gets them, located,
+    /// as `validate` shows them (65), before any option is judged; a valid one that lists no roots, or a file that
+    /// cannot be read, is the usage error a missing --root always was (64).
+    static func requireRoot(_ policyPath: String, root: String?, command: String) throws {
         guard root == nil else { return }
-        guard let loaded = try? PolicySource.load(policyPath, confinedTo: nil), loaded.policy.hasRoots else {
+        let loaded: LoadedPolicy
+        do { loaded = try PolicySource.load(policyPath, confinedTo: nil) } catch {
+            // A file that cannot be read leaves nothing to show but the option, as always (64). A policy with
+            // errors: the loader every command uses prints them, located, and throws its exit code (65).
+            if !error.isIOError { _ = try QuietOutput.load(policyPath, quiet: false) }
+            throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
+        }
+        guard loaded.policy.hasRoots else {
             throw UsageError(message: "Missing expected option '--root <dir>'", command: command)
         }
     }
@@ -101,7 +109,7 @@ enum RootsRun {
         let mounts = MountPoints.current()
         if mounts == nil && notes { Terminal.err("note: the mount table (/proc/self/mountinfo) cannot be read: only the home trash is looked for") }
         let found = StorageEngine.discoverTrash(mountPoints: mounts ?? [], homeTrash: TrashCommand.homeTrash())
-        if notes { for note in found.ignored { Terminal.err("note: \(note)") } }
+        if notes { for note in found.ignored { Terminal.err("note: \(PrintableText.escapingControls(note))") } }
         let base = stateDir ?? trashStateBase
         return found.found.map {
             RootTarget(written: $0.path, path: $0.path, policy: policy.policy(forDiscoveredTrash: rule),
@@ -118,13 +126,22 @@ enum RootsRun {
 
     /// Makes (0700) each missing folder above a root's state folder `DIR/NAME`, so the engine, which makes
     /// only the state folder itself, can make it. Called by apply just before a root's run.
+    /// On descriptors (PathChase.makeDirectories): the existing part chased as a root's path is, each missing folder
+    /// made by mkdirat and checked on the descriptor opened after it. A failure is left for the engine, which
+    /// opens the state folder the same way and names what is wrong.
     static func makeFolders(above stateDirectory: String?) {
-        guard let stateDirectory else { return }
-        var made = ""
-        for part in stateDirectory.split(separator: "/").dropLast() {
-            made += "/" + part
-            _ = system_mkdir(made, 0o700)
-        }
+        guard let stateDirectory, let slash = stateDirectory.lastIndex(of: "/"), slash != stateDirectory.startIndex else { return }
+        _ = try? PathChase.makeDirectories(String(stateDirectory[..<slash]), permissions: 0o700)
+    }
+
+    /// The most state folders a run makes for discovered trash folders (each with its journal and its 256 KiB
+    /// reserve): a volume with many trash folders is taken in turns, this many new ones a run, each named.
+    static let newTrashStateFoldersPerRun = 32
+
+    /// True when `stateDirectory` exists (a discovered trash folder run before): making it is not counted.
+    static func stateFolderExists(_ stateDirectory: String?) -> Bool {
+        guard let stateDirectory else { return true }
+        return system_lstat(stateDirectory) != nil
     }
 
     /// The worst of the roots' exit codes: the highest number (0 < 1 findings/skipped < 2 pending < 3 < 64 < 65 < 74).
@@ -136,12 +153,12 @@ enum RootsRun {
     static func header(_ target: RootTarget, index: Int, count: Int) -> String {
         let what = target.discovered ? "discovered trash" : "root"
         let written = target.written == target.path ? "" : " (\(target.written))"
-        return "== \(what) \(target.path)\(written) [\(index + 1)/\(count)] =="
+        return "== \(what) \(PrintableText.escapingControls(target.path))\(PrintableText.escapingControls(written)) [\(index + 1)/\(count)] =="
     }
 
     /// The line for a root that failed, naming what the other roots do.
     static func failed(_ target: RootTarget, _ message: String) -> String {
-        "root \(target.path) failed: \(message); the other roots still run"
+        "root \(PrintableText.escapingControls(target.path)) failed: \(PrintableText.escapingControls(message)); the other roots still run"
     }
 
     /// A JSON string, escaped by the one JSON writer as plans escape theirs.

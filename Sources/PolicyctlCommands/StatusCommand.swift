@@ -9,7 +9,7 @@ struct StatusCommand: Command {
         name: "status",
         abstract: "Show each rule's scope against its limits, what the next apply frees, free space and the last apply.",
         discussion: "Plans the policy read-only, as 'plan' does, and measures the scope of every quota, trash and expire rule: its size (allocated, as du counts, hard links once) and entry count, against the rule's size limit as a bar. Adds what the next apply would free per rule, the root volume's free space against each pressure rule's thresholds, the last apply from the journal (read as 'policyctl journal' reads it, refusing untrusted state the same way) and the next timer run. --format json for tools (Docs/status.md), markdown for a CI step summary, prometheus for node_exporter's textfile collector. Exit codes: 0 shown, 64 usage, 65 invalid policy, 74 I/O error or refused state.",
-        usage: ["--policy <file> --root <dir> [--format text|json|markdown|prometheus] [--state-dir <dir>]"]
+        usage: ["--policy <file> [--root <dir>] [--format text|json|markdown|prometheus] [--state-dir <dir>]"]
     )
 
     struct Options: ParsableOptions {
@@ -21,7 +21,7 @@ struct StatusCommand: Command {
 
         static var options: [OptionField<Self>] { [
             .option(\.policy, "policy", short: "p", value: "file", help: "(required) The policy whose rules to measure.", completion: .file),
-            .option(\.root, "root", short: "r", value: "dir", help: "(required) The directory the policy governs.", completion: .directory),
+            .option(\.root, "root", short: "r", value: "dir", help: "The directory the policy governs (required unless the policy lists its roots: then every listed root is shown, or the one this names).", completion: .directory),
             .option(\.format, "format", value: "format", help: "Output format.", default: "text", values: ["text", "json", "markdown", "prometheus"]),
             .shared(\.stateDir, RootSession.stateDirOption),
             .flag(\.forceRoot, "force-root", help: "Allow '/', the home directory itself or a system directory as the root."),
@@ -29,21 +29,57 @@ struct StatusCommand: Command {
     }
 
     let policyPath: String
-    let root: String
+    /// `--root`; nil for a policy that lists its roots: every listed root is shown (RootsRun).
+    let rootArgument: String?
+    let forceRoot: Bool
     let format: String
     let stateDir: String?
 
     init(_ options: Options) throws {
         let command = "policyctl status"
         policyPath = try PolicyArgument.resolve(options.policy, useSet: false) ?? options.required(\.policy, command: command)
-        root = try options.required(\.root, command: command)
-        try RootSafety.check(root, force: options.forceRoot, command: command)
+        rootArgument = options.root
+        forceRoot = options.forceRoot
         format = options.format
         stateDir = options.stateDir
     }
 
     func run() throws -> ExitCode {
+        // The policy's own errors first (65), then whether it needs --root (64), as plan and apply decide it.
+        try RootsRun.requireRoot(policyPath, root: rootArgument, command: "policyctl status")
         let loaded = try QuietOutput.load(policyPath, quiet: false)
+        switch try RootsRun.select(loaded.policy, root: rootArgument, stateDir: stateDir, user: true, command: "policyctl status") {
+        case .single(let policy, let root, let state):
+            var one = loaded
+            one.policy = policy
+            return try runOne(one, root: root, stateDirectory: state)
+        case .several(let targets):
+            // Every listed (and discovered) root, one after another, each under a header (text, markdown) or as
+            // one element of a JSON array; a root that fails is named and the others are still shown.
+            var codes: [ExitCode] = []
+            if format == "json" { Terminal.out("[") }
+            for (i, target) in targets.enumerated() {
+                if format == "text" || format == "markdown" { Terminal.out(RootsRun.header(target, index: i, count: targets.count)) }
+                var one = loaded
+                one.policy = target.policy
+                do {
+                    codes.append(try runOne(one, root: target.path, stateDirectory: target.stateDirectory,
+                                            separator: format == "json" && i > 0 ? "," : ""))
+                } catch {
+                    let (code, message) = RootsRun.message(error)
+                    codes.append(code)
+                    Terminal.err("error: " + RootsRun.failed(target, message))
+                }
+            }
+            if format == "json" { Terminal.out("]") }
+            return RootsRun.worst(codes)
+        }
+    }
+
+    /// One root's status, as `status --root` prints it (`separator` before a JSON report in an array).
+    func runOne(_ loaded: LoadedPolicy, root: String, stateDirectory: String?, separator: String = "") throws -> ExitCode {
+        try RootSafety.check(root, force: forceRoot, command: "policyctl status")
+        let stateDir = stateDirectory
         // The journal first: untrusted state is refused (74, the message `journal` gives) before any walk.
         let reading = try JournalCommand.readState(root: root) { events throws(EngineError) in
             try StorageEngine.journal(root: root, stateDirectory: stateDir, events: events)
@@ -52,7 +88,7 @@ struct StatusCommand: Command {
         let plan = try PlanCommand.makePlan(loaded.policy, root: root)
         let status = try StatusReport.gather(policy: loaded.policy, policyFile: MetricsFile.policyLabel(policyPath), plan: plan, journal: reading?.transactions ?? [])
         switch format {
-        case "json": Terminal.out(bytes: try PrettyJSON.encode(status) + [0x0A])
+        case "json": Terminal.out(bytes: Array(separator.utf8) + (try PrettyJSON.encode(status)) + [0x0A])
         case "markdown": Terminal.out(StatusFormats.markdown(status), terminator: "")
         case "prometheus": Terminal.out(StatusFormats.prometheus(status), terminator: "")
         default: Terminal.out(StatusFormats.text(status, bars: StatusFormats.barStyle()), terminator: "")
@@ -133,7 +169,7 @@ struct StatusReport: Codable, Sendable {
         let byRule = plan.summary.bytesFreedByRule ?? [:]
         let handle: DirectoryHandle
         do { handle = try DirectoryHandle.open(root: plan.root) } catch {
-            throw CommandFailure(code: .ioError, message: "cannot measure '\(plan.root)': \(error.errno)")
+            throw CommandFailure(code: .ioError, message: "cannot measure '\(PrintableText.escapingControls(plan.root))': \(error.reason)")
         }
         // Opened by path a second time: it must be the directory the plan walked, not one swapped in since.
         if let f = plan.fingerprint, let s = try? handle.status(), s.device != f.rootDevice || s.inode != f.rootInode {

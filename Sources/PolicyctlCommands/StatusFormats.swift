@@ -40,7 +40,7 @@ enum StatusFormats {
     }
 
     static func text(_ s: StatusReport, bars: Bars) -> String {
-        var out = "Status of policy \(s.policy) on \(s.root)\n\nRules:\n"
+        var out = "Status of policy \(s.policy) on \(PrintableText.escapingControls(s.root))\n\nRules:\n"
         let nameWidth = s.rules.map(\.name.count).max() ?? 0
         let pathWidth = s.rules.map(\.path.count).max() ?? 0
         func pad(_ t: String, _ w: Int) -> String { t + String(repeating: " ", count: max(0, w - t.count)) }

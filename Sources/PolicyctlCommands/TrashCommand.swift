@@ -216,6 +216,9 @@ struct TrashCommand: Command {
             guard let path = relativePath(restoreTo, rootPath: rootPath), !path.isRoot else {
                 throw UsageError(message: "--to '\(restoreTo)' is not inside the root \(rootPath)", command: "policyctl trash")
             }
+            guard !path.hasPrefix(folder) else {
+                throw UsageError(message: "--to '\(PrintableText.escapingControls(restoreTo))' is inside the trash folder \(folder.escaped): an item restored there loses its record and is kept forever, undated; name a folder outside the trash", command: "policyctl trash")
+            }
             destination = path
         }
         let report: ApplyReport

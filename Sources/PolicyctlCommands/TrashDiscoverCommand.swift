@@ -10,11 +10,11 @@ extension TrashCommand {
         if json {
             Terminal.out(bytes: try PrettyJSON.encode(found) + [0x0A])
         } else {
-            for trash in found.found { Terminal.out("\(trash.path)\tuid \(trash.uid)\t\(trash.place.rawValue)") }
+            for trash in found.found { Terminal.out("\(PrintableText.escapingControls(trash.path))\tuid \(trash.uid)\t\(trash.place.rawValue)") }
             if found.found.isEmpty { Terminal.out("No trash folder found.") }
         }
         // On stderr in both formats, so stdout stays the list (or clean JSON) for tools.
-        for note in found.ignored { Terminal.err("note: \(note)") }
+        for note in found.ignored { Terminal.err("note: \(PrintableText.escapingControls(note))") }
         return .success
     }
 

@@ -41,8 +41,8 @@ extension TrashCommand {
             if stateDir != nil {
                 // One --state-dir holds one root's journal: another root's transactions do not go into it.
                 for p in paths {
-                    Terminal.out("skipped trash \(p.escaped) on the volume mounted at \(top): with --state-dir its move cannot be journaled "
-                        + "there; run policyctl trash --root \(top) --trash-dir .Trash-\(system_geteuid()) \(p.escaped)")
+                    Terminal.out("skipped trash \(p.escaped) on the volume mounted at \(PrintableText.escapingControls(top)): with --state-dir its move cannot be journaled "
+                        + "there; run policyctl trash --root \(PrintableText.escapingControls(top)) --trash-dir .Trash-\(system_geteuid()) \(p.escaped)")
                 }
                 skipped = true
                 continue
@@ -50,9 +50,9 @@ extension TrashCommand {
             let printer = ApplyEventPrinter(log: log)
             let picked: (folder: RelativePath, note: String?)
             do { picked = try StorageEngine.volumeTrashFolder(top: top) } catch { throw try failure(error, printer) }
-            if let note = picked.note { Terminal.err("note: \(top)/\(note)") }
-            Terminal.err("note: \(paths.count == 1 ? paths[0].escaped : "\(paths.count) items") on the volume mounted at \(top): "
-                + "into its trash \(top)/\(picked.folder.escaped), not copied across volumes")
+            if let note = picked.note { Terminal.err("note: \(PrintableText.escapingControls(top + "/" + note))") }
+            Terminal.err("note: \(paths.count == 1 ? paths[0].escaped : "\(paths.count) items") on the volume mounted at \(PrintableText.escapingControls(top)): "
+                + "into its trash \(PrintableText.escapingControls(top))/\(picked.folder.escaped), not copied across volumes")
             let session = StorageEngine.Session(root: top, stateDirectory: nil, waitForLock: !noWait)
             let report: ApplyReport
             do {

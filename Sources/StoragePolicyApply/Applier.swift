@@ -212,6 +212,13 @@ package struct Applier: Sendable {
                 missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped(why)))
                 continue
             }
+            // Restored into the trash folder itself, the item would lose its record and stay there undated, kept
+            // forever: a destination inside the trash is refused (a `--to`, or a record naming one).
+            if original.hasPrefix(folder) {
+                missing.append(ApplyReport.Item(action: action, verb: .restore, outcome: .skipped(
+                    "the destination \(original.escaped) is inside the trash folder \(folder.escaped); an item restored there would be kept forever, undated: restore it outside the trash")))
+                continue
+            }
             action.kind = .rename(to: original)
             action.identity = status.identity
             action.type = status.type

@@ -45,6 +45,9 @@ package struct ApplyOptions: Sendable {
     /// The owner and group filters of the rules that have them, by rule name: a saved plan records neither, so
     /// each change of such a rule checks the entry's owner and group again just before it (StepVerifier).
     package var ownershipFilters: [String: EntryFilters] = [:]
+    /// The owner each layout entry names, by path: `fix: true` changes an existing entry only when root, the euid
+    /// or this owner owns it (Preflight.fixRefusal), checked again on the descriptor apply changes.
+    package var layoutOwners: [RelativePath: UInt32] = [:]
     /// Stage every delete (rename into staging, purge after the commit) instead of deleting files roll-forward
     /// with `unlinkat`: the older design, kept for `--all-or-nothing` and for benchmarks comparing the two.
     package var stagesEveryDelete = false

@@ -66,7 +66,10 @@ package final class StateDirectory: Sendable {
         case .failure(let error) where error.errno == .noSuchFile: directory = try create(path, fix: fix)
         case .failure(let error) where error.errno == .tooManySymbolicLinks || error.errno == .notDirectory:
             throw UntrustedState(path: path, problem: "is not a directory (or is a symlink)", fix: fix)
-        case .failure(let error): throw error
+        case .failure(let error):
+            // A symlink on the way that PathChase refuses: the state folder is not where the path seems to lead.
+            if case .refused(let why) = error.operation { throw UntrustedState(path: path, problem: why, fix: fix) }
+            throw error
         }
         try verify(directory, path: path, device: nil, fix: fix)
         var notices: [String] = []
@@ -87,8 +90,9 @@ package final class StateDirectory: Sendable {
         guard let name = FileName(last), last != ".", last != ".." else {
             throw UntrustedState(path: path, problem: "cannot be created", fix: fix)
         }
-        guard let parent = try? DirectoryHandle.open(root: parentPath) else {
-            throw UntrustedState(path: path, problem: "cannot be created: its parent \(parentPath) cannot be opened", fix: fix)
+        let parent: DirectoryHandle
+        do { parent = try DirectoryHandle.open(root: parentPath) } catch {
+            throw UntrustedState(path: path, problem: "cannot be created: its parent \(parentPath) cannot be opened (\(error.reason))", fix: fix)
         }
         let made = Result { () throws(FileSystemError) in
             try parent.makeDirectory(name, permissions: 0o700)

@@ -5,6 +5,7 @@
 // descriptor with O_NOFOLLOW|O_NONBLOCK|O_NOCTTY and no O_CREAT, fstat-ed, and changed on that descriptor only when
 // it is a regular file with the plan's dev and ino and one link (LayoutFileAccess.open).
 
+@_spi(Layers) import StoragePolicyEvaluation
 @_spi(Layers) import StoragePolicyFileSystem
 @_spi(Layers) import StoragePolicyPlan
 
@@ -21,7 +22,16 @@ extension StepPreparer {
         let opened = try directories.directory(path).status()
         guard opened.device == status.device, opened.inode == status.inode else { return .skip("changed while it was opened; not touched") }
         if planned.contains(path) {
-            // Made by this transaction's mkdir: its undo removes it, so there is nothing to record to put back.
+            // Made by this transaction's mkdir: only the very directory its mkdirat made (the dev and ino the
+            // transaction read from the descriptor it opened right after, owned by the euid) is changed. A
+            // co-tenant who can write the folder may rename it away and put its own there in between.
+            guard let made = ledger.transaction.madeDirectories[path] else {
+                return .skip("not the directory this run made (replaced right after its mkdir); its mode and owner are left alone")
+            }
+            guard made.device == opened.device, made.inode == opened.inode, opened.userID == system_geteuid() else {
+                return .skip("replaced since this run made it (now uid \(opened.userID)'s, another inode); its mode and owner are left alone")
+            }
+            // Its undo removes it, so there is nothing to record to put back.
             return set.matches(opened) ? .unchanged("mode and owner already as the layout says")
                 : .changes([(.permissions(path: path, set: set, previous: nil), opened.identity)], destination: nil)
         }
@@ -32,7 +42,18 @@ extension StepPreparer {
             return .skip("replaced since the plan; its mode and owner are left alone")
         }
         if set.matches(opened) { return .unchanged("mode and owner already as the layout says") }
+        if let why = ownerRefusal(action, set: set, opened) { return .skip(why) }
         return .changes([(.permissions(path: path, set: set, previous: set.previous(opened)), opened.identity)], destination: nil)
+    }
+
+    /// The plan's rule again, on the descriptor apply changes (Preflight.fixRefusal): an existing entry is
+    /// changed only when root, the euid or the owner the layout entry names owns it, and a setuid or setgid bit
+    /// goes only on a file root owns. Undo steps (rule `undo`) put back what a transaction changed and are
+    /// judged by Undo; this holds the layout's own steps, saved plans included.
+    private func ownerRefusal(_ action: Action, set: Permissions, _ opened: FileStatus) -> String? {
+        guard action.rule == "layout" else { return nil }
+        return Preflight.fixRefusal(owner: opened.userID, type: opened.type, currentMode: opened.permissions, mode: set.mode,
+                                    namedOwner: options.layoutOwners[action.path], euid: system_geteuid())
     }
 
     /// A layout file's repair (`fix: true`): only the file the plan judged, opened without following anything.
@@ -45,6 +66,7 @@ extension StepPreparer {
             return .skip(why)
         case .opened(_, let opened):
             if set.matches(opened) { return .unchanged("mode and owner already as the layout says") }
+            if let why = ownerRefusal(action, set: set, opened) { return .skip(why) }
             return .changes([(.permissions(path: action.path, set: set, previous: set.previous(opened)), opened.identity)],
                             destination: nil)
         }

@@ -46,6 +46,10 @@ package final class Transaction {
     @exclusivity(unchecked) private var dirty: Set<RelativePath> = []
     /// The folder marked dirty last: a flat folder's removals then need no parent path and no hashing.
     @exclusivity(unchecked) private var lastDirty: RelativePath?
+    /// The directories this run's mkdirs made, by the dev and ino read from the descriptor opened (O_NOFOLLOW,
+    /// O_DIRECTORY) right after each mkdirat and found owned by the euid and empty: a later mode or owner change
+    /// of the path goes only to that very directory (StepPreparerPermissions), never to one swapped in.
+    package private(set) var madeDirectories: [RelativePath: EntryIdentity] = [:]
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -267,6 +271,8 @@ package final class Transaction {
         case .mkdir(let path):
             try directories.directory(containing: path).makeDirectory(path.lastComponent!)
             dirty.insert(path.parent)
+            FaultInjection.pause(at: .mkdirMade)
+            noteMade(path)
         case .setxattr(let path, let attribute, let value, _):
             let parent = try directories.directory(containing: path)
             if let value {
@@ -309,9 +315,31 @@ package final class Transaction {
                 }
                 return
             }
+            // The descriptor is the one checked: its dev and ino must still be those the step was prepared with
+            // (a handle opened again since, after the cache was cleared, may name a directory swapped in).
+            let status = try directory.status()
+            guard let identity, status.device == identity.device, status.inode == identity.inode, status.type == .directory else {
+                directories.forget(under: path)
+                throw FileSystemError(.fstat, path: path, errno: .noSuchFile)
+            }
             if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
             if let mode = set.mode { try directory.setPermissions(mode) }
         }
+    }
+
+    /// Records the directory a mkdirat just made: opened by name from its folder's descriptor (O_NOFOLLOW,
+    /// O_DIRECTORY, never across a mount) and kept only when it is a directory owned by the euid with nothing
+    /// in it. Anything else took the name between the mkdirat and the open (a co-tenant who can write the folder
+    /// renamed it away and put its own there): nothing is recorded, so no mode or owner is set on it.
+    private func noteMade(_ path: RelativePath) {
+        guard let made = try? directories.directory(path), let status = try? made.status(),
+              status.type == .directory, status.userID == system_geteuid(),
+              // Out of the fault sweeps' count: a check beside the change, whose failure only keeps the mode.
+              FaultInjection.uncounted({ (try? made.entries(limit: 1))?.isEmpty == true }) else {
+            directories.forget(under: path)
+            return
+        }
+        madeDirectories[path] = status.identity
     }
 
     private func markDirty(containing path: RelativePath) {
@@ -335,8 +363,14 @@ package final class Transaction {
     /// then the mode, so no one ever sees it under its name with other ones.
     static func writeFile(_ contents: [UInt8], named name: FileName, via temp: FileName,
                           in directory: DirectoryHandle, permissions: Permissions? = nil) throws(FileSystemError) {
-        do {
+        do throws(FileSystemError) {
             let file = try directory.openFile(temp, options: [.writeOnly, .create, .exclusive], permissions: 0o644)
+            // O_CREAT|O_EXCL|O_NOFOLLOW made it, so the descriptor is this run's new file: checked anyway (a
+            // regular file of the euid's, one link, empty) before anything is written or its owner set.
+            let made = try file.status()
+            guard made.type == .regular, made.userID == system_geteuid(), made.linkCount == 1, made.size == 0 else {
+                throw FileSystemError(.openat, path: directory.path.appending(temp), errno: .fileExists)
+            }
             try file.write(contents)
             if let permissions {
                 if permissions.owner != nil || permissions.group != nil { try file.setOwner(permissions.owner, group: permissions.group) }

@@ -39,8 +39,21 @@ package enum TrashDiscoverer {
     package static func discover(euid: UInt32, homeTrash: String?, mountPoints: [String]) -> TrashDiscovery {
         var result = TrashDiscovery(found: [], ignored: [])
         var seen = Set<String>()
-        func add(_ trash: DiscoveredTrash) {
-            if seen.insert(trash.path).inserted { result.found.append(trash) }
+        // One trash folder per volume and user: two mount points of one volume's top folder (a bind mount), or a
+        // top folder with both `.Trash/UID` and `.Trash-UID`, give one root (the first, in the specification's
+        // order), so one state folder and one journal per (volume, uid) however many names a user makes.
+        var volumes: [VolumeUser: String] = [:]
+        func add(_ trash: DiscoveredTrash, top: FileStatus?) {
+            guard seen.insert(trash.path).inserted else { return }
+            if let top {
+                let key = VolumeUser(device: top.device, top: top.inode, uid: trash.uid)
+                if let first = volumes[key] {
+                    result.ignored.append("\(trash.path): uid \(trash.uid) already has the trash folder \(first) on this volume (one per volume and user); ignored")
+                    return
+                }
+                volumes[key] = trash.path
+            }
+            result.found.append(trash)
         }
         if let homeTrash, let slash = homeTrash.lastIndex(of: "/"), slash != homeTrash.startIndex,
            let parent = try? DirectoryHandle.open(root: String(homeTrash[..<slash])),
@@ -49,11 +62,11 @@ package enum TrashDiscoverer {
             if let problem = ownProblem(status, uid: euid) {
                 result.ignored.append("\(homeTrash): \(problem); ignored")
             } else {
-                add(DiscoveredTrash(path: homeTrash, uid: euid, place: .home))
+                add(DiscoveredTrash(path: homeTrash, uid: euid, place: .home), top: nil)
             }
         }
         for point in mountPoints {
-            guard let top = try? DirectoryHandle.open(root: point) else { continue }
+            guard let top = try? DirectoryHandle.open(root: point), let topStatus = try? top.status() else { continue }
             let base = point == "/" ? "" : point
             // $topdir/.Trash/$uid: only inside a shared .Trash that root owns and made sticky.
             if let shared = try? top.statusIfPresent(of: FileName(unchecked: Array(".Trash".utf8))) {
@@ -62,11 +75,11 @@ package enum TrashDiscoverer {
                 } else if let folder = try? top.openDirectory(FileName(unchecked: Array(".Trash".utf8))) {
                     let names = euid == 0 ? ((try? folder.entries().map(\.name)) ?? []) : [FileName(unchecked: Array("\(euid)".utf8))]
                     for name in names.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
-                        guard let uid = UInt32(String(decoding: name.bytes, as: UTF8.self)),
+                        guard let uid = canonicalUID(name.bytes[...]),
                               let status = try? folder.statusIfPresent(of: name) else { continue }
                         let path = "\(base)/.Trash/\(name.escaped)"
                         if let problem = ownProblem(status, uid: uid) { result.ignored.append("\(path): \(problem); ignored") }
-                        else { add(DiscoveredTrash(path: path, uid: uid, place: .shared)) }
+                        else { add(DiscoveredTrash(path: path, uid: uid, place: .shared), top: topStatus) }
                     }
                 }
             }
@@ -76,14 +89,30 @@ package enum TrashDiscoverer {
                 ? ((try? top.entries().map(\.name).filter { $0.bytes.starts(with: prefix) }) ?? [])
                 : [FileName(unchecked: prefix + Array("\(euid)".utf8))]
             for name in names.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
-                guard let uid = UInt32(String(decoding: name.bytes.dropFirst(prefix.count), as: UTF8.self)),
+                guard let uid = canonicalUID(name.bytes.dropFirst(prefix.count)),
                       let status = try? top.statusIfPresent(of: name) else { continue }
                 let path = "\(base)/\(name.escaped)"
                 if let problem = ownProblem(status, uid: uid) { result.ignored.append("\(path): \(problem); ignored") }
-                else { add(DiscoveredTrash(path: path, uid: uid, place: .own)) }
+                else { add(DiscoveredTrash(path: path, uid: uid, place: .own), top: topStatus) }
             }
         }
         return result
+    }
+
+    /// A volume's top folder (its device and inode: two mount points of it are one) and a user.
+    private struct VolumeUser: Hashable {
+        var device: UInt64
+        var top: UInt64
+        var uid: UInt32
+    }
+
+    /// The uid a `.Trash-UID` or `.Trash/UID` name spells, only in its one canonical decimal spelling: `0` or
+    /// digits without a leading zero, no sign, no space, within UInt32. `UInt32(String)` also reads `012345`,
+    /// `+12345`..., so one uid had any number of names (and a state folder each); those name no trash folder.
+    package static func canonicalUID(_ digits: ArraySlice<UInt8>) -> UInt32? {
+        guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ (0x30...0x39).contains($0) }),
+              digits.count == 1 || digits.first != 0x30 else { return nil }
+        return UInt32(String(decoding: digits, as: UTF8.self))
     }
 
     /// Why a shared `$topdir/.Trash` may not be used; nil when it is a real folder, owned by root, sticky.

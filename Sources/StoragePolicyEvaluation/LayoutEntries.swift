@@ -24,6 +24,13 @@ extension Preflight {
         guard entry.hasAttributes else { return }
         let drift = Self.drift(of: entry, status: status)
         guard !drift.isEmpty else { return }
+        if entry.fix, let why = Self.fixRefusal(of: entry, status: status, euid: system_geteuid()) {
+            // Root never raises an entry it did not make: reported with its owner and the fix, left alone.
+            violations.append(Violation(rule: "layout", path: entry.path,
+                                        message: "\(entry.noun) '\(entry.path.escaped)' drifted: \(drift.joined(separator: ", ")); not fixed: \(why)",
+                                        severity: .error))
+            return
+        }
         if entry.fix {
             // A file's identity is recorded as a directory's is: apply changes only the regular file of one link
             // judged here, opened without following anything (StepPreparerPermissions.swift, LayoutFile).
@@ -79,6 +86,12 @@ extension Preflight {
             }
             if !entry.content.isEmpty, (try? folder.readFile(name, limit: entry.content.count + 1)) != entry.content {
                 violation(entry.path, "\(noun) '\(entry.path.escaped)' holds other content than the policy's; it is never rewritten (remove it and apply makes it again)")
+                // Never "fixed" by a chown or chmod: that would adopt bytes someone else wrote as the entry's.
+                let drift = Self.drift(of: entry, status: status)
+                if entry.fix && !drift.isEmpty {
+                    violation(entry.path, "\(noun) '\(entry.path.escaped)' drifted: \(drift.joined(separator: ", ")); not fixed while its content is not the policy's (a chown or chmod would adopt another's bytes): remove it and apply makes it again")
+                    return
+                }
             }
             if status.linkCount > 1, !Self.drift(of: entry, status: status).isEmpty {
                 // A mode or owner set through one name would change every other name's file too.
@@ -96,6 +109,30 @@ extension Preflight {
             : .symlink(target: entry.target ?? [])
         actions.append(Action(kind: kind, path: entry.path, rule: "layout", reason: "\(entry.noun) is missing",
                               type: entry.type == .file ? .regular : .symlink))
+    }
+
+    /// Why `fix: true` must leave an existing entry alone, or nil when it may change it. Only an entry owned by
+    /// root, by `euid` (the user running policyctl) or by the owner the entry names is changed: anything else was
+    /// made by another user, and a chown or chmod by root would adopt it (a co-tenant's script made setuid root).
+    /// The setuid and setgid bits go only on a file root already owns (or one this run creates, which is never
+    /// judged here): a directory's setgid (group inheritance) raises no program and is left to the owner rule.
+    static func fixRefusal(of entry: LayoutEntry, status: FileStatus, euid: UInt32) -> String? {
+        fixRefusal(owner: status.userID, type: status.type, currentMode: status.permissions, mode: entry.mode,
+                   namedOwner: entry.owner?.id, euid: euid)
+    }
+
+    /// The rule of `fixRefusal(of:status:euid:)` on plain values; apply's preparer asks it again on the descriptor
+    /// it changes (StepPreparerPermissions), with the mode the step sets.
+    package static func fixRefusal(owner: UInt32, type: FileType, currentMode: UInt32, mode: UInt32?, namedOwner: UInt32?,
+                                   euid: UInt32) -> String? {
+        guard owner == 0 || owner == euid || owner == namedOwner else {
+            let whose = namedOwner.map { "the owner the entry names (uid \($0))" } ?? "an owner named by the entry"
+            return "it is owned by uid \(owner), not by root, uid \(euid) that runs policyctl or \(whose): fix: true never changes another user's entry; inspect it, then chown it by hand or remove it so apply makes it"
+        }
+        if type != .directory, let mode, mode & 0o6000 != 0, mode & 0o6000 != currentMode & 0o6000, owner != 0 {
+            return "the setuid and setgid bits (mode \(Action.octal(mode))) are set only on a file root already owns or this run creates, and uid \(owner) owns it: inspect it, then chown and chmod it by hand or remove it so apply makes it"
+        }
+        return nil
     }
 
     /// `mode 0755, not 0750` and the like, for each of mode, owner and group that differs.

@@ -75,7 +75,9 @@ package struct Planner: Sendable {
     /// The plan for `restriction`'s paths only (nil: the whole tree): see PathRestriction.
     package func plan(only restriction: PathRestriction?, progress: (@Sendable (Int, RelativePath) -> Void)? = nil) throws -> Plan {
         let now = options.now ?? Planner.currentTimeNs()
-        let rootHandle = try DirectoryHandle.open(root: root)
+        // Chased from "/" (PathChase): a symlink on the way is followed only where no co-tenant could have made it.
+        let chased = try PathChase.directory(root)
+        let rootHandle = chased.handle
         let rootStatus = try rootHandle.status()
 
         var preflight = Preflight(root: rootHandle, policy: policy, backupMarker: Markers.backupAttribute)
@@ -160,6 +162,7 @@ package struct Planner: Sendable {
         var outcome = resolution.resolve(workers, preflight: preflight.actions, violations: preflight.violations)
         var skipped = workers.flatMap(\.skipped)
         var notes = preflight.notes + outcome.notes + atimeNotes
+        if let exposure = chased.exposure { notes.append(Planner.exposureNote(exposure)) }
         restriction?.restrict(&outcome.actions, &outcome.violations, &skipped, &notes, rules: policy.rules)
         // Handed over, not shared: sorting the plan's actions must not copy a million of them.
         var actions = outcome.actions
@@ -189,6 +192,11 @@ package struct Planner: Sendable {
         let digest = policy.fingerprintBytes.map { SHA256.hex($0) } ?? SHA256.hex(Array(String(describing: policy).utf8))
         return Plan.Fingerprint(policySHA256: digest, policyPath: policy.source.map { Planner.absolute($0.file) },
                                 rootDevice: rootStatus.device, rootInode: rootStatus.inode)
+    }
+
+    /// The plan's note for a root whose path runs through a folder others can write or own.
+    package static func exposureNote(_ exposure: PathExposure) -> String {
+        "the root is reachable by other users: its path runs through \(exposure), which users other than \(PathChase.trustedNames(system_geteuid())) can change: they can rename the root away and put another folder in its place between runs, and a symlink there is followed only within its owner's own folders; give the root a path only root can change to close this"
     }
 
     // MARK: Clock and paths (no Foundation on this path)

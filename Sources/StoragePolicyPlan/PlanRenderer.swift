@@ -24,7 +24,7 @@ public struct PlanRenderer: Sendable {
 
     /// Renders piece by piece (a few lines at a time), so a huge plan is never one string in memory.
     public func render(_ plan: Plan, to write: (String) -> Void) {
-        write("Plan for policy '\(plan.policy)' on \(plan.root)\n")
+        write("Plan for policy '\(plan.policy)' on \(PrintableText.escapingControls(plan.root))\n")
         write(dim("  evaluated \(plan.createdAt), \(Self.grouped(plan.summary.entriesScanned)) entries scanned") + "\n")
 
         // Actions are sorted by path; group them by rule without copying: indices per rule.
@@ -55,7 +55,7 @@ public struct PlanRenderer: Sendable {
         }
         if !plan.notes.isEmpty {
             write("\n" + style("Notes:", "1") + "\n")
-            for n in plan.notes { write("  \(n)\n") }
+            for n in plan.notes { write("  \(PrintableText.escapingControls(n))\n") }
         }
         write("\n")
         for line in freedLines(plan) { write(line + "\n") }

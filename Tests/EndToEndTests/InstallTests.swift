@@ -42,7 +42,7 @@ import Testing
         #expect(demo.status == 0, "\(demo.output)")
         #expect(demo.output.contains("[5/5] audit"))
         // What ships carries no test seam at all: not one of their environment names is in the binary.
-        let seams = try Self.sh("strings '\(bin)' | grep -E 'POLICYCTL_(CRASH_AFTER|DELAY_PER_CHANGE|FAULTS|SLOW_CALLS|FREE_SPACE)' || true", cwd: elsewhere)
+        let seams = try Self.sh("strings '\(bin)' | grep -E 'POLICYCTL_(CRASH_AFTER|DELAY_PER_CHANGE|FAULTS|SLOW_CALLS|FREE_SPACE|PAUSE_AT)' || true", cwd: elsewhere)
         #expect(seams.status == 0 && seams.output.isEmpty, "the release binary names test seams: \(seams.output)")
         // What ships carries no fault-injection seam: the variable the test builds obey is ignored.
         let faulty = try Self.sh("POLICYCTL_FAULTS=open:0:EIO,stat:0:EIO,rename:0:EIO '\(bin)' demo", cwd: elsewhere)

@@ -138,8 +138,11 @@ struct LayoutAttributesEndToEndTests {
         #expect(after.mode == 0o640 && after.uid == 12346 && after.gid == 12346)
         #expect(Self.attributes(s.root + "/drop")?.uid == CoTenant.uid)
 
-        // The race: the co-tenant's own folder is planned for repair, then swapped for the symlink before apply.
-        #expect(try CoTenant.sh("rm '\(s.root)/drop' && mkdir -m 777 '\(s.root)/drop'").status == 0)
+        // The race: root's folder is planned for repair, then the co-tenant (who can write the root) swaps it for
+        // the symlink before apply. (A co-tenant's own folder is never planned for repair: CoTenantPrivilegedTests.)
+        #expect(try CoTenant.sh("rm '\(s.root)/drop'").status == 0)
+        chmod(s.root, 0o777)
+        #expect(mkdir(s.root + "/drop", 0o777) == 0 && chmod(s.root + "/drop", 0o777) == 0)
         let planFile = s.scratch.path + "/plan.json"
         let saved = try policyctl(["plan", "--policy", s.policy, "--root", s.root, "--out", planFile])
         #expect(saved.status == 0, "\(saved)")

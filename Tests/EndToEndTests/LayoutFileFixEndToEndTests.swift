@@ -130,11 +130,13 @@ struct LayoutFileFixEndToEndTests {
         #expect(LayoutTypesEndToEndTests.contents(s.root + "/etc/motd") == "changed\n")
     }
 
-    /// A co-tenant's file planned for repair (`plan --out`), then swapped by `swap` before apply runs the plan.
+    /// Root's file in a folder the co-tenant can write, planned for repair (`plan --out`), then swapped by `swap`
+    /// before apply runs the plan. (A co-tenant's own file is never planned for repair: CoTenantPrivilegedTests.)
     func raced(_ swap: (String) -> String, name: String) throws -> (Setup, RunResult) {
         let s = try Setup("  - { path: conf, type: file, mode: \"0600\", owner: 0, fix: true }\n")
         chmod(s.root, 0o777)
-        #expect(try CoTenant.sh("echo mine > '\(s.root)/conf' && chmod 644 '\(s.root)/conf'").status == 0)
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: s.root + "/conf"))
+        chmod(s.root + "/conf", 0o644)
         let planFile = s.scratch.path + "/plan-\(name).json"
         let saved = try policyctl(["plan", "--policy", s.policy, "--root", s.root, "--out", planFile])
         #expect(saved.status == 0, "\(saved)")
@@ -144,7 +146,7 @@ struct LayoutFileFixEndToEndTests {
         // A FIFO opened blocking would hang here: the run is killed after 60 s, and the test fails on the signal.
         let run = try policyctl(["apply", planFile, "--yes"], killAfter: 60)
         #expect(run.signal == nil && run.status == 0, "\(run)")
-        #expect(Self.attributes(s.root + "/away").map { $0.mode == 0o644 && $0.uid == CoTenant.uid } == true,
+        #expect(Self.attributes(s.root + "/away").map { $0.mode == 0o644 && $0.uid == 0 } == true,
                 "the file moved away is not changed either")
         return (s, run)
     }

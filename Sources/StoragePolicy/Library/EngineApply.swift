@@ -123,6 +123,8 @@ extension StorageEngine {
         options.inUseRules = InUseCheck.checkedRules(policy.rules)
         // The app's busy files (`StorageEngine.inUse`) are asked again just before each checked delete.
         options.busyFiles = request.planOptions.busyFiles
+        options.layoutOwners = Dictionary(policy.layout.compactMap { entry in entry.owner.map { (entry.path, $0.id) } },
+                                          uniquingKeysWith: { first, _ in first })
         options.ownershipFilters = Dictionary(policy.rules.filter { $0.filters.selectsByOwnership }.map { ($0.name, $0.filters) },
                                               uniquingKeysWith: { first, _ in first })
         if let trash = policy.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {

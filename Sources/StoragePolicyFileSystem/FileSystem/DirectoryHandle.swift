@@ -23,9 +23,16 @@ package final class DirectoryHandle: Sendable {
 
     deinit { _ = system_close(descriptor) }
 
-    /// Opens a root directory given as a path string (absolute or relative to the working directory).
-    /// Its last component must not be a symlink; ancestors are resolved by the kernel as usual.
+    /// Opens a root directory given as a path string (absolute or relative to the working directory): its
+    /// folders chased from "/" on descriptors, a symlink on the way followed only by the rule of `PathChase`
+    /// (anything else refused, naming the link, its owner and the fix); its last component must not be a symlink.
     package static func open(root: String) throws(FileSystemError) -> DirectoryHandle {
+        try PathChase.directory(root).handle
+    }
+
+    /// Opens a directory of the kernel's own (`/proc`, `/proc/PID/fd`) by path, as the kernel resolves it: no
+    /// user can plant anything on such a path. Its last component must not be a symlink.
+    package static func open(kernelPath root: String) throws(FileSystemError) -> DirectoryHandle {
         let fd = systemCall(.open) { system_open(root, cposix_o_directory_flags()) }
         switch fd {
         case .success(let fd): return DirectoryHandle(descriptor: Int32(fd), path: .root)

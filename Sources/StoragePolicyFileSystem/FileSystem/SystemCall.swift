@@ -106,6 +106,35 @@ package enum FaultInjection {
 
     package static func reset() { install([]) }
 
+    /// Where a race test may hold a run still (`POLICYCTL_PAUSE_AT=mkdir-made:800,chase:300`, milliseconds): the
+    /// window a co-tenant aims at, made wide so a test can act in it every time instead of by luck.
+    package enum PausePoint: String, Sendable {
+        /// After apply's mkdirat, before the new folder is opened and recorded (Transaction.noteMade).
+        case mkdirMade = "mkdir-made"
+        /// Before each component of a path PathChase looks up.
+        case chaseStep = "chase"
+    }
+
+    #if POLICYCTL_FAULT_INJECTION
+    private static let pauses: [String: UInt32] = {
+        guard let spec = system_getenv("POLICYCTL_PAUSE_AT").map({ String(cString: $0) }) else { return [:] }
+        var out: [String: UInt32] = [:]
+        for item in spec.split(separator: ",") {
+            let parts = item.split(separator: ":").map(String.init)
+            if parts.count == 2, let ms = UInt32(parts[1]) { out[parts[0]] = ms }
+        }
+        return out
+    }()
+
+    /// Sleeps at `point` as POLICYCTL_PAUSE_AT asks (debug builds); nothing otherwise.
+    package static func pause(at point: PausePoint) {
+        if let ms = pauses[point.rawValue], ms > 0 { _ = system_usleep(ms * 1000) }
+    }
+    #else
+    @inline(__always)
+    package static func pause(at point: PausePoint) {}
+    #endif
+
     /// True in builds that carry the seam (debug); tests of the shipped binary's behaviour check this.
     package static var isCompiledIn: Bool {
         #if POLICYCTL_FAULT_INJECTION

@@ -65,10 +65,15 @@ package final class WalkDirectory: Sendable {
         return try wrap(fd, path: path, counter: counter)
     }
 
-    /// Opens the root given as a path string; its last component must not be a symlink.
+    /// Opens the root given as a path string: its folders chased (PathChase), its last component never a symlink.
     package static func open(root: String, counter: Counter) throws(FileSystemError) -> WalkDirectory {
-        var r = systemCall(.open) { system_open(root, flags) }
-        if case .failure(let e) = r, e == .notPermitted { r = systemCall(.open) { system_open(root, flagsWithoutNoAtime) } }
+        let (folder, name) = try PathChase.parent(of: root)
+        let last = name ?? FileName(unchecked: [0x2E])
+        let parent = folder.handle.descriptor
+        var r = last.withCString { n in systemCall(.open) { system_openat(parent, n, flags) } }
+        if case .failure(let e) = r, e == .notPermitted {
+            r = last.withCString { n in systemCall(.open) { system_openat(parent, n, flagsWithoutNoAtime) } }
+        }
         switch r {
         case .success(let fd): return try wrap(fd, path: .root, counter: counter)
         case .failure(let e): throw FileSystemError(.open, path: .root, errno: e)

@@ -25,7 +25,7 @@ package struct FlockTable: Sendable {
         var table = FlockTable()
         let bytes: [UInt8]
         do {
-            bytes = try DirectoryHandle.open(root: proc).readFile(FileName("locks")!, limit: 64 << 20)
+            bytes = try DirectoryHandle.open(kernelPath: proc).readFile(FileName("locks")!, limit: 64 << 20)
         } catch {
             table.incomplete = "\(proc)/locks could not be read (\(error))"
             return table

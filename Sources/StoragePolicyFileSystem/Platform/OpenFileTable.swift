@@ -54,7 +54,7 @@ package struct OpenFileTable: Sendable {
         var table = OpenFileTable()
         let processes: [DirectoryEntry]
         do {
-            processes = try DirectoryHandle.open(root: proc).entries()
+            processes = try DirectoryHandle.open(kernelPath: proc).entries()
         } catch {
             table.unreadable = error
             return table
@@ -64,7 +64,7 @@ package struct OpenFileTable: Sendable {
             guard let pid = Int32(String(decoding: process.name.bytes, as: UTF8.self)), pid > 0, pid != own else { continue }
             let fdPath = "\(proc)/\(pid)/fd"
             let fds: [DirectoryEntry]
-            do { fds = try DirectoryHandle.open(root: fdPath).entries() } catch {
+            do { fds = try DirectoryHandle.open(kernelPath: fdPath).entries() } catch {
                 if error.errno != .noSuchFile { table.hiddenProcesses += 1 }
                 continue
             }
@@ -131,14 +131,14 @@ package struct OpenFileTable: Sendable {
         guard cposix_pid_name(pid, &name, Int32(name.count)) > 0 else { return nil }
         return PathEscaping.escape(Array(name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }))
         #else
-        guard let comm = try? DirectoryHandle.open(root: "\(proc)/\(pid)").readFile(FileName("comm")!, limit: 64) else { return nil }
+        guard let comm = try? DirectoryHandle.open(kernelPath: "\(proc)/\(pid)").readFile(FileName("comm")!, limit: 64) else { return nil }
         return PathEscaping.escape(comm.last == 0x0A ? Array(comm.dropLast()) : comm)
         #endif
     }
 
     /// The process /proc/locks names as holding a FLOCK on (device, inode), or nil.
     package static func flockHolder(device: UInt64, inode: UInt64, proc: String = "/proc") -> Int32? {
-        guard let bytes = try? DirectoryHandle.open(root: proc).readFile(FileName("locks")!, limit: 16 << 20) else { return nil }
+        guard let bytes = try? DirectoryHandle.open(kernelPath: proc).readFile(FileName("locks")!, limit: 16 << 20) else { return nil }
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
         let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
         // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (major and minor in hex).

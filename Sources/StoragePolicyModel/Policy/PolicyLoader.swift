@@ -115,6 +115,23 @@ public enum PolicyLoader {
         (try? load(bytes: bytes, file: file))?.policy.fingerprintBytes ?? bytes
     }
 
+    /// The one error `load` gives a file that is no policy (no `version:` at its top; text that does not even
+    /// parse and has no `version:` line), quoting nothing of it; nil for a file meant as a policy. For readers
+    /// that show a file whole (`cat-config`): such a file is refused as `--policy` refuses it, never printed.
+    package static func notPolicyError(_ bytes: [UInt8], file: String) -> PolicyLoadError? {
+        let node: Node?
+        do { node = try YAML.load(bytes) } catch {
+            guard !hasVersionLine(bytes) else { return nil }
+            return PolicyLoadError(diagnostics: [Diagnostic(
+                severity: .error, location: PolicyLocation(file: file, line: error.mark.line, column: error.mark.column),
+                message: "invalid YAML: \(error.context.map { "\(error.message) (\($0))" } ?? error.message)" + notQuoted)])
+        }
+        guard !hasVersionKey(node) else { return nil }
+        return PolicyLoadError(diagnostics: [Diagnostic(
+            severity: .error, location: PolicyLocation(file: file, line: 1, column: 1),
+            message: "missing 'version' (add 'version: 1')" + notQuoted)])
+    }
+
     /// Said of a file without `version:` at its top: it is no policy, so its content stays out of every message.
     static let notQuoted = "; a file without it is not a policy, and nothing of it is shown or read further"
 

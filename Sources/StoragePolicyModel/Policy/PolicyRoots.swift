@@ -180,6 +180,11 @@ package enum RootChecks {
                 out += "\\x" + (hex.count < 2 ? "0" : "") + hex
             }
         }
+        // A name longer than a folder name may be (NAME_MAX, 255 bytes): its start and the path's SHA-256, still
+        // one name per path (a path of control bytes escapes to four bytes each).
+        if out.utf8.count > 200 {
+            out = String(out.prefix(120)) + "-" + SHA256.hex(Array(trimmed.utf8))
+        }
         return out
     }
 }

@@ -77,3 +77,35 @@ struct CheckBeforeChangeTests {
         #expect(report.items.first { $0.action.path.string == "tmp/a" }.map { if case .skipped = $0.outcome { true } else { false } } == true)
     }
 }
+
+@Suite("A set-perms changes only the folder it was prepared with (issue 49)")
+struct MadeFolderIdentityTests {
+    @Test("a new layout folder swapped between its check and its change: the folder swapped in keeps its mode")
+    func swappedAfterCheck() throws {
+        let s = SafetyRoot()
+        // 300 folders, each with a mode: their set-perms steps are one group, so preparing them fills the
+        // directory cache (256) and the first ones' handles are dropped before their changes. The change goes
+        // to a descriptor opened before the window (the folder times' look at it) and checked by dev and ino.
+        let entries = (0..<300).map { String(format: "  - { path: d%03d, mode: \"0700\" }", $0) }.joined(separator: "\n")
+        let policy = try PolicyLoader.load(yaml: "version: 1\nname: many\nlayout:\n\(entries)\nrules: []\n").policy
+        let plan = try Planner(policy: policy, root: s.root).plan()
+        #expect(plan.actions.filter { if case .setPermissions = $0.kind { true } else { false } }.count == 300)
+        let root = s.root
+        let swapped = Mutex(false)
+        let report = try s.apply(plan, willChange: { path in
+            guard path.string == "d000" else { return }
+            swapped.withLock { done in
+                guard !done else { return }
+                done = true
+                rename(root + "/d000", root + "/away")
+                mkdir(root + "/d000", 0o755)
+                chmod(root + "/d000", 0o755)
+            }
+        })
+        #expect(swapped.withLock { $0 }, "the hook never ran at d000's change")
+        var st = stat()
+        #expect(lstat(root + "/d000", &st) == 0 && st.st_mode & 0o7777 == 0o755, "the folder swapped in was changed to \(String(st.st_mode & 0o7777, radix: 8))")
+        #expect(lstat(root + "/d001", &st) == 0 && st.st_mode & 0o7777 == 0o700, "the others are made as the layout says")
+        #expect(report.skipped.contains { $0.action.path.string == "d000" }, "\(report.skipped.map(\.action.path.string))")
+    }
+}
