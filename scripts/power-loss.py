@@ -67,6 +67,7 @@ rules:
     expire: 1h
   - name: naming
     path: docs
+    exclude: ['.Trash/**']
     naming: { case: lower }
   - name: trash
     path: docs/.Trash
@@ -771,20 +772,29 @@ def durable_set(ops, k, model):
             if "*" in seen or all(n in seen for n in op.nodes):
                 done.add(op.i)
         return subsumed(ops, done)
-    # ext4 data=ordered: namespace and attribute changes commit in order; fsync(X) commits up to X's last one.
+    # ext4 data=ordered: namespace and attribute changes commit in order, one journal transaction after another.
+    # fsync(X) writes X's data back (delayed allocation then updates its size in the running transaction) and
+    # commits the transaction of X's last change: everything up to the fsync when X changed since its last one,
+    # else nothing new.
+    dirty = set()
     last_meta_on = {}
     commit_upto = -1
     for op in ops[:k]:
         if op.kind == "syncall":
             commit_upto = op.i
+            dirty.clear()
             continue
         if op.kind == "fsync":
             n = op.nodes[0]
-            if n in last_meta_on:
+            if n in dirty:
+                commit_upto = op.i
+                dirty.discard(n)
+            elif n in last_meta_on:
                 commit_upto = max(commit_upto, last_meta_on[n])
             continue
-        if op.meta:
-            for n in op.nodes:
+        for n in op.nodes:
+            dirty.add(n)
+            if op.meta:
                 last_meta_on[n] = op.i
     seen = set()
     for op in reversed(ops[:k]):
@@ -874,6 +884,34 @@ def crash_states(ops, model, rng, per_point_drop):
             if key not in states:
                 states[key] = why
     return [(set(k[0]), k[1], why) for k, why in states.items()]
+
+
+def select(states, budget, rng):
+    """At most `budget` states, spread over the run: half of them "only the durable persisted" (the states a
+    missing fsync shows in first), a quarter "everything persisted", the rest lost operations and torn appends,
+    each kind evenly spaced over the crash points."""
+    kinds = {"durable": [], "all": [], "other": []}
+    for st in states:
+        why = st[2]
+        kinds["durable" if "only the durable" in why else "all" if "everything persisted" in why else "other"].append(st)
+
+    def spread(xs, n):
+        if n >= len(xs):
+            return list(xs)
+        return [xs[int(i * len(xs) / n)] for i in range(n)]
+
+    quota = {"durable": budget // 2, "all": budget // 4}
+    quota["other"] = budget - quota["durable"] - quota["all"]
+    chosen = []
+    for k in ("durable", "all", "other"):
+        xs = kinds[k]
+        if k == "other":
+            xs = sorted(xs, key=lambda st: rng.random())
+        chosen += spread(xs, quota[k])
+    # Room a kind did not use goes to the others.
+    left = [st for st in states if st not in chosen]
+    rng.shuffle(left)
+    return chosen + left[: budget - len(chosen)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1104,12 +1142,7 @@ class Checker:
         ops = rec["ops"]
         states = crash_states(ops, model, self.rng, self.args.drops)
         if budget is not None and len(states) > budget:
-            # Keep every "everything" and "only durable" state, then a deterministic sample of the rest.
-            main = [s for s in states if "persisted" in s[2]]
-            rest = [s for s in states if "persisted" not in s[2]]
-            self.rng.shuffle(rest)
-            main = main[:budget]
-            states = main + rest[: max(0, budget - len(main))]
+            states = select(states, budget, self.rng)
         log(f"power-loss: {cmd['name']} / {model}: {len(states)} crash states")
         for kept, torn, why in states:
             self.check_state(cmd, model, rec, ops, kept, torn, why, before, after, nb, na, history)
@@ -1292,6 +1325,68 @@ def self_test(args):
     return 0 if survived == 0 else 1
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The filesystem matrix's check of a tree that was already there (overlayfs: the tree in the lower layer).
+
+
+def timeless(lines):
+    """A manifest without the starting tree's mtimes (two trees built at different times)."""
+    return [re.sub(r" size=\d+$", "", re.sub(r" mtime=\d+", " mtime=old", l)) if ".trashinfo " in l else
+            re.sub(r" mtime=\d+", " mtime=old", l) for l in lines]
+
+
+def tree_check(args):
+    """`--tree-check ROOT`: builds the tree in ROOT unless `--tree-present` (the overlay's lower holds it), applies
+    the policy, and compares the result with the same apply on a tree built in a fresh folder beside the script's
+    scratch (the reference); then a second apply must change nothing. Prints one line, exit 1 on a difference."""
+    root = args.tree_check
+    outside = os.path.join(os.path.dirname(root), "outside")
+    policy = os.path.join(args.scratch, f"policyctl-tree-check-{os.getpid()}.yaml")
+    with open(policy, "w") as fh:
+        fh.write(POLICY)
+    ref_base = tempfile.mkdtemp(prefix="policyctl-tree-check-", dir=args.scratch)
+    try:
+        if not args.tree_present:
+            os.makedirs(root)
+            build_tree(root, outside)
+        ref_root = os.path.join(ref_base, "root")
+        os.makedirs(ref_root)
+        build_tree(ref_root, os.path.join(ref_base, "outside"))
+        started = time.time_ns() - 3600 * 10**9
+        before = timeless(manifest(root, started))
+        if before != timeless(manifest(ref_root, started)):
+            print(f"tree-check: {root}: the starting tree differs from the reference: "
+                  f"{sorted(set(before) ^ set(timeless(manifest(ref_root, started))))[:6]}")
+            return 1
+        results = []
+        for r in (root, ref_root):
+            ctx = {"root": r, "policy": policy, "binary": os.path.abspath(args.binary)}
+            run = run_binary(ctx, APPLY)
+            again = run_binary(ctx, APPLY)
+            recs, bad = journal_records(r)
+            results.append((run.returncode, timeless(manifest(r, started)), again.returncode, again.stdout.decode(errors="replace"),
+                            bad, sorted(x.get("outcome", "") for x in recs if x.get("type") == "end"),
+                            run.stderr.decode(errors="replace")[-300:]))
+        got, ref = results
+        problems = []
+        if got[0] != ref[0]:
+            problems.append(f"apply exit {got[0]}, reference {ref[0]}: {got[6]}")
+        if got[1] != ref[1]:
+            problems.append(f"tree differs from the reference: missing {sorted(set(ref[1]) - set(got[1]))[:6]}, "
+                            f"unexpected {sorted(set(got[1]) - set(ref[1]))[:6]}")
+        if got[2] != 0 or "Nothing to do" not in got[3] and "nothing to do" not in got[3].lower():
+            problems.append(f"a second apply was not a no-op (exit {got[2]}): {got[3][-300:]}")
+        if got[4] or got[5] != ref[5]:
+            problems.append(f"journal: bad lines {got[4]}, outcomes {got[5]} (reference {ref[5]})")
+        for p in problems:
+            print(f"tree-check: {root}: {p}")
+        print(f"tree-check: {root}: {'ok' if not problems else 'FAILED'} ({len(got[1])} entries after apply)")
+        return 1 if problems else 0
+    finally:
+        shutil.rmtree(ref_base, ignore_errors=True)
+        os.unlink(policy)
+
+
 def default_binary():
     for p in (os.environ.get("POLICYCTL"), os.path.join(REPO, ".build/debug/policyctl"),
               os.path.join(REPO, ".build/release/policyctl")):
@@ -1316,6 +1411,8 @@ def main():
     ap.add_argument("--self-test", nargs="?", const="named", choices=["named", "all"],
                     help="build mutants of the fsync sites (the three seeded bugs, or every site) and expect violations")
     ap.add_argument("--sites", action="store_true", help="list the fsync sites the self-test mutates")
+    ap.add_argument("--tree-check", metavar="ROOT", help="apply the checker's tree and policy at ROOT, compare with a reference")
+    ap.add_argument("--tree-present", action="store_true", help="with --tree-check: ROOT already holds the tree")
     args, rest = ap.parse_known_args()
     args.mutant_args = rest or ["--short"]
     if args.sites:
@@ -1324,13 +1421,15 @@ def main():
         return 0
     if args.self_test:
         return self_test(args)
+    if args.tree_check:
+        return tree_check(args)
     args.models = args.models.split(",")
     if args.list:
         for c in COMMANDS:
             print(c["name"], " ".join(c["run"]))
         return 0
     if args.short:
-        args.budget = args.budget or 24
+        args.budget = args.budget or 22
         args.drops = args.drops if args.drops is not None else 2
     missing = [t for t in ("strace", "mkfs.ext4", "losetup", "mount") if shutil.which(t) is None]
     if missing or os.geteuid() != 0 or not args.binary:
