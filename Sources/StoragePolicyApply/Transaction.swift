@@ -46,6 +46,8 @@ package final class Transaction {
     @exclusivity(unchecked) private var dirty: Set<RelativePath> = []
     /// The folder marked dirty last: a flat folder's removals then need no parent path and no hashing.
     @exclusivity(unchecked) private var lastDirty: RelativePath?
+    /// Entries whose own metadata (an xattr, mode, owner) changed: their inodes are fsynced before the commit too.
+    @exclusivity(unchecked) private var attributed: Set<RelativePath> = []
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -274,6 +276,7 @@ package final class Transaction {
             } else {
                 try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
             }
+            attributed.insert(path)
         case .create(let path, let temp, let contents):
             let parent = try directories.directory(containing: path)
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
@@ -307,11 +310,13 @@ package final class Transaction {
                 case .opened(let file, _): try LayoutFileAccess.apply(set, to: file)
                 case .refused: throw FileSystemError(.openat, path: path, errno: .noSuchFile)
                 }
+                attributed.insert(path)
                 return
             }
             if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
             if let mode = set.mode { try directory.setPermissions(mode) }
         }
+        if case .permissions(let path, _, _) = change { attributed.insert(path) }
     }
 
     private func markDirty(containing path: RelativePath) {
@@ -382,6 +387,12 @@ package final class Transaction {
         handles.append(staging)
         syncs.add(handles)
         try syncs.wait()
+        // The inodes whose xattrs, mode or owner changed (an app trash item's stamps, a marker, a layout entry's
+        // mode): a folder synced above holds their names, not these. Few (markers, stamps): one by one.
+        for path in attributed.sorted(by: >) where !dirty.contains(path) {
+            try directories.syncEntry(path)
+        }
+        attributed.removeAll()
         dirty.removeAll()
         lastDirty = nil
     }
