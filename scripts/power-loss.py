@@ -822,23 +822,29 @@ def subsumed(ops, done):
     return done
 
 
-def must_go_with(ops, k, u, model, cache):
-    """The operations that cannot persist if operation u (among the first k) does not."""
+def must_go_with(ops, k, u, model, durable):
+    """The operations that cannot persist if operation u (among the first k) does not: what depends on it, and
+    the later operations not yet durable that persist after it (on the same file or folder; under ext4, every
+    later namespace change). A durable operation is never lost: an fsync of one of a rename's folders persisted
+    its entry there, whatever became of an earlier change to that folder."""
     gone = {u}
     first = ops[u]
+    # (node, is-metadata) streams a lost operation has cut: what follows on them is lost too, transitively.
+    cut = {(n, first.meta) for n in first.nodes}
     for op in ops[u + 1:k]:
         if op.kind in ("fsync", "syncall"):
             continue
-        if op.deps & gone:
-            gone.add(op.i); continue
-        if model == "posix":
-            if set(op.nodes) & set(ops[u].nodes) and (op.meta == first.meta or op.kind == first.kind):
-                gone.add(op.i)
-        else:
-            if first.meta and op.meta:
-                gone.add(op.i)
-            elif not first.meta and not op.meta and op.nodes == first.nodes:
-                gone.add(op.i)
+        lost = bool(op.deps & gone)
+        if not lost and op.i in durable:
+            continue
+        if not lost:
+            if model == "posix":
+                lost = any((n, op.meta) in cut for n in op.nodes)
+            else:
+                lost = (first.meta and op.meta) or (not first.meta and not op.meta and op.nodes == first.nodes)
+        if lost:
+            gone.add(op.i)
+            cut |= {(n, op.meta) for n in op.nodes}
     return gone
 
 
@@ -872,7 +878,7 @@ def crash_states(ops, model, rng, per_point_drop):
         if per_point_drop is not None and len(volatile) > per_point_drop:
             volatile = sorted(rng.sample(volatile, per_point_drop))
         for u in volatile:
-            gone = must_go_with(ops, k, u, model, None)
+            gone = must_go_with(ops, k, u, model, durable)
             kept = close_deps(ops, set(prefix) - gone)
             cands.append((frozenset(kept), None, f"crash after #{k - 1}: {ops[u]!r} lost" +
                           (f" (and {len(gone) - 1} after it)" if len(gone) > 1 else "")))
