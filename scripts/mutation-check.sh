@@ -36,7 +36,9 @@ sarif-no-ruleId @@ Sources/StoragePolicyReports/Reports/SARIFReport.swift @@ SAR
 no-make-durable @@ Sources/StoragePolicyApply/Transaction.swift @@ Durability @@ Crash @@ [("        try journal.flush()\n        durableIntents = intents.count", "        durableIntents = intents.count")]
 walker-follows-swapped-symlink @@ Sources/StoragePolicyFileSystem/FileSystem/WalkDirectory.swift @@ CheckBeforeChange @@ Race @@ Walker @@ [("var r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flags) } }", "var r = name.withCString { n in systemCall(.open) { system_openat(parent, n, flags & ~_O_NOFOLLOW) } }")]
 no-check-before-delete @@ Sources/StoragePolicyApply/StepVerifier.swift @@ CheckBeforeChange @@ Race @@ ApplyCommand @@ [("    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {", "    private func verifyDelete(_ action: Action) throws(FileSystemError) -> String? {\n        if true { return nil }")]
-journal-never-fsynced @@ Sources/StoragePolicyApply/Journal.swift @@ Durability @@ Crash @@ [("            try file.write(buffer)\n            try file.sync()\n        } catch where error.errno == .noSpace {", "            try file.write(buffer)\n        } catch where error.errno == .noSpace {")]
+journal-never-fsynced @@ Sources/StoragePolicyApply/Journal.swift @@ Durability @@ Crash @@ PowerLoss @@ [("in try file.write(UnsafeRawBufferPointer(bytes)) }\n            try file.sync()\n        } catch where error.errno == .noSpace {", "in try file.write(UnsafeRawBufferPointer(bytes)) }\n        } catch where error.errno == .noSpace {")]
+power-loss-no-folder-syncs @@ Sources/StoragePolicyApply/Transaction.swift @@ PowerLoss @@ [("        try syncDirectories()\n        var w = record(.commit)", "        var w = record(.commit)")]
+power-loss-no-file-fsync @@ Sources/StoragePolicyApply/Transaction.swift @@ PowerLoss @@ [("            try file.sync()\n            try directory.rename(temp, to: name, noReplace: true)", "            try directory.rename(temp, to: name, noReplace: true)")]
 LIST
 )
 
