@@ -34,8 +34,8 @@ trap cleanup EXIT
 
 skip() { echo "fs-matrix: $1: skipped: $2"; skipped=$((skipped+1)); cleanup; }
 
-# Makes and mounts filesystem $1 at $WORK/$1/mnt; prints the folder the suites' scratch goes in; returns 1 with
-# the reason on stderr when this machine cannot.
+# Makes and mounts filesystem $1 at $WORK/$1/mnt; sets SCRATCH to the folder the suites' scratch goes in; returns
+# 1 with the reason on stderr when this machine cannot. Not in a subshell: LOOP and MOUNTS must reach cleanup.
 prepare() {
   local fs=$1 dir="$WORK/$1" img mkfs
   cleanup
@@ -43,12 +43,19 @@ prepare() {
   case $fs in
     tmpfs)
       mount -t tmpfs -o size=1g,mode=0755 policyctl-matrix "$dir/mnt" 2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
-      MOUNTS+=("$dir/mnt"); echo "$dir/mnt"; return 0 ;;
+      MOUNTS+=("$dir/mnt"); SCRATCH="$dir/mnt"; return 0 ;;
     overlay)
-      # Lower, upper and work on a tmpfs of their own (an upper needs trusted.* xattrs and d_type); the lower holds
-      # the checker's tree, so the first apply copies up, whites out and renames across the layers.
+      # Lower, upper and work on an ext4 image of their own (as overlay2 on a host's disk; an upper needs trusted.*
+      # xattrs and d_type). With the layers on a tmpfs, two directories apply deleted whole came back in the
+      # merged view (Docs/safety.md, "The filesystem matrix"). The lower holds the checker's tree, so the first
+      # apply copies up, whites out and renames across the layers. redirect_dir=on: without it a folder of the
+      # lower layer cannot be renamed (EXDEV), so a directory delete, which stages by rename, is skipped with
+      # that errno on every run.
       mkdir -p "$dir/layers"
-      mount -t tmpfs -o size=1g,mode=0755 policyctl-matrix-layers "$dir/layers" 2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
+      truncate -s 1G "$dir/layers.img"
+      mkfs.ext4 -q -F "$dir/layers.img" >"$dir/err" 2>&1 || { tail -3 "$dir/err" >&2; return 1; }
+      LOOP=$(losetup --find --show "$dir/layers.img" 2>"$dir/err") || { cat "$dir/err" >&2; LOOP=""; return 1; }
+      mount "$LOOP" "$dir/layers" 2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
       MOUNTS+=("$dir/layers")
       mkdir -p "$dir/layers/lower/tree" "$dir/layers/upper" "$dir/layers/work"
       python3 - "$dir/layers/lower/tree" <<'PY' || return 1
@@ -56,9 +63,9 @@ import importlib.util, os, sys
 spec = importlib.util.spec_from_file_location("pl", "scripts/power-loss.py"); pl = importlib.util.module_from_spec(spec); spec.loader.exec_module(pl)
 os.makedirs(sys.argv[1] + "/root"); pl.build_tree(sys.argv[1] + "/root", sys.argv[1] + "/outside")
 PY
-      mount -t overlay overlay -o "lowerdir=$dir/layers/lower,upperdir=$dir/layers/upper,workdir=$dir/layers/work" "$dir/mnt" \
+      mount -t overlay overlay -o "lowerdir=$dir/layers/lower,upperdir=$dir/layers/upper,workdir=$dir/layers/work,redirect_dir=on" "$dir/mnt" \
         2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
-      MOUNTS+=("$dir/mnt"); mkdir -p "$dir/mnt/scratch"; echo "$dir/mnt/scratch"; return 0 ;;
+      MOUNTS+=("$dir/mnt"); mkdir -p "$dir/mnt/scratch"; SCRATCH="$dir/mnt/scratch"; return 0 ;;
     ext4) mkfs=(mkfs.ext4 -q -F) ;;
     ext4-casefold) mkfs=(mkfs.ext4 -q -F -O casefold -E encoding=utf8) ;;
     xfs) mkfs=(mkfs.xfs -q -f) ;;
@@ -70,25 +77,31 @@ PY
   truncate -s 1G "$img"
   "${mkfs[@]}" "$img" >"$dir/err" 2>&1 || { tail -3 "$dir/err" >&2; return 1; }
   LOOP=$(losetup --find --show "$img" 2>"$dir/err") || { cat "$dir/err" >&2; LOOP=""; return 1; }
-  mount "$LOOP" "$dir/mnt" 2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
+  if ! mount "$LOOP" "$dir/mnt" 2>"$dir/err"; then
+    # The kernel's own reason when it gave one (casefold needs CONFIG_UNICODE, for example).
+    { dmesg 2>/dev/null | grep -iE "loop|ext4|xfs|btrfs" | tail -1 | sed 's/^\[[^]]*\] //' | grep . || head -1 "$dir/err"; } >&2
+    return 1
+  fi
   MOUNTS+=("$dir/mnt")
   chmod 0755 "$dir/mnt"
   if [ "$fs" = ext4-casefold ]; then
     # Case folding is a folder attribute, set on an empty folder and inherited by what is made in it.
     mkdir "$dir/mnt/scratch" && chattr +F "$dir/mnt/scratch" 2>"$dir/err" || { cat "$dir/err" >&2; return 1; }
-    echo "$dir/mnt/scratch"; return 0
+    SCRATCH="$dir/mnt/scratch"; return 0
   fi
-  echo "$dir/mnt"
+  SCRATCH="$dir/mnt"
 }
 
 for fs in "${WANT[@]}"; do
-  if ! scratch=$(prepare "$fs" 2>"$WORK/why"); then skip "$fs" "$(tr '\n' ' ' <"$WORK/why")"; continue; fi
+  SCRATCH=""
+  if ! prepare "$fs" 2>"$WORK/why"; then skip "$fs" "$(tr '\n' ' ' <"$WORK/why")"; continue; fi
+  scratch=$SCRATCH
   log="$WORK/$fs.log"
   start=$(date +%s)
   ok=1
   if [ "$fs" = overlay ]; then
     # The tree already in the lower layer: apply through the overlay, compared with the same apply on a plain folder.
-    python3 scripts/power-loss.py --binary "$BIN" --tree-check "$WORK/overlay/mnt/root" --tree-present >"$log" 2>&1 || ok=0
+    python3 scripts/power-loss.py --binary "$BIN" --tree-check "$WORK/overlay/mnt/tree/root" --tree-present >"$log" 2>&1 || ok=0
   fi
   POLICYCTL_TEST_SCRATCH="$scratch" swift test --skip-build --filter "$FILTER" >>"$log" 2>&1 || ok=0
   summary=$(grep -E "^(✔|✘|􁁛|􀢄|.*Test run with)" "$log" | tail -1)
