@@ -426,7 +426,7 @@ def fdpath(a):
 
 class Op:
     __slots__ = ("i", "kind", "path", "path2", "data", "offset", "append", "mode", "value", "name", "nodes",
-                 "deps", "meta", "creates", "synced", "line", "length", "flags", "times", "uid", "gid", "empties", "inner")
+                 "deps", "meta", "creates", "synced", "line", "length", "flags", "times", "uid", "gid", "empties", "inner", "moved")
 
     def __init__(self, kind, **kw):
         self.kind = kind
@@ -649,7 +649,9 @@ def parse_trace(path, mnt, existing):
                 fl = args[4] if len(args) > 4 else ""
             if under(a) or under(b):
                 ns = sorted({node(parent(a)), node(parent(b))})
-                add(Op("rename", path=a, path2=b, flags=fl, nodes=ns, meta=True, line=line))
+                # The moved inode's stream too (ALICE: a rename is an operation on the file it moves): what is done
+                # to that inode later never persists without the rename. Durability needs only the folders.
+                add(Op("rename", path=a, path2=b, flags=fl, nodes=ns, meta=True, line=line, moved=node(a)))
                 move_nodes(a, b)
                 exists.add(b)
             continue
@@ -830,7 +832,10 @@ def must_go_with(ops, k, u, model, durable):
     gone = {u}
     first = ops[u]
     # (node, is-metadata) streams a lost operation has cut: what follows on them is lost too, transitively.
-    cut = {(n, first.meta) for n in first.nodes}
+    def streams(op):
+        return op.nodes + ([op.moved] if op.moved is not None else [])
+
+    cut = {(n, first.meta) for n in streams(first)}
     for op in ops[u + 1:k]:
         if op.kind in ("fsync", "syncall"):
             continue
@@ -839,12 +844,12 @@ def must_go_with(ops, k, u, model, durable):
             continue
         if not lost:
             if model == "posix":
-                lost = any((n, op.meta) in cut for n in op.nodes)
+                lost = any((n, op.meta) in cut for n in streams(op))
             else:
                 lost = (first.meta and op.meta) or (not first.meta and not op.meta and op.nodes == first.nodes)
         if lost:
             gone.add(op.i)
-            cut |= {(n, op.meta) for n in op.nodes}
+            cut |= {(n, op.meta) for n in streams(op)}
     return gone
 
 
@@ -925,8 +930,29 @@ def select(states, budget, rng):
 
 
 def replay(ops, kept, torn):
-    for i in sorted(kept):
+    """Makes the kept operations, in program order. An operation acts on an inode, wherever its name is: when a
+    rename was lost, later operations recorded at the new name act at the old one (an xattr set on a file whose
+    move into a trash folder was lost is on the file where it still is)."""
+    aliases = []  # (new prefix, old prefix) of renames that were lost, latest last
+
+    def where(p):
+        if p is None:
+            return p
+        for new, old in reversed(aliases):
+            if p == new or p.startswith(new + "/"):
+                p = old + p[len(new):]
+        return p
+
+    last = max(kept) if kept else -1
+    for i in range(last + 1):
         op = ops[i]
+        if i not in kept:
+            if op.kind == "rename":
+                aliases.append((where(op.path2), where(op.path)))
+            continue
+        if aliases:
+            op = Op(op.kind, **{k: getattr(op, k) for k in Op.__slots__ if k != "kind"})
+            op.path, op.path2 = where(op.path), (where(op.path2) if op.kind in ("rename", "link") else op.path2)
         data = op.data
         if torn == i and data is not None:
             data = data[: len(data) // 2]
