@@ -868,8 +868,11 @@ def close_deps(ops, kept):
 def crash_states(ops, model, rng, per_point_drop):
     """Distinct crash states: (kept op indices, torn op index or None, description)."""
     states = {}
+    scores = {}
     n = len(ops)
-    muts_upto = []
+    syncs_before = [0] * (n + 1)
+    for i, op in enumerate(ops):
+        syncs_before[i + 1] = syncs_before[i] + (op.kind in ("fsync", "syncall"))
     for k in range(n + 1):
         if k > 0 and ops[k - 1].kind in ("fsync", "syncall"):
             continue
@@ -885,8 +888,10 @@ def crash_states(ops, model, rng, per_point_drop):
         for u in volatile:
             gone = must_go_with(ops, k, u, model, durable)
             kept = close_deps(ops, set(prefix) - gone)
-            cands.append((frozenset(kept), None, f"crash after #{k - 1}: {ops[u]!r} lost" +
-                          (f" (and {len(gone) - 1} after it)" if len(gone) > 1 else "")))
+            why = f"crash after #{k - 1}: {ops[u]!r} lost" + (f" (and {len(gone) - 1} after it)" if len(gone) > 1 else "")
+            # How long u has stayed volatile (fsyncs since it): what a missing fsync leaves so, first in a sample.
+            scores[(frozenset(kept), None)] = max(scores.get((frozenset(kept), None), 0), syncs_before[k] - syncs_before[u])
+            cands.append((frozenset(kept), None, why))
         # A torn append: the last write of the crash point cut in half, when it is not durable.
         if k > 0 and ops[k - 1].kind == "write" and (k - 1) not in durable and len(ops[k - 1].data) > 1:
             cands.append((frozenset(prefix), k - 1, f"crash during #{k - 1}: {ops[k - 1]!r} torn"))
@@ -894,13 +899,13 @@ def crash_states(ops, model, rng, per_point_drop):
             key = (kept, torn)
             if key not in states:
                 states[key] = why
-    return [(set(k[0]), k[1], why) for k, why in states.items()]
+    return [(set(k[0]), k[1], why, scores.get(k, 0)) for k, why in states.items()]
 
 
 def select(states, budget, rng):
     """At most `budget` states, spread over the run: half of them "only the durable persisted" (the states a
-    missing fsync shows in first), a quarter "everything persisted", the rest lost operations and torn appends,
-    each kind evenly spaced over the crash points."""
+    missing fsync shows in first), a quarter "everything persisted", each evenly spaced over the crash points;
+    the rest lost operations, those that stayed volatile across the most fsyncs first."""
     kinds = {"durable": [], "all": [], "other": []}
     for st in states:
         why = st[2]
@@ -917,7 +922,10 @@ def select(states, budget, rng):
     for k in ("durable", "all", "other"):
         xs = kinds[k]
         if k == "other":
-            xs = sorted(xs, key=lambda st: rng.random())
+            # The operations left volatile across the most fsyncs first: where a missing fsync shows.
+            keyed = sorted(xs, key=lambda st: (-st[3], rng.random()))
+            chosen += keyed[: quota[k]]
+            continue
         chosen += spread(xs, quota[k])
     # Room a kind did not use goes to the others.
     left = [st for st in states if st not in chosen]
@@ -1176,7 +1184,7 @@ class Checker:
         if budget is not None and len(states) > budget:
             states = select(states, budget, self.rng)
         log(f"power-loss: {cmd['name']} / {model}: {len(states)} crash states")
-        for kept, torn, why in states:
+        for kept, torn, why, _ in states:
             self.check_state(cmd, model, rec, ops, kept, torn, why, before, after, nb, na, history)
 
     def check_state(self, cmd, model, rec, ops, kept, torn, why, before, after, nb, na, history):
@@ -1322,6 +1330,8 @@ def self_test(args):
     if args.self_test == "all":
         named = {m[1] for m in mutants}
         mutants += [(f"{os.path.basename(s[0])}:{s[2]}:{s[1] + 1}", s) for s in sites if s not in named]
+    if args.site_filter:
+        mutants = [m for m in mutants if re.search(args.site_filter, f"{m[0]} {m[1][0]} {m[1][2]} {m[1][3]}")]
     env = dict(os.environ, PATH="/opt/swift/usr/bin:" + os.environ.get("PATH", ""))
     caught = survived = 0
     for name, (fname, i, func, text) in mutants:
@@ -1443,6 +1453,8 @@ def main():
     ap.add_argument("--self-test", nargs="?", const="named", choices=["named", "all"],
                     help="build mutants of the fsync sites (the three seeded bugs, or every site) and expect violations")
     ap.add_argument("--sites", action="store_true", help="list the fsync sites the self-test mutates")
+    ap.add_argument("--site-filter", metavar="REGEX", help="with --self-test: only the mutants whose name, file, "
+                    "function or call match")
     ap.add_argument("--tree-check", metavar="ROOT", help="apply the checker's tree and policy at ROOT, compare with a reference")
     ap.add_argument("--tree-present", action="store_true", help="with --tree-check: ROOT already holds the tree")
     args, rest = ap.parse_known_args()
@@ -1462,7 +1474,6 @@ def main():
         return 0
     if args.short:
         args.budget = args.budget or 22
-        args.drops = args.drops if args.drops is not None else 2
     missing = [t for t in ("strace", "mkfs.ext4", "losetup", "mount") if shutil.which(t) is None]
     if missing or os.geteuid() != 0 or not args.binary:
         why = f"missing {missing}" if missing else ("not root" if os.geteuid() != 0 else "no policyctl binary")
