@@ -59,7 +59,7 @@ power-loss-self-test:
 	python3 scripts/power-loss.py --self-test $(SITES)
 
 # The end-to-end safety suites on ext4, xfs, btrfs, tmpfs, overlayfs and ext4 with casefold (scripts/fs-matrix.sh).
-fs-matrix:
+fs-matrix: bootstrap
 	$(SWIFT) build $(SWIFTFLAGS) --build-tests
 	scripts/fs-matrix.sh
 
