@@ -196,12 +196,15 @@ class Disk:
 
     def umount(self):
         if self.mounted:
-            for _ in range(50):
-                if sh(["umount", self.mnt], check=False).returncode == 0:
+            for _ in range(100):
+                r = sh(["umount", self.mnt], check=False)
+                if r.returncode == 0:
                     break
                 time.sleep(0.1)
             else:
-                sh(["umount", "-l", self.mnt], check=False)
+                # Never lazily: writing the next state onto the device under a filesystem still alive corrupts it
+                # (a kernel BUG in jbd2 was seen so). Stop the run instead.
+                raise RuntimeError(f"cannot unmount {self.mnt}: {r.stderr.decode(errors='replace').strip()}")
             self.mounted = False
 
     def save(self, name):
@@ -216,8 +219,9 @@ class Disk:
         assert not self.mounted
         with open(path, "rb") as src:
             data = src.read()
-        # Through the device itself (its page cache is the one the next mount reads), never to the file behind it.
-        fd = os.open(self.dev, os.O_WRONLY)
+        # Through the device itself (its page cache is the one the next mount reads), never to the file behind it;
+        # O_EXCL: a block device still mounted anywhere refuses it (EBUSY), so a live filesystem is never overwritten.
+        fd = os.open(self.dev, os.O_WRONLY | os.O_EXCL)
         try:
             view = memoryview(data)
             while view:
@@ -226,9 +230,11 @@ class Disk:
             os.close(fd)
 
     def close(self):
-        self.umount()
-        sh(["losetup", "-d", self.dev], check=False)
-        sh(["umount", self.scratch], check=False)
+        try:
+            self.umount()
+        finally:
+            sh(["losetup", "-d", self.dev], check=False)
+            sh(["umount", self.scratch], check=False)
 
 
 def subst(args, ctx):
