@@ -100,4 +100,29 @@ extension DirectoryCache {
     }
 
     func exists(_ path: RelativePath) throws(FileSystemError) -> Bool { try statusIfPresent(path) != nil }
+
+    /// Flushes the inode at `path` itself: its xattrs, mode and owner. A folder's fsync makes its entries durable,
+    /// not what changed on the inodes they name (a filesystem that logs per inode, btrfs, or any that does not
+    /// commit everything at once, can lose a setxattr after the commit record is durable: scripts/power-loss.py
+    /// found an app trash item's stamps lost so). A directory through its handle; a regular file opened read-only
+    /// without following a symlink and checked to be one again; anything else, or nothing there, is left.
+    func syncEntry(_ path: RelativePath) throws(FileSystemError) {
+        guard let status = try statusIfPresent(path) else { return }
+        switch status.type {
+        case .directory:
+            try directoryIfPresent(path)?.sync()
+        case .regular:
+            guard let name = path.lastComponent, let parent = try directoryIfPresent(containing: path) else { return }
+            let file: FileDescriptor
+            do {
+                file = try parent.openFile(name, options: [.readOnly, .nonBlocking, .noControllingTerminal])
+            } catch where DirectoryCache.meansAbsent(error.errno) {
+                return
+            }
+            guard try file.status().type == .regular else { return }
+            try file.sync()
+        default:
+            return
+        }
+    }
 }

@@ -45,6 +45,9 @@ package struct Rollback {
     private let directories: DirectoryCache
     private var staging: DirectoryHandle?
     private var stagingParent: DirectoryHandle?
+    /// Entries whose xattrs, mode or owner an undo put back: their own inodes are synced with the batch, as the
+    /// folders are (a folder's fsync does not make an entry's attributes durable).
+    private var reattributed: Set<RelativePath> = []
     /// Set by recovery when the journal had damaged or refused records: staged entries no intent accounts
     /// for are then kept (reported, never removed) instead of failing every later recovery.
     var unaccountedAreKept = false
@@ -226,6 +229,8 @@ package struct Rollback {
         }
         do {
             for path in touched.sorted(by: >) { try directories.directoryIfPresent(path)?.sync() }
+            for path in reattributed.sorted(by: >) { try directories.syncEntry(path) }
+            reattributed.removeAll()
             try staging?.sync()
         } catch {
             return error.description
@@ -252,6 +257,14 @@ package struct Rollback {
                 result.failures.append(error.description)
             }
         }
+        for path in reattributed.sorted(by: >) {
+            do {
+                try directories.syncEntry(path)
+            } catch {
+                result.failures.append(error.description)
+            }
+        }
+        reattributed.removeAll()
         try? staging?.sync()
         touched.removeAll()
         var w = record(.undone)
@@ -339,13 +352,17 @@ package struct Rollback {
             } else {
                 try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
             }
+            // The entry's own inode changed, not its folder's entries: synced with the batch (syncEntry).
+            reattributed.insert(path)
             return .undone([])
 
         case .permissions(let path, let set, let previous):
             // A directory this transaction created has nothing to put back: its mkdir's undo removes it.
             guard let previous, let identity = intent.identity else { return .nothing }
             guard let directory = try directories.directoryIfPresent(path) else {
-                return try revertFilePermissions(path, set: set, previous: previous, identity: identity, act: act)
+                let outcome = try revertFilePermissions(path, set: set, previous: previous, identity: identity, act: act)
+                if act, case .undone = outcome { reattributed.insert(path) }
+                return outcome
             }
             let status = try directory.status()
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode,
@@ -357,6 +374,7 @@ package struct Rollback {
             guard act else { return .undone([]) }
             if previous.owner != nil || previous.group != nil { try directory.setOwner(previous.owner, group: previous.group) }
             if let mode = previous.mode { try directory.setPermissions(mode) }
+            reattributed.insert(path)
             return .undone([])
 
         case .unlink(let path, let type):

@@ -50,6 +50,8 @@ package final class Transaction {
     /// O_DIRECTORY) right after each mkdirat and found owned by the euid and empty: a later mode or owner change
     /// of the path goes only to that very directory (StepPreparerPermissions), never to one swapped in.
     package private(set) var madeDirectories: [RelativePath: EntryIdentity] = [:]
+    /// Entries whose own metadata (an xattr, mode, owner) changed: their inodes are fsynced before the commit too.
+    @exclusivity(unchecked) private var attributed: Set<RelativePath> = []
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -280,6 +282,7 @@ package final class Transaction {
             } else {
                 try parent.removeExtendedAttribute(attribute, of: path.lastComponent)
             }
+            attributed.insert(path)
         case .create(let path, let temp, let contents):
             let parent = try directories.directory(containing: path)
             try Transaction.writeFile(contents, named: path.lastComponent!, via: temp, in: parent)
@@ -313,6 +316,7 @@ package final class Transaction {
                 case .opened(let file, _): try LayoutFileAccess.apply(set, to: file)
                 case .refused: throw FileSystemError(.openat, path: path, errno: .noSuchFile)
                 }
+                attributed.insert(path)
                 return
             }
             // The descriptor is the one checked: its dev and ino must still be those the step was prepared with
@@ -325,6 +329,7 @@ package final class Transaction {
             if set.owner != nil || set.group != nil { try directory.setOwner(set.owner, group: set.group) }
             if let mode = set.mode { try directory.setPermissions(mode) }
         }
+        if case .permissions(let path, _, _) = change { attributed.insert(path) }
     }
 
     /// Records the directory a mkdirat just made: opened by name from its folder's descriptor (O_NOFOLLOW,
@@ -416,6 +421,12 @@ package final class Transaction {
         handles.append(staging)
         syncs.add(handles)
         try syncs.wait()
+        // The inodes whose xattrs, mode or owner changed (an app trash item's stamps, a marker, a layout entry's
+        // mode): a folder synced above holds their names, not these. Few (markers, stamps): one by one.
+        for path in attributed.sorted(by: >) where !dirty.contains(path) {
+            try directories.syncEntry(path)
+        }
+        attributed.removeAll()
         dirty.removeAll()
         lastDirty = nil
     }

@@ -67,6 +67,9 @@ struct PlanJSON {
 
     /// The tree every rule kind meets, with hostile entries mixed in.
     static func containerTree(outside: String) throws -> Tree {
+        // The clock is read before the tree is written (the trash stamps encode dates from it), so this tree is
+        // only planned, never applied (no ctime check), by a binary whose clock is later: every age sits at least
+        // 50 minutes from its rule's limit (fresh.tmp, 10 min against 1h), a margin a busy machine cannot eat.
         let now = Tree.currentTimeNs()
         func stamp(_ age: PolicyDuration) -> [(String, [UInt8])] {
             [(Markers.trashStampAttribute, Array(String((now - age.nanoseconds) / 1_000_000_000).utf8))]

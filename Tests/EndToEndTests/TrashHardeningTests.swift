@@ -118,7 +118,8 @@ struct TrashHardeningTests {
         try buildTree(at: root, [.dir("shared"), .dir("work")])
         chmod(root + "/shared", 0o1777)
         chmod(root + "/work", 0o1777)
-        var template = Array("/tmp/outside-XXXXXX".utf8CString)
+        // Beside the scratch folder, on its filesystem (a hard link cannot cross one; the filesystem matrix moves it).
+        var template = Array((TestScratch.base + "/outside-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         try #require(made != nil)
         let outside = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

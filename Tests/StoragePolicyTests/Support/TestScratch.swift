@@ -1,5 +1,5 @@
 // One scratch folder per test run: every temporary tree, file and install stage goes under it, and it is
-// removed when the test process exits, passing or failing. Never removes anything outside /tmp/policyctl-tests-*.
+// removed when the test process exits, passing or failing. Never removes anything outside /tmp/policyctl-tests-* (or $POLICYCTL_TEST_SCRATCH/policyctl-tests-*).
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +24,20 @@ public enum TestScratch {
         Array((directory + label + "-XXXXXX").utf8CString)
     }
 
-    private static let prefix = "/tmp/policyctl-tests-"
+    /// Where the per-run folder is made: `/tmp`, or the folder `POLICYCTL_TEST_SCRATCH` names (the filesystem
+    /// matrix, scripts/fs-matrix.sh, points it at an xfs, btrfs, overlayfs... mount so every tree the suites build
+    /// lives there).
+    public static let base: String = {
+        if let dir = ProcessInfo.processInfo.environment["POLICYCTL_TEST_SCRATCH"], !dir.isEmpty {
+            var isDirectory: ObjCBool = false
+            precondition(FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) && isDirectory.boolValue,
+                         "POLICYCTL_TEST_SCRATCH=\(dir) is not a folder")
+            return dir.hasSuffix("/") ? String(dir.dropLast()) : dir
+        }
+        return "/tmp"
+    }()
+
+    private static var prefix: String { base + "/policyctl-tests-" }
 
     private static let folder: String = {
         removeStaleFolders()
@@ -66,11 +79,11 @@ public enum TestScratch {
 
     /// Folders left by runs that were killed before their exit handler ran (their pid is gone).
     private static func removeStaleFolders() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/tmp") else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
         for name in names where name.hasPrefix("policyctl-tests-") {
             let pid = name.dropFirst("policyctl-tests-".count).split(separator: "-").first.flatMap { Int32($0) }
             guard let pid, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            remove("/tmp/" + name)
+            remove(base + "/" + name)
         }
     }
 }

@@ -12,6 +12,13 @@ import CPosix
 public protocol TreeNode {
     /// Creates the node inside the open directory `parent`; times are set relative to `now`.
     func create(in parent: Int32, now: Int64) throws
+    /// Sets the node's declared times again, relative to a later `now` (`Tree` reads its clock after writing).
+    func retime(in parent: Int32, now: Int64) throws
+}
+
+extension TreeNode {
+    /// A node without declared times has nothing to set again.
+    public func retime(in parent: Int32, now: Int64) throws {}
 }
 
 @resultBuilder
@@ -36,18 +43,41 @@ public struct TreeError: Error, CustomStringConvertible {
 public final class Tree {
     /// Absolute path of the tree's root.
     public let root: String
-    /// The instant the declared ages are measured from; pass it as PlanOptions.now.
+    /// The instant the declared ages are measured from; pass it as PlanOptions.now. Read after the tree is
+    /// written (unless given): every entry's ctime is then before it, however long the writing took.
     public let now: Int64
 
-    public init(now: Int64 = Tree.currentTimeNs(), @TreeBuilder _ content: () -> [any TreeNode]) throws {
-        self.now = now
+    /// How far past `now` the last ctime of a tree may be: apply keeps an entry whose ctime is later than the
+    /// plan's time (plus one second); a tree written over more than that on a busy machine looked "changed
+    /// since the plan" (EngineInUseTests failed so on a loaded fresh clone).
+    static let settleNs: Int64 = 200_000_000
+
+    /// `now`: the instant the ages are measured from. Given, it is the caller's (which must then not depend on
+    /// ctimes: content that encodes dates relative to it, plan-only tests). Left out, the tree is written with
+    /// provisional times, the clock is read once it is written, and every declared time is set again from that
+    /// reading, until setting them took less than `settleNs`: ages are exact, and no ctime is past `now`.
+    public init(now: Int64? = nil, @TreeBuilder _ content: () -> [any TreeNode]) throws {
         var template = TestScratch.template("tree")
         guard mkdtemp(&template) != nil else { throw TreeError("mkdtemp", []) }
         root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let fd = open(root, O_RDONLY | O_DIRECTORY)
         guard fd >= 0 else { throw TreeError("open", Array(root.utf8)) }
         defer { close(fd) }
-        for node in content() { try node.create(in: fd, now: now) }
+        let nodes = content()
+        if let now {
+            self.now = now
+            for node in nodes { try node.create(in: fd, now: now) }
+            return
+        }
+        var reading = Tree.currentTimeNs()
+        for node in nodes { try node.create(in: fd, now: reading) }
+        while true {
+            let written = Tree.currentTimeNs()
+            if written - reading < Tree.settleNs { break }
+            reading = written
+            for node in nodes { try node.retime(in: fd, now: reading) }
+        }
+        self.now = reading
     }
 
     /// The plan options for this tree: its `now`, and one or two threads.
@@ -154,6 +184,10 @@ public struct File: TreeNode {
         for (key, value) in xattrs { try setAttribute(parent, name, key, value) }
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: atimeAge)
     }
+
+    public func retime(in parent: Int32, now: Int64) throws {
+        try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: atimeAge)
+    }
 }
 
 /// A directory with children; its own times are set after the children are made (making them moves mtime).
@@ -184,6 +218,18 @@ public struct Dir: TreeNode {
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
         if let mode { _ = withCName(name) { fchmodat(parent, $0, mode, 0) } }
     }
+
+    public func retime(in parent: Int32, now: Int64) throws {
+        // Children first, as when it was made; setting their times leaves the folder's own mtime alone. A folder
+        // made without search permission for its owner is not entered (it had none of its children's times to
+        // lose: root, which the tests run as, needs none).
+        let fd = withCName(name) { openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
+        if fd >= 0 {
+            defer { close(fd) }
+            for child in children { try child.retime(in: fd, now: now) }
+        }
+        try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
+    }
 }
 
 /// A symbolic link (its own times can be set; its target is never followed by the engine).
@@ -200,6 +246,10 @@ public struct Symlink: TreeNode {
         guard withCName(name, { symlinkat(target, parent, $0) }) == 0 else { throw TreeError("symlink", name) }
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
     }
+
+    public func retime(in parent: Int32, now: Int64) throws {
+        try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
+    }
 }
 
 /// A named pipe.
@@ -210,6 +260,10 @@ public struct FIFO: TreeNode {
 
     public func create(in parent: Int32, now: Int64) throws {
         guard withCName(name, { mkfifoat(parent, $0, 0o644) }) == 0 else { throw TreeError("mkfifo", name) }
+        try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
+    }
+
+    public func retime(in parent: Int32, now: Int64) throws {
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
     }
 }
@@ -226,6 +280,10 @@ public struct HardLink: TreeNode {
     public func create(in parent: Int32, now: Int64) throws {
         let r = withCName(target) { t in withCName(name) { n in linkat(parent, t, parent, n, 0) } }
         guard r == 0 else { throw TreeError("link", name) }
+        try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
+    }
+
+    public func retime(in parent: Int32, now: Int64) throws {
         try setTimes(parent, name, now: now, mtimeAge: age, atimeAge: nil)
     }
 }
@@ -253,6 +311,18 @@ public struct Nest: TreeNode {
         }
         for node in leaf { try node.create(in: current, now: now) }
         if current != parent { close(current) }
+    }
+
+    public func retime(in parent: Int32, now: Int64) throws {
+        var current = parent
+        for _ in 0..<depth {
+            let fd = withCName(Array(name.utf8)) { openat(current, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
+            guard fd >= 0 else { throw TreeError("open", Array(name.utf8)) }
+            if current != parent { close(current) }
+            current = fd
+        }
+        defer { if current != parent { close(current) } }
+        for node in leaf { try node.retime(in: current, now: now) }
     }
 }
 
