@@ -9,6 +9,9 @@ package final class DirectoryCache {
     /// The root's status: every directory handed out is on its mount.
     package let rootStatus: FileStatus
     private var handles: [RelativePath: DirectoryHandle] = [:]
+    /// Each open folder's status as it was opened (the fstat the mount check makes): a quarantined delete records
+    /// the folder it leaves (FolderRecord) with no call of its own.
+    private var statuses: [RelativePath: FileStatus] = [:]
     /// The last folder `directory(containing:)` handed out; dropped with the handles.
     private var lastParent: (path: RelativePath, handle: DirectoryHandle)?
     /// Bounded so a plan touching many directories never runs out of descriptors; also bounds how long a
@@ -41,14 +44,30 @@ package final class DirectoryCache {
         }
         for directory in missing.reversed() {
             let handle = try current.openDirectory(directory.lastComponent!)
-            guard try handle.status().isOnSameMount(as: rootStatus) else {
+            let status = try handle.status()
+            guard status.isOnSameMount(as: rootStatus) else {
                 throw FileSystemError(.open, path: directory, errno: .crossDevice)
             }
-            if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
+            if handles.count >= limit {
+                handles.removeAll(keepingCapacity: true)
+                statuses.removeAll(keepingCapacity: true)
+            }
             handles[directory] = handle
+            statuses[directory] = status
             current = handle
         }
         return current
+    }
+
+    /// The status of the folder holding `path` as it was opened (`directory(containing:)` opens it first).
+    func statusOfDirectory(containing path: RelativePath) throws(FileSystemError) -> FileStatus {
+        _ = try directory(containing: path)
+        let parent = path.parent
+        if parent.isRoot { return rootStatus }
+        if let status = statuses[parent] { return status }
+        let status = try directory(parent).status()
+        statuses[parent] = status
+        return status
     }
 
     /// The directory holding `path`: `directory(path.parent)`, but the folder asked for last is answered without
@@ -74,13 +93,15 @@ package final class DirectoryCache {
     /// Drops handles at or below `path` (after that directory was moved, they no longer name it).
     func forget(under path: RelativePath) {
         if let last = lastParent, last.path.hasPrefix(path) { lastParent = nil }
-        if path.isRoot { handles.removeAll(); return }
+        if path.isRoot { handles.removeAll(); statuses.removeAll(); return }
         guard handles.keys.contains(where: { $0.hasPrefix(path) }) else { return }
         handles = handles.filter { !$0.key.hasPrefix(path) }
+        statuses = statuses.filter { !$0.key.hasPrefix(path) }
     }
 
     func clear() {
         handles.removeAll(keepingCapacity: true)
+        statuses.removeAll(keepingCapacity: true)
         lastParent = nil
     }
 

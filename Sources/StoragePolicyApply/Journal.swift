@@ -111,22 +111,36 @@ package final class Journal {
     }
 
     static func scan(_ bytes: [UInt8], _ visit: (JournalRecord, ArraySlice<UInt8>) throws -> Void) rethrows -> Scan {
+        try bytes.withUnsafeBytes { raw in
+            try scanLines(raw) { reading, range in
+                if case .record(let record) = reading { try visit(record, bytes[range]) }
+            }
+        }
+    }
+
+    /// Every line of `raw` read (`JournalRecord.read`), handed to `visit` with its range (newline included), and
+    /// what was damaged or torn. The one loop every reader of a journal or a history file goes through.
+    static func scanLines(_ raw: UnsafeRawBufferPointer,
+                          _ visit: (JournalRecord.Reading, Range<Int>) throws -> Void) rethrows -> Scan {
         var result = Scan()
-        let decoder = JSONDecoder()
         var lineStart = 0
         var lineNumber = 0
         var pendingCorrupt: [(line: Int, reason: String)] = []
-        while lineStart < bytes.count {
+        let count = raw.count
+        while lineStart < count {
             lineNumber += 1
-            guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
+            // memchr: the line's end found a word at a time, not byte by byte through an index.
+            guard let found = memchr(raw.baseAddress! + lineStart, 0x0A, count - lineStart) else {
                 result.tornTail = true
                 result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
                 break
             }
-            switch JournalRecord.read(line: bytes[lineStart..<newline], using: decoder) {
+            let newline = UnsafeRawPointer(found) - raw.baseAddress!
+            let reading = JournalRecord.read(line: UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline]))
+            switch reading {
             case .record(var record):
                 record.line = lineNumber
-                try visit(record, bytes[lineStart...newline])
+                try visit(.record(record), lineStart..<(newline + 1))
                 result.validLength = Int64(newline + 1)
                 result.corruptLines += pendingCorrupt.map(\.line)
                 result.damaged += pendingCorrupt
@@ -167,7 +181,7 @@ package final class Journal {
         let end = bytes.count - 1
         let start = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
         if start == 0 && window < size { return .unclear }
-        guard let record = JournalRecord.decode(line: bytes[start..<end], using: JSONDecoder()) else { return .unclear }
+        guard let record = JournalRecord.decode(line: bytes[start..<end]) else { return .unclear }
         return .record(record)
     }
 

@@ -66,6 +66,11 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public var recovered: Bool
     /// For an undo (`kind` `undo`): the transaction it reversed.
     public var reverses: String? = nil
+    /// Where it held its deletes back (`.policyctl/quarantine/TX`), how many and how many bytes: nil without
+    /// a quarantine (journal format 2).
+    public var quarantine: String? = nil
+    public var quarantined: Int? = nil
+    public var bytesQuarantined: Int64? = nil
 }
 
 /// Reads a root's journal back as transactions.
@@ -87,8 +92,11 @@ public enum JournalHistory {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             return Reading(transactions: [], corruptLines: [], tornTail: false)
         }
-        let file = try state.openStateFile(Journal.fileName, options: [.readOnly])
-        let bytes = try file.readAll(limit: 1 << 31)
+        return read(state, bytes: try JournalFiles.live(state))
+    }
+
+    /// The transactions of the live journal `bytes` (read from `state`, which names it in messages).
+    package static func read(_ state: StateDirectory, bytes: [UInt8]) -> Reading {
         var order: [String] = []
         var byID: [String: TransactionSummary] = [:]
         let scan = Journal.scan(bytes) { record, _ in
@@ -112,6 +120,7 @@ public enum JournalHistory {
                 t.pid = b.pid
                 t.actions = b.actions ?? 0
                 t.reverses = b.reverses
+                t.quarantine = b.quarantine
             case .skip:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 t.skipped.append(TransactionSummary.SkippedItem(action: b.verb ?? "", path: path.string,
@@ -120,6 +129,8 @@ public enum JournalHistory {
             case .commit:
                 t.counts = ActionCounts(names: b.counts ?? [:])
                 t.bytesFreed = b.bytesFreed ?? 0
+                t.quarantined = b.quarantined
+                t.bytesQuarantined = b.bytesQuarantined
             case .rollback:
                 if t.reason == nil || b.reason?.hasPrefix("resuming") == false { t.reason = b.reason }
                 if b.reason?.contains("recovery") == true { t.recovered = true }
