@@ -118,9 +118,24 @@ package final class Journal {
         }
     }
 
+    /// The records of `bytes` that `wanted` keeps, by their transaction and type as the line's head spells them
+    /// (JournalLineHead): the other lines are not verified or parsed at all. For readers that need one
+    /// transaction, or only the begin records, of a journal of a million lines; never for recovery, which must
+    /// see every line. A line whose head is not in the engine's shape is read in full, as `scan` reads it.
+    static func records(in bytes: [UInt8], where wanted: (JournalLineHead) -> Bool,
+                        _ visit: (JournalRecord) throws -> Void) rethrows {
+        try withoutActuallyEscaping(wanted) { wanted in
+            try bytes.withUnsafeBytes { raw in
+                _ = try scanLines(raw, skipping: { head in !wanted(head) }) { reading, _ in
+                    if case .record(let record) = reading { try visit(record) }
+                }
+            }
+        }
+    }
+
     /// Every line of `raw` read (`JournalRecord.read`), handed to `visit` with its range (newline included), and
     /// what was damaged or torn. The one loop every reader of a journal or a history file goes through.
-    static func scanLines(_ raw: UnsafeRawBufferPointer,
+    static func scanLines(_ raw: UnsafeRawBufferPointer, skipping skip: ((JournalLineHead) -> Bool)? = nil,
                           _ visit: (JournalRecord.Reading, Range<Int>) throws -> Void) rethrows -> Scan {
         var result = Scan()
         var lineStart = 0
@@ -136,7 +151,12 @@ package final class Journal {
                 break
             }
             let newline = UnsafeRawPointer(found) - raw.baseAddress!
-            let reading = JournalRecord.read(line: UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline]))
+            let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline])
+            if let skip, let head = JournalLineHead(line), skip(head) {
+                lineStart = newline + 1
+                continue
+            }
+            let reading = JournalRecord.read(line: line)
             switch reading {
             case .record(var record):
                 record.line = lineNumber
@@ -217,4 +237,43 @@ package final class Journal {
         }
         return out
     }
+}
+
+/// The transaction and type a journal line starts with, read without verifying or parsing it: the engine writes
+/// every record as `{"crc":"XXXXXXXX","rec":{"tx":"ID","seq":N,"type":"TYPE",...`. Only for choosing which
+/// lines to read; nothing is ever believed from it.
+struct JournalLineHead {
+    let transaction: UnsafeRawBufferPointer
+    let type: UnsafeRawBufferPointer
+
+    private static let start = Array(#"{"crc":"00000000","rec":{"tx":""#.utf8)
+
+    init?(_ line: UnsafeRawBufferPointer) {
+        let prefix = JournalLineHead.start
+        guard line.count > prefix.count + 20, let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        // `{"crc":"` 8 hex digits `","rec":{"tx":"`
+        for k in 0..<8 where base[k] != prefix[k] { return nil }
+        for k in 16..<prefix.count where base[k] != prefix[k] { return nil }
+        var i = prefix.count
+        let txStart = i
+        while i < line.count, base[i] != 0x22 { i += 1 }
+        guard i < line.count else { return nil }
+        transaction = UnsafeRawBufferPointer(rebasing: line[txStart..<i])
+        let seq = Array(#"","seq":"#.utf8)
+        guard i + seq.count < line.count else { return nil }
+        for k in 0..<seq.count where base[i + k] != seq[k] { return nil }
+        i += seq.count
+        while i < line.count, base[i] >= 0x30, base[i] <= 0x39 { i += 1 }
+        let type = Array(#","type":""#.utf8)
+        guard i + type.count < line.count else { return nil }
+        for k in 0..<type.count where base[i + k] != type[k] { return nil }
+        i += type.count
+        let typeStart = i
+        while i < line.count, base[i] != 0x22 { i += 1 }
+        guard i < line.count else { return nil }
+        self.type = UnsafeRawBufferPointer(rebasing: line[typeStart..<i])
+    }
+
+    func isTransaction(_ id: [UInt8]) -> Bool { transaction.elementsEqual(id) }
+    func isType(_ name: [UInt8]) -> Bool { type.elementsEqual(name) }
 }

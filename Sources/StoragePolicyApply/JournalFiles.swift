@@ -87,7 +87,9 @@ package enum JournalFiles {
         let liveBytes = try bytes ?? live(state)
         var records: [JournalRecord] = []
         var changes = false
-        _ = Journal.scan(liveBytes) { record, _ in
+        let wanted = Array(id.utf8)
+        // Only this transaction's lines are verified and parsed.
+        Journal.records(in: liveBytes, where: { $0.isTransaction(wanted) }) { record in
             guard record.body.tx == id else { return }
             if record.kind == .intent { changes = true }
             records.append(record)
@@ -99,7 +101,7 @@ package enum JournalFiles {
         for file in try history(state) where file.mayHold(id) {
             guard let bytes = try read(file, in: state) else { continue }
             var found: [JournalRecord] = []
-            _ = Journal.scan(bytes) { record, _ in if record.body.tx == id { found.append(record) } }
+            Journal.records(in: bytes, where: { $0.isTransaction(wanted) }) { record in if record.body.tx == id { found.append(record) } }
             if found.contains(where: { $0.kind == .intent }) {
                 return (found, .history(String(decoding: file.name.bytes, as: UTF8.self)))
             }
@@ -111,7 +113,8 @@ package enum JournalFiles {
     /// `include` accepts: what `last` names.
     package static func newest(in state: StateDirectory, where include: (RecordBody) -> Bool = { _ in true }) throws -> String? {
         var newest: String?
-        _ = Journal.scan(try live(state)) { record, _ in
+        let begin = Array("begin".utf8)
+        Journal.records(in: try live(state), where: { $0.isType(begin) }) { record in
             if record.kind == .begin, include(record.body) { newest = record.body.tx }
         }
         return newest

@@ -103,12 +103,40 @@ public enum JournalHistory {
             let b = record.body
             if byID[b.tx] == nil {
                 order.append(b.tx)
-                byID[b.tx] = TransactionSummary(id: b.tx, kind: .apply, time: "", endTime: nil, policy: "", policyPath: nil,
-                                                plan: nil, root: "", pid: nil, actions: 0, outcome: .open, counts: [:],
-                                                bytesFreed: 0, skipped: [], reason: nil, kept: [], recovered: false)
+                byID[b.tx] = empty(b.tx)
             }
             var t = byID[b.tx]!
             byID[b.tx] = nil
+            add(record, to: &t)
+            byID[b.tx] = t
+        }
+        let name = state.describe(Journal.fileName)
+        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
+        if scan.tornTail {
+            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
+                                         outcome: "ignored; 'policyctl recover' cuts it off"))
+        }
+        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
+                       damaged: damaged)
+    }
+
+    /// One transaction's summary from its own records (JournalFiles.transaction), as `read` makes each.
+    package static func summary(of records: [JournalRecord]) -> TransactionSummary? {
+        guard let first = records.first else { return nil }
+        var t = empty(first.transaction)
+        for record in records { add(record, to: &t) }
+        return t
+    }
+
+    private static func empty(_ id: String) -> TransactionSummary {
+        TransactionSummary(id: id, kind: .apply, time: "", endTime: nil, policy: "", policyPath: nil,
+                           plan: nil, root: "", pid: nil, actions: 0, outcome: .open, counts: [:],
+                           bytesFreed: 0, skipped: [], reason: nil, kept: [], recovered: false)
+    }
+
+    /// What one record adds to its transaction's summary.
+    private static func add(_ record: JournalRecord, to t: inout TransactionSummary) {
+            let b = record.body
             switch record.kind {
             case .begin:
                 t.kind = b.kind.flatMap(TransactionKind.init(rawValue:)) ?? .apply
@@ -153,15 +181,5 @@ public enum JournalHistory {
             case .intent, .undone:
                 break
             }
-            byID[b.tx] = t
-        }
-        let name = state.describe(Journal.fileName)
-        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
-        if scan.tornTail {
-            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
-                                         outcome: "ignored; 'policyctl recover' cuts it off"))
-        }
-        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
-                       damaged: damaged)
     }
 }

@@ -67,9 +67,8 @@ public struct TransactionPaths: Sendable, Hashable, Codable {
 extension JournalHistory {
     /// Transaction `id` of the journal under `state`, path by path; nil when the journal has no such transaction.
     package static func paths(_ state: StateDirectory, transaction id: String) throws -> TransactionPaths? {
-        let live = try JournalFiles.live(state)
-        guard let summary = read(state, bytes: live).transactions.first(where: { $0.id == id }),
-              let found = try JournalFiles.transaction(id, in: state, live: live) else { return nil }
+        // One read of the journal: the transaction's own records make its summary, as `read` makes every one.
+        guard let found = try JournalFiles.transaction(id, in: state), let summary = summary(of: found.records) else { return nil }
         var records: [RecordBody] = []
         var skippedSteps = Set<Int>()
         var undoneOps = Set<Int>()

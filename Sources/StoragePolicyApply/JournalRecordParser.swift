@@ -5,6 +5,11 @@
 // damaged). Never traps, never reads past the buffer, never recurses deeper than a small bound.
 
 @_spi(Layers) import StoragePolicyFileSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension RecordBody {
     /// The body parsed, or nil when it is not one JSON object whose known keys hold values of their types
@@ -73,8 +78,24 @@ private struct RecordParser {
     }
 
     /// True when `bytes` are valid UTF-8 (JSON text must be): ASCII at once, anything else checked.
-    static func isUTF8(_ bytes: some Collection<UInt8>) -> Bool {
-        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { isUTF8($0) }
+    }
+
+    /// No byte above 0x7F: a plain loop over the pointer (no generic algorithm: a debug build ran those
+    /// unspecialised, a third of reading a journal).
+    @inline(__always) static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
+        var i = 0
+        while i < bytes.count {
+            if base[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// A JSON string as UTF-8 bytes, escapes decoded; nil when it is not a valid string (or not UTF-8).
@@ -150,13 +171,17 @@ private struct RecordParser {
         return v
     }
 
-    /// A string value: valid UTF-8, as JSONDecoder requires.
+    /// A string value: valid UTF-8, as JSONDecoder requires. ASCII (nearly every value) is made without the
+    /// validating initializer's work.
     mutating func string() -> String? {
+        let start = i
         if case .some(let plain?) = plainString() {
+            if Self.isASCII(plain) { return String(decoding: plain, as: UTF8.self) }
             return String(validating: plain, as: UTF8.self)
         }
+        i = start
         guard let bytes = stringBytes() else { return nil }
-        return String(validating: bytes, as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// An integer in -2^63...2^63-1 written as JSON writes one (`-`? then `0` or a digit 1-9 then digits), with
@@ -285,7 +310,10 @@ private struct RecordParser {
     mutating func keyIndex() -> Key? {
         switch plainString() {
         case .none: return nil
-        case .some(let plain?): return Self.isUTF8(plain) ? Key.lookup(plain) : nil
+        case .some(let plain?):
+            let key = Key.lookup(plain)
+            // A key the record has is ASCII; an unknown one must still be UTF-8 (JSON text).
+            return key != .unknown || Self.isUTF8(plain) ? key : nil
         case .some(nil):
             guard let bytes = stringBytes() else { return nil }
             return bytes.withUnsafeBytes { Key.lookup($0) }
@@ -431,9 +459,10 @@ private enum Key: Int, CaseIterable {
     }()
 
     static func lookup(_ raw: UnsafeRawBufferPointer) -> Key {
-        guard raw.count < table.count else { return .unknown }
-        for candidate in table[raw.count] where candidate.bytes.withUnsafeBytes({ $0.elementsEqual(raw) }) {
-            return candidate.key
+        guard raw.count < table.count, let base = raw.baseAddress else { return .unknown }
+        for candidate in table[raw.count] {
+            let same = candidate.bytes.withUnsafeBytes { memcmp($0.baseAddress!, base, raw.count) == 0 }
+            if same { return candidate.key }
         }
         return .unknown
     }

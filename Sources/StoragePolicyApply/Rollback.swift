@@ -49,6 +49,8 @@ package struct Rollback {
     private var quarantine: QuarantineFolders?
     /// Other transactions' quarantine folders (an undo's restores go back into them), by transaction.
     private var otherQuarantines: [String: QuarantineFolders] = [:]
+    /// Quarantine windows whose entries changed since the last `undone` record: fsynced with it, as staging is.
+    private var windowsTouched: [ObjectIdentifier: DirectoryHandle] = [:]
     /// Set by recovery when the journal had damaged or refused records: staged entries no intent accounts
     /// for are then kept (reported, never removed) instead of failing every later recovery.
     var unaccountedAreKept = false
@@ -239,6 +241,8 @@ package struct Rollback {
         do {
             for path in touched.sorted(by: >) { try directories.directoryIfPresent(path)?.sync() }
             try staging?.sync()
+            for window in windowsTouched.values { try window.sync() }
+            windowsTouched.removeAll()
         } catch {
             return error.description
         }
@@ -265,6 +269,10 @@ package struct Rollback {
             }
         }
         try? staging?.sync()
+        for window in windowsTouched.values {
+            do { try window.sync() } catch { result.failures.append(error.description) }
+        }
+        windowsTouched.removeAll()
         touched.removeAll()
         var w = record(.undone)
         w.integers("ops", batch)
@@ -307,7 +315,7 @@ package struct Rollback {
             } catch where error.errno == .fileExists {
                 return .kept(Kept(path: path, reason: "something new is at that path; kept as \(place)"))
             }
-            try window.sync()
+            windowsTouched[ObjectIdentifier(window)] = window
             return .undone([path.parent])
 
         case .unquarantine(let slot, let folder, let to):
@@ -328,7 +336,7 @@ package struct Rollback {
             } catch where error.errno == .fileExists {
                 return .kept(Kept(path: to, reason: "its place in the quarantine is taken; kept at \(to.escaped)"))
             }
-            try window.sync()
+            windowsTouched[ObjectIdentifier(window)] = window
             directories.forget(under: to)
             return .undone([to.parent])
 

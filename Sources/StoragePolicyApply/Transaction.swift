@@ -63,6 +63,8 @@ package final class Transaction {
     private var quarantineDirty: Set<String> = []
     /// Other transactions' quarantine folders an undo or a purge acts on, opened and identity-checked once.
     private var otherQuarantines: [String: QuarantineFolders] = [:]
+    /// Their windows an undo took entries out of: fsynced before the commit, as every changed folder is.
+    private var windowsDirty: [ObjectIdentifier: DirectoryHandle] = [:]
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -371,7 +373,8 @@ package final class Transaction {
             }
             try window.rename(slot.name, to: to.lastComponent!, in: directories.directory(containing: to), noReplace: true)
             dirty.insert(to.parent)
-            try window.sync()
+            // The window lost an entry: synced once, before the commit, with the other folders.
+            windowsDirty[ObjectIdentifier(window)] = window
         case .purge(let transaction, let until, let folder):
             try Transaction.purgeWindow(transaction, until: until, folder: folder, state: lock.state, opened: otherQuarantine)
         case .permissions(let path, let set, _):
@@ -507,6 +510,7 @@ package final class Transaction {
         if let quarantine {
             for until in quarantineDirty { if let window = quarantine.windows[until] { handles.append(window) } }
         }
+        handles += windowsDirty.values
         syncs.add(handles)
         try syncs.wait()
         dirty.removeAll()
