@@ -118,6 +118,27 @@ package final class Journal {
         }
     }
 
+    /// `scan`, but the per-change records (`intent`, `undone`) are only checksum-verified, never parsed or handed
+    /// over: what `policyctl journal`'s summaries need, at a small part of the cost.
+    static func scanSummaries(_ bytes: [UInt8], _ visit: (JournalRecord) throws -> Void) rethrows -> Scan {
+        let intent = Array("intent".utf8), undone = Array("undone".utf8)
+        return try bytes.withUnsafeBytes { raw in
+            try scanLines(raw, checkingOnly: { $0.isType(intent) || $0.isType(undone) }) { reading, _ in
+                if case .record(let record) = reading { try visit(record) }
+            }
+        }
+    }
+
+    /// Every line's head (JournalLineHead), handed to `visit`; nothing verified or parsed. Lines without the
+    /// engine's head are passed over.
+    static func heads(in bytes: [UInt8], _ visit: (JournalLineHead) -> Void) {
+        withoutActuallyEscaping(visit) { visit in
+            bytes.withUnsafeBytes { raw in
+                _ = scanLines(raw, skipping: { head in visit(head); return true }, onlyHeads: true) { _, _ in }
+            }
+        }
+    }
+
     /// The records of `bytes` that `wanted` keeps, by their transaction and type as the line's head spells them
     /// (JournalLineHead): the other lines are not verified or parsed at all. For readers that need one
     /// transaction, or only the begin records, of a journal of a million lines; never for recovery, which must
@@ -136,6 +157,7 @@ package final class Journal {
     /// Every line of `raw` read (`JournalRecord.read`), handed to `visit` with its range (newline included), and
     /// what was damaged or torn. The one loop every reader of a journal or a history file goes through.
     static func scanLines(_ raw: UnsafeRawBufferPointer, skipping skip: ((JournalLineHead) -> Bool)? = nil,
+                          onlyHeads: Bool = false, checkingOnly checkOnly: ((JournalLineHead) -> Bool)? = nil,
                           _ visit: (JournalRecord.Reading, Range<Int>) throws -> Void) rethrows -> Scan {
         var result = Scan()
         var lineStart = 0
@@ -153,6 +175,23 @@ package final class Journal {
             let newline = UnsafeRawPointer(found) - raw.baseAddress!
             let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline])
             if let skip, let head = JournalLineHead(line), skip(head) {
+                lineStart = newline + 1
+                continue
+            }
+            if onlyHeads {
+                lineStart = newline + 1
+                continue
+            }
+            if let checkOnly, let head = JournalLineHead(line), checkOnly(head) {
+                // Verified (a torn or corrupt line is still found and named), not parsed.
+                if JournalRecord.verifiedBodyRange(of: line) != nil {
+                    result.validLength = Int64(newline + 1)
+                    result.corruptLines += pendingCorrupt.map(\.line)
+                    result.damaged += pendingCorrupt
+                    pendingCorrupt = []
+                } else {
+                    pendingCorrupt.append((lineNumber, "checksum or framing mismatch"))
+                }
                 lineStart = newline + 1
                 continue
             }

@@ -84,29 +84,47 @@ package enum JournalFiles {
     /// else from the history file that does. Nil when the live journal has no such transaction.
     package static func transaction(_ id: String, in state: StateDirectory,
                                     live bytes: [UInt8]? = nil) throws -> (records: [JournalRecord], source: Source)? {
-        let liveBytes = try bytes ?? live(state)
         var records: [JournalRecord] = []
-        var changes = false
+        guard let source = try withTransaction(id, in: state, live: bytes, { records.append($0) }) else { return nil }
+        return (records, source)
+    }
+
+    /// Hands every record of transaction `id` to `visit`, in order, from where `transaction` would take them, and
+    /// says where that was; nil (nothing visited) when the live journal has no such transaction. Streams: a
+    /// transaction of a million records is never an array of them (a record's body is most of a kilobyte).
+    package static func withTransaction(_ id: String, in state: StateDirectory, live bytes: [UInt8]? = nil,
+                                        _ visit: (JournalRecord) throws -> Void) throws -> Source? {
+        let liveBytes = try bytes ?? live(state)
         let wanted = Array(id.utf8)
-        // Only this transaction's lines are verified and parsed.
-        Journal.records(in: liveBytes, where: { $0.isTransaction(wanted) }) { record in
-            guard record.body.tx == id else { return }
-            if record.kind == .intent { changes = true }
-            records.append(record)
+        let intent = Array("intent".utf8), begin = Array("begin".utf8)
+        // Which file holds its changes, from the lines' heads alone (nothing parsed).
+        var begun = false, changes = false
+        Journal.heads(in: liveBytes) { head in
+            guard head.isTransaction(wanted) else { return }
+            if head.isType(begin) { begun = true }
+            if head.isType(intent) { changes = true }
         }
-        guard records.contains(where: { $0.kind == .begin }) else { return nil }
-        // A transaction that made no change has no intent to look for elsewhere.
-        let actions = records.first { $0.kind == .begin }?.body.actions ?? 0
-        if changes || actions == 0 { return (records, .live) }
-        for file in try history(state) where file.mayHold(id) {
-            guard let bytes = try read(file, in: state) else { continue }
-            var found: [JournalRecord] = []
-            Journal.records(in: bytes, where: { $0.isTransaction(wanted) }) { record in if record.body.tx == id { found.append(record) } }
-            if found.contains(where: { $0.kind == .intent }) {
-                return (found, .history(String(decoding: file.name.bytes, as: UTF8.self)))
+        guard begun else { return nil }
+        if !changes {
+            for file in try history(state) where file.mayHold(id) {
+                guard let bytes = try read(file, in: state) else { continue }
+                var held = false
+                Journal.heads(in: bytes) { head in if head.isTransaction(wanted) && head.isType(intent) { held = true } }
+                guard held else { continue }
+                try Journal.records(in: bytes, where: { $0.isTransaction(wanted) }) { record in
+                    if record.body.tx == id { try visit(record) }
+                }
+                return .history(String(decoding: file.name.bytes, as: UTF8.self))
             }
         }
-        return (records, changes ? .live : .summaryOnly)
+        var actions = 0
+        try Journal.records(in: liveBytes, where: { $0.isTransaction(wanted) }) { record in
+            guard record.body.tx == id else { return }
+            if record.kind == .begin { actions = record.body.actions ?? 0 }
+            try visit(record)
+        }
+        // A transaction that made no change has no intent to look for elsewhere.
+        return changes || actions == 0 ? .live : .summaryOnly
     }
 
     /// The newest transaction the live journal records (by its begin record), optionally only among those

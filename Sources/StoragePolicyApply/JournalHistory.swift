@@ -99,7 +99,8 @@ public enum JournalHistory {
     package static func read(_ state: StateDirectory, bytes: [UInt8]) -> Reading {
         var order: [String] = []
         var byID: [String: TransactionSummary] = [:]
-        let scan = Journal.scan(bytes) { record, _ in
+        // The per-change records add nothing to a summary: checksum-verified, not parsed.
+        let scan = Journal.scanSummaries(bytes) { record in
             let b = record.body
             if byID[b.tx] == nil {
                 order.append(b.tx)

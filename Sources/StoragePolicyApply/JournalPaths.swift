@@ -67,28 +67,45 @@ public struct TransactionPaths: Sendable, Hashable, Codable {
 extension JournalHistory {
     /// Transaction `id` of the journal under `state`, path by path; nil when the journal has no such transaction.
     package static func paths(_ state: StateDirectory, transaction id: String) throws -> TransactionPaths? {
-        // One read of the journal: the transaction's own records make its summary, as `read` makes every one.
-        guard let found = try JournalFiles.transaction(id, in: state), let summary = summary(of: found.records) else { return nil }
-        var records: [RecordBody] = []
+        // One read of the journal: the transaction's own records make its summary, as `read` makes every one. Its
+        // records are kept small as they stream by (an intent, not its record's body of most of a kilobyte).
+        enum Item { case intent(Intent, size: Int64?), other(RecordBody) }
+        var items: [Item] = []
+        var summaryRecords: [JournalRecord] = []
         var skippedSteps = Set<Int>()
         var undoneOps = Set<Int>()
-        for record in found.records {
-            records.append(record.body)
-            if record.kind == .skip, let action = record.body.action { skippedSteps.insert(action) }
-            if record.kind == .undone { undoneOps.formUnion(record.body.ops ?? []) }
-        }
+        guard let source = try JournalFiles.withTransaction(id, in: state, { record in
+            switch record.kind {
+            case .intent:
+                if let intent = Intent(record.body) {
+                    let b = record.body
+                    items.append(.intent(intent, size: b.bytes ?? b.size))
+                }
+            case .undone:
+                undoneOps.formUnion(record.body.ops ?? [])
+            default:
+                if record.kind == .skip, let action = record.body.action { skippedSteps.insert(action) }
+                summaryRecords.append(record)
+                items.append(.other(record.body))
+            }
+        }), let summary = summary(of: summaryRecords) else { return nil }
         var entries: [TransactionPaths.Entry] = []
+        entries.reserveCapacity(items.count)
         var intents = 0
         var keptSeen = Set<String>()
-        for b in records {
-            switch b.type {
-            case JournalRecord.Kind.intent.rawValue:
-                guard let intent = Intent(b) else { continue }
+        for item in items {
+            let b: RecordBody
+            switch item {
+            case .intent(let intent, let size):
                 intents += 1
                 // The steps skipped are listed by their skip record: what they had changed was undone first.
                 if skippedSteps.contains(intent.action) { continue }
-                guard let entry = entry(intent, size: b.size, outcome: summary.outcome, undone: undoneOps.contains(intent.op)) else { continue }
+                guard let entry = entry(intent, size: size, outcome: summary.outcome, undone: undoneOps.contains(intent.op)) else { continue }
                 entries.append(entry)
+                continue
+            case .other(let body): b = body
+            }
+            switch b.type {
             case JournalRecord.Kind.skip.rawValue:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 entries.append(described(path, status: .skipped, change: b.verb, reason: b.reason, step: b.action,
@@ -104,7 +121,7 @@ extension JournalHistory {
         }
         let compacted = intents == 0 && summary.outcome != .open && summary.counts.total > 0
         var paths = TransactionPaths(transaction: summary, paths: entries, compacted: compacted)
-        if case .history(let file) = found.source { paths.historyFile = state.describe(FileName(unchecked: Array(file.utf8))) }
+        if case .history(let file) = source { paths.historyFile = state.describe(FileName(unchecked: Array(file.utf8))) }
         return paths
     }
 

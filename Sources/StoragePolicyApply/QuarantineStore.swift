@@ -80,15 +80,11 @@ package enum QuarantineStore {
         let live = try JournalFiles.live(state)
         var out = QuarantineContents(windows: [], notes: [])
         for id in ids {
-            guard let found = try JournalFiles.transaction(id, in: state, live: live) else {
-                out.notes.append("\(state.quarantinePath(for: id)): the journal has no transaction \(id); left alone")
-                continue
-            }
             var time = "", timeNs: Int64 = 0, outcome: String?, folder: FolderIdentity?
             var skipped = Set<Int>()
             var held: [Intent] = []
             var sizes: [Int: Int64] = [:]
-            for record in found.records {
+            let found = try JournalFiles.withTransaction(id, in: state, live: live) { record in
                 let b = record.body
                 switch record.kind {
                 case .begin: time = b.time ?? ""; timeNs = b.timeNs ?? 0
@@ -102,6 +98,10 @@ package enum QuarantineStore {
                     }
                 default: break
                 }
+            }
+            guard found != nil else {
+                out.notes.append("\(state.quarantinePath(for: id)): the journal has no transaction \(id); left alone")
+                continue
             }
             guard outcome == TransactionSummary.Outcome.committed.rawValue, let folder else {
                 if outcome != nil {

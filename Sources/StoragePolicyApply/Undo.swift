@@ -55,7 +55,6 @@ extension Applier {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             throw UndoError(message: "no journal under the root: there is no transaction \(transaction)")
         }
-        let found = try JournalFiles.transaction(transaction, in: state)
         var begun = false
         var outcome: String?
         var policy = "-"
@@ -64,7 +63,8 @@ extension Applier {
         var skippedActions = Set<Int>()
         var undoneOps = Set<Int>()
         var quarantineFolder: FolderIdentity?
-        for record in found?.records ?? [] {
+        // Streamed from the journal (or its history file): only the intents are kept.
+        _ = try JournalFiles.withTransaction(transaction, in: state) { record in
             let b = record.body
             switch record.kind {
             case .begin: begun = true; policy = b.policy ?? "-"; actions = b.actions ?? 0

@@ -221,3 +221,81 @@ struct QuarantineTests {
         #expect(try manifest(of: root) == before)
     }
 }
+
+@Suite("The quarantine under free-space pressure (binary, a full tmpfs, private mount namespace)")
+struct QuarantinePressureTests {
+    /// $1 policyctl, $2 mount point, $3 policy folder. A 4 MiB tmpfs: an expired 1 MiB file is quarantined (it frees
+    /// nothing), then the volume is filled to 95 %; the next apply purges the quarantine first and, with that
+    /// enough, evicts no cache file.
+    static let script = #"""
+        set -e
+        P="$1"; R="$2"; D="$3"
+        mount -t tmpfs -o size=4m,mode=0755 tmpfs "$R"
+        free() { echo $(( $(stat -f -c '%a' "$R") * $(stat -f -c '%S' "$R") )); }
+        mkdir -p "$R/cache" "$R/tmp" "$R/docs"
+        now=$(date +%s)
+        i=1; while [ $i -le 10 ]; do head -c 102400 /dev/zero > "$R/cache/c$i"; touch -d "@$(( now - i * 86400 ))" "$R/cache/c$i"; i=$((i+1)); done
+        head -c 1048576 /dev/zero > "$R/tmp/old"; touch -d "@$(( now - 3 * 86400 ))" "$R/tmp/old"
+        st=0; "$P" apply --policy "$D/p.yaml" --root "$R" --yes > "$D/out1" 2>&1 || st=$?
+        echo "first: $st"
+        echo "held: $(ls "$R/.policyctl/quarantine" | wc -l)"
+        want=$(( 4194304 * 5 / 100 )); a=$(free); if [ $a -gt $want ]; then head -c $(( a - want )) /dev/zero > "$R/docs/filler" || true; fi
+        echo "before: $(free)"
+        "$P" plan --policy "$D/p.yaml" --root "$R" > "$D/plan" 2>&1 || true
+        st=0; "$P" apply --policy "$D/p.yaml" --root "$R" --yes > "$D/out2" 2>&1 || st=$?
+        echo "second: $st"
+        echo "after: $(free)"
+        echo "cache: $(ls "$R/cache" | sort | tr '\n' ' ')"
+        echo "quarantine: $(ls "$R/.policyctl/quarantine" | wc -l)"
+        umount "$R"
+        """#
+
+    static let policy = """
+        version: 1
+        name: held
+        quarantine: 7d
+        pressure:
+          - name: low-disk
+            freeBelow: 10%
+            freeUntil: 15%
+            evict: [cache]
+        rules:
+          - name: tmp
+            path: tmp
+            expire: 1d
+          - name: cache
+            path: cache
+            regenerable: true
+            quota: { max: 1GiB, minAge: 1h }
+
+        """
+
+    @Test("a full volume purges the quarantine (oldest first) before any live file", .enabled(if: PressureTmpfsTests.canMountTmpfs))
+    func purgesBeforeLiveFiles() throws {
+        let scratch = ScratchDirectory("quarantine-pressure")
+        chmod(scratch.path, 0o755)
+        let mount = scratch.sub("mnt"), folder = scratch.sub("policy")
+        try writePolicy(folder + "/p.yaml", Self.policy)
+        try Self.script.write(toFile: folder + "/run.sh", atomically: true, encoding: .utf8)
+        let r = try ChildProcess.run("/usr/bin/unshare", ["-m", "/bin/sh", folder + "/run.sh", PolicyctlBinary.path, mount, folder])
+        let out1 = (try? String(contentsOfFile: folder + "/out1", encoding: .utf8)) ?? ""
+        let out2 = (try? String(contentsOfFile: folder + "/out2", encoding: .utf8)) ?? ""
+        #expect(r.status == 0, "\(r)\n\(out1)\n\(out2)")
+        var values: [String: String] = [:]
+        for line in r.stdout.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+        #expect(values["first"] == "0" && values["held"] == "1", "\(r.stdout)\n\(out1)")
+        #expect(values["second"] == "0", "\(out2)")
+        #expect(out2.contains("quarantine: purged 1 quarantined entry") && out2.contains("free-space pressure, oldest first"), "\(out2)")
+        // The plan says so before: the quarantine counts first, no cache file is planned.
+        let plan = (try? String(contentsOfFile: folder + "/plan", encoding: .utf8)) ?? ""
+        #expect(plan.contains("the quarantine's deletes are purged first (oldest first)"), "\(plan)")
+        #expect(!plan.contains("cache/c"), "\(plan)")
+        // Every cache file is still there: the quarantine's megabyte was enough.
+        #expect(values["cache"]?.split(separator: " ").count == 10, "\(r.stdout)\n\(out2)")
+        #expect(values["quarantine"] == "0", "\(r.stdout)")
+        #expect((Int64(values["after"] ?? "0") ?? 0) > 4_194_304 * 15 / 100, "\(r.stdout)")
+    }
+}

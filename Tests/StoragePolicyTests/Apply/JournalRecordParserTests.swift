@@ -80,6 +80,22 @@ import Testing
         }
     }
 
+    @Test("forged quarantine records are refused: a slot the engine never names, no identity, a purge of no window",
+          arguments: [
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"quarantine","path":"a","stage":"../x","until":"20261214T112822Z","entryType":"file","bytes":1,"dev":1,"ino":2,"size":3,"mtimeNs":4}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"quarantine","path":"a","stage":"1","until":"../..","entryType":"file","bytes":1,"dev":1,"ino":2,"size":3,"mtimeNs":4}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"quarantine","path":"a","stage":"1","until":"20261214T112822Z","entryType":"file","bytes":1}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"quarantine","path":".policyctl/journal.jsonl","stage":"1","until":"20261214T112822Z","entryType":"file","bytes":1,"dev":1,"ino":2,"size":3,"mtimeNs":4}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"unquarantine","path":"a","quarantine":"t0/../x","until":"20261214T112822Z","stage":"1","quarantineDev":1,"quarantineIno":2,"dev":1,"ino":2,"size":3,"mtimeNs":4}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"unquarantine","path":"a","quarantine":"t0","until":"20261214T112822Z","stage":"1","quarantineDev":1,"quarantineIno":2}"#,
+              #"{"tx":"t1","seq":2,"type":"intent","op":1,"action":0,"change":"purge","quarantine":"t0","until":"*","quarantineDev":1,"quarantineIno":2}"#,
+          ])
+    func forgedQuarantine(_ text: String) throws {
+        let body = try #require(RecordBody.parse(Array(text.utf8)[...]))
+        // Either unreadable as an intent (a missing field) or refused before it is replayed.
+        if let intent = Intent(body) { #expect(intent.refusal != nil, "\(text)") }
+    }
+
     @Test("a mutated record is refused, or read exactly as JSONDecoder reads it; nothing traps")
     func mutations() throws {
         var rng = SplitMix(seed: 0x5EED_50)
