@@ -59,16 +59,27 @@ package final class DirectoryCache {
         return current
     }
 
-    /// The status of the folder holding `path` as it was opened (`directory(containing:)` opens it first).
+    /// The status of the folder holding `path` as it was opened (`directory(containing:)` opens it first). The
+    /// last one is answered without building the parent's path or hashing it (steps come sorted by folder).
     func statusOfDirectory(containing path: RelativePath) throws(FileSystemError) -> FileStatus {
+        if let last = lastParentStatus, lastParent != nil, path.isChild(of: last.path) { return last.status }
         _ = try directory(containing: path)
         let parent = path.parent
-        if parent.isRoot { return rootStatus }
-        if let status = statuses[parent] { return status }
-        let status = try directory(parent).status()
-        statuses[parent] = status
+        let status: FileStatus
+        if parent.isRoot {
+            status = rootStatus
+        } else if let known = statuses[parent] {
+            status = known
+        } else {
+            status = try directory(parent).status()
+            statuses[parent] = status
+        }
+        lastParentStatus = (parent, status)
         return status
     }
+
+    /// The folder `statusOfDirectory(containing:)` answered last, with its status; dropped with the handles.
+    private var lastParentStatus: (path: RelativePath, status: FileStatus)?
 
     /// The directory holding `path`: `directory(path.parent)`, but the folder asked for last is answered without
     /// building its path or hashing it (a run's steps come sorted, so most share the previous one's folder).
@@ -93,6 +104,7 @@ package final class DirectoryCache {
     /// Drops handles at or below `path` (after that directory was moved, they no longer name it).
     func forget(under path: RelativePath) {
         if let last = lastParent, last.path.hasPrefix(path) { lastParent = nil }
+        if let last = lastParentStatus, last.path.hasPrefix(path) { lastParentStatus = nil }
         if path.isRoot { handles.removeAll(); statuses.removeAll(); return }
         guard handles.keys.contains(where: { $0.hasPrefix(path) }) else { return }
         handles = handles.filter { !$0.key.hasPrefix(path) }
@@ -103,6 +115,7 @@ package final class DirectoryCache {
         handles.removeAll(keepingCapacity: true)
         statuses.removeAll(keepingCapacity: true)
         lastParent = nil
+        lastParentStatus = nil
     }
 
     /// Errors that mean "not there (any more) as a directory", as opposed to real I/O failures.

@@ -149,6 +149,48 @@ package struct Intent: Sendable, Equatable {
             w.integer(identity.modificationTimeNs)
             return
         }
+        // A held delete's record, once per delete as well: the same joined literals (the same bytes as the fields
+        // below would write).
+        if case .quarantine(let path, let slot, let type, let parent, let bytes) = change, let identity {
+            w.fields(#""op":"#)
+            w.integer(op)
+            w.literal(#","action":"#)
+            w.integer(action)
+            w.literal(#","change":"quarantine""#)
+            w.path("path", path)
+            w.literal(#","bytes":"#)
+            w.integer(bytes)
+            w.literal(#","stage":""#)
+            slot.name.bytes.withUnsafeBufferPointer { if let b = $0.baseAddress { w.bytes(b, $0.count) } }
+            w.literal(#"","until":""#)
+            var until = slot.until
+            until.withUTF8 { if let b = $0.baseAddress { w.bytes(b, $0.count) } }
+            w.literal(#"","entryType":""#)
+            w.literal(type.literalName)
+            w.byte(0x22)
+            if let parent {
+                w.literal(#","parent":["#)
+                w.integer(parent.identity.device)
+                w.byte(0x2C)
+                w.integer(parent.identity.inode)
+                w.byte(0x2C)
+                w.integer(parent.mode)
+                w.byte(0x2C)
+                w.integer(parent.owner)
+                w.byte(0x2C)
+                w.integer(parent.group)
+                w.byte(0x5D)
+            }
+            w.literal(#","dev":"#)
+            w.integer(identity.device)
+            w.literal(#","ino":"#)
+            w.integer(identity.inode)
+            w.literal(#","size":"#)
+            w.integer(identity.size)
+            w.literal(#","mtimeNs":"#)
+            w.integer(identity.modificationTimeNs)
+            return
+        }
         w.int("op", op)
         w.int("action", action)
         w.literalString("change", change.literalName)

@@ -110,6 +110,25 @@ package final class Journal {
         return try Journal.scan(bytes, visit)
     }
 
+    /// What recovery reads: every line verified, every record parsed, except the per-change records (`intent`,
+    /// `undone`) of transactions whose `end` record is in the journal (parsed first): recovery drops those
+    /// anyway, and a journal past 30 MB is mostly them.
+    func scanForRecovery(_ visit: (JournalRecord) throws -> Void) throws -> Scan {
+        let bytes = try readRange(from: 0, count: Int(try file.status().size))
+        var ended = Set<[UInt8]>()
+        let end = Array("end".utf8), intent = Array("intent".utf8), undone = Array("undone".utf8)
+        Journal.records(in: bytes, where: { $0.isType(end) }) { record in
+            if record.kind == .end { ended.insert(Array(record.transaction.utf8)) }
+        }
+        return try bytes.withUnsafeBytes { raw in
+            try Journal.scanLines(raw, checkingOnly: { head in
+                (head.isType(intent) || head.isType(undone)) && ended.contains(Array(head.transaction))
+            }) { reading, _ in
+                if case .record(let record) = reading { try visit(record) }
+            }
+        }
+    }
+
     static func scan(_ bytes: [UInt8], _ visit: (JournalRecord, ArraySlice<UInt8>) throws -> Void) rethrows -> Scan {
         try bytes.withUnsafeBytes { raw in
             try scanLines(raw) { reading, range in

@@ -107,7 +107,7 @@ package enum Recovery {
         var order: [String] = []
         var transactions: [String: Open] = [:]
         var refused: [DamagedRecord] = []
-        let scan = try journal.scan { record, _ in
+        let scan = try journal.scanForRecovery { record in
             let id = record.transaction
             if transactions[id] == nil { order.append(id); transactions[id] = Open() }
             var t = transactions[id]!

@@ -29,6 +29,8 @@ package final class StepPreparer {
     package var planned: Set<RelativePath> = []
     /// Directories an undo puts back from the quarantine: entries restored into them may be prepared before.
     var restoring: Set<RelativePath> = []
+    /// The last rule whose quarantine window was looked up, and its window (nil: none).
+    private var lastWindow: (rule: String, seconds: Int64?)?
     /// Directories renamed by steps of the current group that are prepared but not yet made (an undo reverses
     /// nested renames shallowest first): a later step's path inside one is looked for where it is until then.
     private var pendingMoves: [(from: RelativePath, to: RelativePath)] = []
@@ -199,8 +201,15 @@ package final class StepPreparer {
     /// a rename there (with its record, for a trash item: both, one unit), recording the folder it leaves.
     private func quarantined(_ step: Step, _ i: Int) throws(FileSystemError) -> Preparation? {
         let action = step.action
-        guard !options.quarantineWindows.isEmpty, let seconds = options.quarantineWindows[action.rule],
-              !options.quarantineExempt.contains(action.path), let slot = ledger.transaction.quarantineSlot(window: seconds) else { return nil }
+        guard !options.quarantineWindows.isEmpty else { return nil }
+        // Consecutive deletes mostly share a rule: its window is looked up once per run of it.
+        let seconds: Int64?
+        if let last = lastWindow, last.rule == action.rule { seconds = last.seconds } else {
+            seconds = options.quarantineWindows[action.rule]
+            lastWindow = (action.rule, seconds)
+        }
+        guard let seconds, options.quarantineExempt.isEmpty || !options.quarantineExempt.contains(action.path),
+              let slot = ledger.transaction.quarantineSlot(window: seconds) else { return nil }
         let parent = FolderRecord(try directories.statusOfDirectory(containing: action.path))
         var changes: [(Change, EntryIdentity?)] = [(.quarantine(path: action.path, slot: slot, type: action.type ?? .unknown, parent: parent, bytes: action.bytes),
                                                    action.identity)]

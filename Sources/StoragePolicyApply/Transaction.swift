@@ -59,8 +59,9 @@ package final class Transaction {
     package private(set) var quarantineUnavailable: String?
     /// Window ends by window length in seconds, as the subfolders are named.
     private(set) var untils: [Int64: String] = [:]
-    /// The quarantine windows this run moved entries into (fsynced before the commit).
+    /// The quarantine windows this run moved entries into (fsynced before the commit), and the last one added.
     private var quarantineDirty: Set<String> = []
+    private var lastQuarantineDirty: String?
     /// Other transactions' quarantine folders an undo or a purge acts on, opened and identity-checked once.
     private var otherQuarantines: [String: QuarantineFolders] = [:]
     /// Their windows an undo took entries out of: fsynced before the commit, as every changed folder is.
@@ -358,13 +359,17 @@ package final class Transaction {
         case .symlink(let path, let target):
             try directories.directory(containing: path).makeSymlink(path.lastComponent!, to: target)
             dirty.insert(path.parent)
-        case .quarantine(let path, let slot, _, _, _):
+        case .quarantine(let path, let slot, let type, _, _):
             // A delete held back: a rename into this transaction's quarantine, never replacing anything.
             guard let window = quarantineWindow(slot) else { throw FileSystemError(.renameat2, path: path, errno: .noSuchFile) }
             try directories.directory(containing: path).rename(path.lastComponent!, to: slot.name, in: window, noReplace: true)
-            directories.forget(under: path)
+            // Only a folder can have handles cached under it (looking cost a pass over every cached one per file).
+            if type == .directory || type == .unknown { directories.forget(under: path) }
             markDirty(containing: path)
-            quarantineDirty.insert(slot.until)
+            if slot.until != lastQuarantineDirty {
+                quarantineDirty.insert(slot.until)
+                lastQuarantineDirty = slot.until
+            }
         case .unquarantine(let slot, let folder, let to):
             // Out of another transaction's quarantine (its folder the one its commit named) into the folder the
             // preparer and the verifier checked: never replacing anything.
