@@ -115,12 +115,18 @@ extension StepPreparer {
         }
         let status = try destination.status()
         // A folder this undo made is not the recorded inode: it is the one recreated as recorded (mode and owner
-        // set by its own step). Any other must be the very folder the entry left.
-        if !planned.contains(origin.parent), let parent,
-           status.device != parent.identity.device || status.inode != parent.identity.inode {
-            return "its folder \(folderName) is not the one it was taken from (replaced since); not put into another folder; left in the quarantine"
+        // set by its own step). Any other must be the very folder the entry left: then it goes back exactly where
+        // it was, whoever owns that folder (a root file in a user's folder goes back there). Only a record without
+        // the folder (a journal that names none) falls back on the trash restore's rule of owners.
+        if !planned.contains(origin.parent) {
+            if let parent {
+                if status.device != parent.identity.device || status.inode != parent.identity.inode {
+                    return "its folder \(folderName) is not the one it was taken from (replaced since); not put into another folder; left in the quarantine"
+                }
+            } else if let problem = TrashTrust.destinationProblem(status, at: origin.parent, itemOwner: itemOwner) {
+                return problem
+            }
         }
-        if let problem = TrashTrust.destinationProblem(status, at: origin.parent, itemOwner: itemOwner) { return problem }
         if let found = try destination.statusIfPresent(of: origin.lastComponent!) {
             return "\(origin.escaped) exists (a \(found.type.rawValue)); nothing replaced; left in the quarantine"
         }

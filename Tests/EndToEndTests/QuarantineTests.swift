@@ -203,6 +203,31 @@ struct QuarantineTests {
         #expect(try strictManifest(s.root) == before)
     }
 
+    @Test("a folder a held entry left, removed since, is made again as recorded (mode, owner) and the entry goes back into it")
+    func folderMadeAgain() throws {
+        let scratch = ScratchDirectory("quarantine-folder")
+        let root = scratch.sub("root")
+        try buildTree(at: root, [.dir("tmp", ageHours: 0.01), .dir("tmp/keep", ageHours: 0.01), .file("tmp/keep/f", size: 33)])
+        chmod(root + "/tmp/keep", 0o750)
+        chown(root + "/tmp/keep", 12345, 54321)
+        let policy = scratch.path + "/p.yaml"
+        try writePolicy(policy, "version: 1\nname: held\nquarantine: 7d\nrules:\n  - name: t\n    path: tmp\n    expire: 1d\n")
+        let applied = try policyctl(["apply", "--policy", policy, "--root", root, "--yes"])
+        let id = try #require(transactionID(applied), "\(applied)")
+        #expect(rmdir(root + "/tmp/keep") == 0)
+        let undone = try policyctl(["undo", "--root", root, "--yes", id])
+        #expect(undone.status == 0, "\(undone)")
+        var st = stat()
+        #expect(lstat(root + "/tmp/keep", &st) == 0 && st.st_mode & 0o7777 == 0o750 && st.st_uid == 12345 && st.st_gid == 54321)
+        #expect(lstat(root + "/tmp/keep/f", &st) == 0 && st.st_size == 33)
+        // With the folder above it gone too, nothing is made: the entry stays held, and undo says why.
+        let again = try policyctl(["apply", "--policy", policy, "--root", root, "--yes"])
+        let second = try #require(transactionID(again), "\(again)")
+        #expect(rmdir(root + "/tmp/keep") == 0 && rmdir(root + "/tmp") == 0)
+        let refused = try policyctl(["undo", "--root", root, "--yes", second])
+        #expect(refused.stdout.contains("tmp/keep/f: its folder tmp/keep is gone (and so is the one above it); left in the quarantine"), "\(refused)")
+    }
+
     @Test("the nested-rename case undoes in one go: a renamed folder and a renamed file inside it both come back")
     func nestedRenames() throws {
         let scratch = ScratchDirectory("nested")

@@ -291,6 +291,20 @@ struct ApplierTests {
         #expect(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0), protected: [], threshold: 0) == nil)
     }
 
+    @Test("history past `journal: { history }` is removed oldest first and said so; the summary stays, the paths are no longer listed")
+    func historyTrimmed() throws {
+        let f = try ApplyFixture()
+        f.file("a")
+        let id = try #require(try f.apply(f.plan([try f.action(.delete, "a")])).transaction)
+        let report = try #require(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0, history: ByteSize(bytes: 1)),
+                                                                   protected: [], threshold: 0))
+        #expect(report.moved == 1)
+        #expect(report.removed == [".policyctl/journal.\(id).\(id).jsonl.gz (transactions \(id) to \(id))"])
+        #expect(try JournalFiles.history(f.lock.state).isEmpty)
+        #expect(try JournalFiles.transaction(id, in: f.lock.state)?.source == .summaryOnly)
+        #expect(try JournalHistory.read(f.lock.state).transactions.map(\.id) == [id])
+    }
+
     @Test("rotation keeps the newest `keep` transactions and the protected ones whole")
     func rotationKeeps() throws {
         let f = try ApplyFixture()
