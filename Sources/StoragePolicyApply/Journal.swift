@@ -186,12 +186,12 @@ package final class Journal {
         while lineStart < count {
             lineNumber += 1
             // memchr: the line's end found a word at a time, not byte by byte through an index.
-            guard let found = memchr(raw.baseAddress! + lineStart, 0x0A, count - lineStart) else {
+            guard let offset = system_memchrOffset(raw.baseAddress! + lineStart, 0x0A, count - lineStart) else {
                 result.tornTail = true
                 result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
                 break
             }
-            let newline = UnsafeRawPointer(found) - raw.baseAddress!
+            let newline = lineStart + offset
             let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline])
             if let skip, let head = JournalLineHead(line), skip(head) {
                 lineStart = newline + 1

@@ -5,11 +5,6 @@
 // damaged). Never traps, never reads past the buffer, never recurses deeper than a small bound.
 
 @_spi(Layers) import StoragePolicyFileSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension RecordBody {
     /// The body parsed, or nil when it is not one JSON object whose known keys hold values of their types
@@ -461,7 +456,7 @@ private enum Key: Int, CaseIterable {
     static func lookup(_ raw: UnsafeRawBufferPointer) -> Key {
         guard raw.count < table.count, let base = raw.baseAddress else { return .unknown }
         for candidate in table[raw.count] {
-            let same = candidate.bytes.withUnsafeBytes { memcmp($0.baseAddress!, base, raw.count) == 0 }
+            let same = candidate.bytes.withUnsafeBytes { system_memcmp($0.baseAddress!, base, raw.count) == 0 }
             if same { return candidate.key }
         }
         return .unknown

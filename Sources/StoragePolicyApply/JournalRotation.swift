@@ -33,10 +33,9 @@ public enum JournalRotation {
     package static func rotateIfLarge(holding lock: ApplyLock, retention: Policy.JournalRetention,
                                       protected: Set<String>, threshold: Int64 = threshold) throws -> Report? {
         let state = lock.state
-        // The size first (one fstatat): the journal is read only when it is past the threshold.
-        guard let size = try state.directory.statusIfPresent(of: Journal.fileName)?.size, size > threshold else {
-            return try trimmedOnly(state, retention: retention)
-        }
+        // The size first (one fstatat): the journal is read only when it is past the threshold. History is trimmed
+        // only after a rotation added to it (an apply lists no folder it need not).
+        guard let size = try state.directory.statusIfPresent(of: Journal.fileName)?.size, size > threshold else { return nil }
         let live = try JournalFiles.live(state)
         guard Int64(live.count) > threshold else { return nil }
         var report = Report()
@@ -79,17 +78,10 @@ public enum JournalRotation {
             report.file = state.describe(name)
             report.after = Int64(kept.count)
         }
-        if let limit = retention.history?.bytes {
+        if report.moved > 0, let limit = retention.history?.bytes {
             report.removed = try trimHistory(state, limit: limit)
         }
         return report.moved > 0 || !report.removed.isEmpty ? report : nil
-    }
-
-    /// With nothing to rotate, history past the limit is still trimmed (the limit may have been lowered).
-    private static func trimmedOnly(_ state: StateDirectory, retention: Policy.JournalRetention) throws -> Report? {
-        guard let limit = retention.history?.bytes else { return nil }
-        let removed = try trimHistory(state, limit: limit)
-        return removed.isEmpty ? nil : Report(removed: removed)
     }
 
     /// Writes a history file atomically: compressed into a temporary (O_EXCL, 0600), fsynced, renamed into
