@@ -26,7 +26,8 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
-        .target(name: "CPosix", path: "Sources/CPosix"),
+        // zlib for the journal's gzip history files (Gzip.c): on every Debian (zlib1g) and Apple system.
+        .target(name: "CPosix", path: "Sources/CPosix", linkerSettings: [.linkedLibrary("z")]),
         // The library in layers, one target each, bottom to top; a target sees only the ones below it, so an edge
         // going up is a compile error (Docs/architecture.md). Across layers, names are `package`; apps see `public`.
         // The fault-injection seam exists in debug builds (what the tests run) and never in what ships.

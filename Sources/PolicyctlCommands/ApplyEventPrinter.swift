@@ -42,6 +42,8 @@ final class ApplyEventPrinter: @unchecked Sendable {
         case .cancelled: Terminal.err("Apply cancelled; nothing was changed.")
         case .done(let item), .unchanged(let item, _), .skipped(let item, _): log.item(item)
         case .warning(let message): log.warning(message)
+        case .journalRotated(let report): log.journalRotated(report)
+        case .quarantinePurged(let report): log.quarantinePurged(report)
         case .committed(let report): log.summary(report, seconds: elapsed, volume: volume)
         case .refused(let error), .failed(let error): log.failure(error, seconds: elapsed)
         // Said by the error the call throws.

@@ -68,6 +68,30 @@ struct ApplyLog {
         }
     }
 
+    /// The journal's rotation before an apply (JournalRotation): where the older records went, what was removed.
+    func journalRotated(_ report: JournalRotation.Report) {
+        if let file = report.file {
+            line("journal", "moved the records of \(report.moved) older transaction\(report.moved == 1 ? "" : "s") to \(file) (the journal went from \(ByteSize.human(report.before)) to \(ByteSize.human(report.after)); 'journal show' and 'undo' still read them)")
+        }
+        for removed in report.removed {
+            line("journal", "removed \(removed): past the policy's journal: { history } limit, their paths are no longer listed")
+        }
+    }
+
+    /// A purge of the quarantine before an apply (or `quarantine --purge`).
+    func quarantinePurged(_ report: QuarantinePurgeReport) {
+        let of = Array(Set(report.windows.map(\.transaction))).sorted().joined(separator: ", ")
+        if format == .json {
+            emit([("event", .string("quarantine-purged")), ("transaction", report.transaction.map { .string($0) } ?? .null),
+                  ("reason", .string(report.reason)), ("entries", .integer(Int64(report.entries))), ("bytesFreed", .integer(report.bytes)),
+                  ("of", .string(of)), ("left", .integer(Int64(report.left)))])
+            return
+        }
+        var text = "purged \(report.entries) quarantined entr\(report.entries == 1 ? "y" : "ies") (\(ByteSize.human(report.bytes)) freed) of \(of) (\(report.reason)); transaction \(report.transaction ?? "-")"
+        if report.left > 0 { text += "; \(report.left) window\(report.left == 1 ? "" : "s") left for the next purge (time budget)" }
+        Terminal.out("quarantine: " + text)
+    }
+
     private func line(_ event: String, _ message: String) {
         if format == .json { emit([("event", .string(event)), ("message", .string(message))]) } else { Terminal.out("\(event): \(message)") }
     }
@@ -148,6 +172,11 @@ struct ApplyLog {
                   ("skipped", .integer(Int64(skipped))), ("failed", .integer(Int64(failed))),
                   ("bytesFreed", .integer(report.bytesFreed)), ("seconds", .seconds(seconds)),
                   ("bytesFreedByRule", .counts(byRule.mapValues { Int($0) }))]
+            if report.quarantined > 0 {
+                fields.append(("quarantined", .integer(Int64(report.quarantined))))
+                fields.append(("bytesQuarantined", .integer(report.bytesQuarantined)))
+                fields.append(("quarantineUntil", .string(report.quarantineUntil.joined(separator: ","))))
+            }
             if let volume {
                 var v: [String: Int64] = ["device": Int64(bitPattern: volume.device), "bytesFreed": report.bytesFreed]
                 if let before = volume.freeBefore { v["freeBefore"] = before }
@@ -160,6 +189,10 @@ struct ApplyLog {
         var text = "applied: " + (report.counts.isEmpty ? "nothing" : ApplyLog.describe(report.counts))
         if skipped > 0 { text += ", \(skipped) skipped" + (failed > 0 ? " (\(failed) for an error)" : "") }
         if report.bytesFreed > 0 { text += "; \(ByteSize.human(report.bytesFreed)) freed" }
+        if report.quarantined > 0 {
+            text += "; \(report.quarantined) delete\(report.quarantined == 1 ? "" : "s") (\(ByteSize.human(report.bytesQuarantined))) held in the quarantine until \(report.quarantineUntil.joined(separator: ", "))"
+                + (report.transaction.map { " ('policyctl undo \($0)' puts them back)" } ?? "")
+        }
         if let tx = report.transaction { text += "; transaction \(tx)" }
         text += String(format: " in %.2fs", seconds)
         // Per rule and per volume, on a line of its own beside the summary line, which stays where readers look
@@ -234,6 +267,8 @@ struct ApplyLog {
 
     static func describe(_ a: Action, destination: RelativePath? = nil) -> String {
         switch a.kind {
+        // An undo's restore from the quarantine goes back to its own path: named once.
+        case .rename(let to) where to == a.path && destination == nil: return "\(a.path.escaped) (from the quarantine)"
         case .rename(let to), .trash(let to): return "\(a.path.escaped) -> \((destination ?? to).escaped)"
         case .setxattr(let name, _): return "\(a.path.escaped) \(name)"
         case .setPermissions(let mode, let owner, let group):

@@ -7,7 +7,7 @@ struct JournalCommand: Command {
     static let summary = CommandSummary(
         name: "journal",
         abstract: "Show past transactions: when, which policy, what was done, what was skipped.",
-        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each. 'journal show TRANSACTION' lists every path that transaction changed, rolled back, skipped or kept, and why. Exit codes: 0 shown, 64 usage (including a transaction the journal does not have), 74 I/O error or refused state.",
+        discussion: "Reads ROOT/.policyctl/journal.jsonl, or DIR/journal.jsonl with --state-dir (see Docs/journal.md for its format). Newest last. Damaged lines are named FILE:LINE on stderr, with what was done about each. 'journal show TRANSACTION' lists every path that transaction changed, rolled back, skipped or kept, and why, reading the journal's gzip history files for a transaction an apply rotated out of the live journal; 'journal show last' shows the newest. Reads only: never rotates, compacts or repairs the journal. Exit codes: 0 shown, 64 usage (including a transaction the journal does not have), 74 I/O error or refused state.",
         usage: ["--root <dir> [--format text|json] [--last <N>]", "show --root <dir> [--format text|json] <transaction>"]
     )
 
@@ -21,7 +21,7 @@ struct JournalCommand: Command {
 
         static var arguments: [ArgumentField<Self>] { [
             .argument(\.show, "show", help: "'show': one transaction path by path, instead of the list.", completion: .none),
-            .argument(\.transaction, "transaction", help: "With 'show': the transaction id, as 'policyctl journal' lists it.", completion: .none),
+            .argument(\.transaction, "transaction", help: "With 'show': the transaction id, as 'policyctl journal' lists it, or 'last' for the newest.", completion: .none),
         ] }
 
         static var options: [OptionField<Self>] { [
@@ -133,6 +133,9 @@ struct JournalCommand: Command {
         if t.outcome == .committed {
             let done = t.counts.isEmpty ? "nothing done" : ApplyLog.describe(t.counts)
             lines.append("  \(done) of \(t.actions) planned; \(ByteSize.human(t.bytesFreed)) freed" + (t.recovered ? " (purge finished by recovery)" : ""))
+            if let held = t.quarantined, held > 0 {
+                lines.append("  \(PlanRenderer.grouped(held)) delete\(held == 1 ? "" : "s") (\(ByteSize.human(t.bytesQuarantined ?? 0))) held in the quarantine\(t.quarantine.map { " (\($0))" } ?? ""): 'policyctl undo \(t.id)' puts them back until it is purged")
+            }
         } else if t.outcome == .rolledBack {
             lines.append("  rolled back" + (t.reason.map { ": \($0)" } ?? "") + (t.recovered ? " (by recovery)" : ""))
         } else if t.outcome == .partiallyRolledBack {

@@ -32,8 +32,9 @@ extension JournalCommand {
         }
         if shown.compacted {
             let done = ApplyLog.describe(t.counts)
-            lines.append("  the journal was compacted since this run: its changes are no longer listed, only what it skipped and kept (\(done))")
+            lines.append("  the journal no longer lists this run's changes (its history file was removed past the policy's journal: { history } limit, or an older policyctl compacted the journal): only what it skipped and kept (\(done))")
         }
+        if let file = shown.historyFile { lines.append("  read from the journal's history: \(file)") }
         let order: [TransactionPaths.Entry.Status] = [.changed, .rolledBack, .notMade, .pending, .skipped, .kept]
         let counted = order.compactMap { status in tally[status].map { "\($0) \(word(status))" } }
         lines.append("  " + (counted.isEmpty ? "no path recorded" : counted.joined(separator: ", ")))
@@ -52,6 +53,8 @@ extension JournalCommand {
         case let change?: what = "\(change) \(path)"
         case nil: what = path
         }
+        if let until = entry.quarantineUntil, entry.change == "delete" { what += " (quarantined until \(until))" }
+        if let of = entry.quarantineOf { what += entry.change == "purge" ? " (the quarantine of \(of), window until \(entry.quarantineUntil ?? "?"))" : " (from the quarantine of \(of))" }
         if let reason = entry.reason { what += ": \(reason)" }
         return padded + what
     }

@@ -108,7 +108,10 @@ struct PlanCommand: Command {
     /// marked for `--at` and for the tmpfiles.d age lines that cover the root.
     func markedPlan(_ loaded: LoadedPolicy, root: String) throws -> Plan {
         try ScopeWarnings.check(loaded, root: root, strict: strict)
-        var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: planOptions)
+        var options = planOptions
+        // Under pressure, what the quarantine holds is purged first (oldest first): the plan counts it so.
+        if !loaded.policy.pressure.isEmpty { options.quarantineHeld = PlanCommand.quarantineHeld(root: root, stateDirectory: nil) }
+        var plan = try PlanCommand.makePlan(loaded.policy, root: root, options: options)
         AsOfOption.mark(&plan, options: planOptions)
         TmpfilesNotes.mark(&plan, policy: loaded.policy, root: root)
         return plan
@@ -178,6 +181,12 @@ struct PlanCommand: Command {
     }
 
     /// Plans with a progress line on stderr when it is a terminal; an unreadable root is exit 74.
+    /// The bytes the root's quarantine holds (0 when there is none, or it cannot be read: then the plan counts
+    /// on nothing from it).
+    static func quarantineHeld(root: String, stateDirectory: String?) -> Int64 {
+        ((try? StorageEngine.quarantine(root: root, stateDirectory: stateDirectory)) ?? nil)?.bytes ?? 0
+    }
+
     static func makePlan(_ policy: Policy, root: String, options: PlanOptions = PlanOptions()) throws -> Plan {
         let printer = PlanEventPrinter(.plan)
         defer { printer.finish() }

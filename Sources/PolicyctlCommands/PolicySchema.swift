@@ -45,6 +45,19 @@ enum PolicySchema {
       "$ref": "#/definitions/deleteLimit",
       "description": "Blast-radius cap: an apply that would delete more than this stops before changing anything. A count (500), a percentage (10%) of the entries scanned under the rules' scopes with a floor of 10, or { percent: 10%, atLeast: 100 } (the larger of the two). `--max-delete` on the command line overrides it. No cap when omitted."
     },
+    "quarantine": {
+      "description": "How long deletes are held back: the deletes of expire, quota, trash and custom rules become renames into the quarantine on the root's volume (ROOT/.policyctl/quarantine, or ROOT/.policyctl-quarantine-TX with --state-dir), which `policyctl undo TX` puts back and the first apply after the window purges. none (the default): deletes are plain deletes. A rule may set its own, or none.",
+      "anyOf": [{ "$ref": "#/definitions/duration" }, { "const": "none" }]
+    },
+    "journal": {
+      "description": "How much of the journal stays whole. Past 16 MiB, an apply moves older transactions' records into gzip history files beside it (journal show and undo still read them): the newest keep transactions, and every one whose quarantine is not purged, stay in the live journal; history past history bytes is removed, oldest first (none: kept).",
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "keep": { "type": "integer", "minimum": 0, "default": 10, "description": "Transactions kept whole in the live journal when it is rotated." },
+        "history": { "anyOf": [{ "$ref": "#/definitions/size" }, { "const": "none" }], "default": "256MiB", "description": "The most the history files may hold together; the oldest are removed past it (none: never)." }
+      }
+    },
     "layout": {
       "description": "Directories that must exist under the root. `apply` creates missing ones; `audit` reports them; a file where a directory must be is a violation, never replaced.",
       "type": ["array", "null"],
@@ -321,6 +334,10 @@ enum PolicySchema {
           "description": "true: what the rule evicts can be fetched or rebuilt again, so pressure rules may name it. Pressure never evicts through a rule without it.",
           "type": "boolean",
           "default": false
+        },
+        "quarantine": {
+          "description": "This rule's own quarantine window for its deletes, or none for plain deletes; omitted: the policy's quarantine. Rules that delete only (expire, quota, trash, custom).",
+          "anyOf": [{ "$ref": "#/definitions/duration" }, { "const": "none" }]
         },
         "inUse": {
           "description": "\##(K.inUseList) rules only. skip: keep (and report) an entry that is open in some process or holds a BSD flock; for a directory, anything open inside it keeps it. ignore: delete it all the same.",

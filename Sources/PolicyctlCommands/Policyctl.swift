@@ -33,6 +33,7 @@ public enum Policyctl {
         StatusCommand.self,
         TrashCommand.self,
         UndoCommand.self,
+        QuarantineCommand.self,
         ScheduleCommand.self,
         CatConfigCommand.self,
     ]

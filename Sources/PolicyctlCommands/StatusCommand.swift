@@ -85,8 +85,16 @@ struct StatusCommand: Command {
             try StorageEngine.journal(root: root, stateDirectory: stateDir, events: events)
         }
         for damaged in reading?.damaged ?? [] { Terminal.err("note: \(damaged)") }
-        let plan = try PlanCommand.makePlan(loaded.policy, root: root)
-        let status = try StatusReport.gather(policy: loaded.policy, policyFile: MetricsFile.policyLabel(policyPath), plan: plan, journal: reading?.transactions ?? [])
+        // What the quarantine holds, read as `policyctl quarantine` reads it (after the journal: the same state).
+        let held = reading == nil ? nil : try JournalCommand.readState(root: root) { events throws(EngineError) in
+            try StorageEngine.quarantine(root: root, stateDirectory: stateDir, events: { _ in })
+        }
+        for note in held?.notes ?? [] { Terminal.err("note: \(note)") }
+        var options = PlanOptions()
+        if !loaded.policy.pressure.isEmpty { options.quarantineHeld = held?.bytes ?? 0 }
+        let plan = try PlanCommand.makePlan(loaded.policy, root: root, options: options)
+        var status = try StatusReport.gather(policy: loaded.policy, policyFile: MetricsFile.policyLabel(policyPath), plan: plan, journal: reading?.transactions ?? [])
+        status.quarantine = StatusReport.Quarantine(held)
         switch format {
         case "json": Terminal.out(bytes: Array(separator.utf8) + (try PrettyJSON.encode(status)) + [0x0A])
         case "markdown": Terminal.out(StatusFormats.markdown(status), terminator: "")
@@ -137,6 +145,22 @@ struct StatusReport: Codable, Sendable {
         var pressure: [Threshold]
     }
 
+    /// What the quarantine holds (Docs/status.md): entries and bytes, and when the earliest window ends.
+    struct Quarantine: Codable, Sendable {
+        var entries: Int
+        var bytes: Int64
+        var transactions: Int
+        /// RFC 3339: the first apply after it purges the earliest window; nil when nothing is held.
+        var nextPurge: String?
+
+        init(_ contents: QuarantineContents?) {
+            entries = contents?.entries ?? 0
+            bytes = contents?.bytes ?? 0
+            transactions = Set(contents?.windows.map(\.transaction) ?? []).count
+            nextPurge = contents?.windows.filter { !$0.entries.isEmpty }.map(\.until).min()
+        }
+    }
+
     struct LastApply: Codable, Sendable {
         var id: String
         var time: String
@@ -164,6 +188,8 @@ struct StatusReport: Codable, Sendable {
     /// The systemd timer `schedule --install` writes for this policy: its next elapse, `none installed`, or why it
     /// is not known (StatusTimer, Docs/status.md).
     var nextTimerRun: String
+    /// What the quarantine holds (0 entries when the policy has none, or nothing is held).
+    var quarantine = Quarantine(nil)
 
     static func gather(policy: Policy, policyFile: String, plan: Plan, journal: [TransactionSummary]) throws -> StatusReport {
         let byRule = plan.summary.bytesFreedByRule ?? [:]

@@ -52,9 +52,16 @@ enum StatusFormats {
         for p in s.volume?.pressure ?? [] {
             out += "  pressure \(p.name): evicts below \(ByteSize.human(p.freeBelowBytes)) free, until \(ByteSize.human(p.freeUntilBytes)) (\(p.active ? "active now" : "not active"))\n"
         }
+        out += "\nQuarantine: " + quarantineLine(s) + "\n"
         out += "\nLast apply: " + lastApplyLine(s) + "\n"
         out += "Next timer run: \(s.nextTimerRun)\n"
         return out
+    }
+
+    static func quarantineLine(_ s: StatusReport) -> String {
+        let q = s.quarantine
+        guard q.entries > 0 else { return "empty" }
+        return "\(q.entries) entr\(q.entries == 1 ? "y" : "ies"), \(ByteSize.human(q.bytes)) held (\(q.transactions) transaction\(q.transactions == 1 ? "" : "s")); the next apply after \(q.nextPurge ?? "?") purges the earliest window"
     }
 
     /// The rules that would free bytes, in policy order, then any others by name.
@@ -87,6 +94,7 @@ enum StatusFormats {
         for p in s.volume?.pressure ?? [] {
             out += "- Pressure \(cell(p.name)): below \(ByteSize.human(p.freeBelowBytes)) free, until \(ByteSize.human(p.freeUntilBytes)) (\(p.active ? "active now" : "not active"))\n"
         }
+        out += "- Quarantine: \(cell(quarantineLine(s)))\n"
         out += "- Last apply: \(cell(lastApplyLine(s)))\n- Next timer run: \(s.nextTimerRun)\n"
         return out
     }
@@ -118,6 +126,9 @@ enum StatusFormats {
             family("policyctl_pressure_free_below_bytes", "gauge", "Free space under which each pressure rule evicts.",
                    v.pressure.map { (",pressure=\"\(MetricsFile.escape($0.name))\"", "\($0.freeBelowBytes)") })
         }
+        family("policyctl_quarantine_bytes", "gauge", "Bytes (as planned) of the deletes the quarantine holds, which undo can still put back.",
+               [("", "\(s.quarantine.bytes)")])
+        family("policyctl_quarantine_entries", "gauge", "Deletes the quarantine holds.", [("", "\(s.quarantine.entries)")])
         // The same HELP text as apply --metrics-file's, so the two never disagree about the family.
         family("policyctl_last_apply_timestamp_seconds", "gauge", "When the last policyctl apply finished (Unix time).",
                s.lastApply.map { [("", "\($0.timestampSeconds)")] } ?? [])

@@ -8,15 +8,20 @@ struct UndoCommand: Command {
         name: "undo",
         abstract: "Reverse a committed transaction, as a new journaled one.",
         discussion: """
-            Reads the transaction's changes from the journal and reverses them: renames are renamed back, items \
-            moved to the trash are restored, markers and cache tags are put back to what the journal recorded, \
-            and directories it created are removed if they are empty. Deletes cannot be undone: they are listed. \
-            A piece whose target changed since (another entry, other contents) is skipped and reported. The undo \
-            runs as a new transaction of kind 'undo' that 'policyctl journal' shows with the transaction it \
-            reversed, and that recovery finishes or rolls back like any other. A journal compacted since keeps \
-            only summaries: such a transaction cannot be undone. Exit codes: 0 undone, 1 some pieces could not \
-            be undone (deletes, changed targets; each named), 3 refused or rolled back (nothing changed), \
-            64 usage (including no --yes without a terminal), 74 I/O error.
+            Reads the transaction's changes from the journal (or from the journal's history files, where an apply \
+            moved older transactions) and reverses them, newest first, so a folder renamed after an entry inside it \
+            comes back with it in one go: renames are renamed back, items moved to the trash are restored, markers \
+            and cache tags are put back to what the journal recorded, directories it created are removed if they \
+            are empty, and deletes the policy's quarantine: window held back are put back from the quarantine \
+            (bytes, mode, owner, times and xattrs as they were: a rename), never over an existing entry and only \
+            into the folder each was taken from (or one made again as the journal recorded it). Plain deletes, \
+            and quarantined ones whose window was purged, cannot be undone: they are listed. A piece whose target \
+            changed since (another entry, other contents) is skipped and reported. 'last' names the newest \
+            transaction that is not a purge. The undo runs as a new transaction of kind 'undo' that 'policyctl \
+            journal' shows with the transaction it reversed, and that recovery finishes or rolls back like any \
+            other; --dry-run reads only (it never rotates or rewrites the journal). Exit codes: 0 undone, 1 some \
+            pieces could not be undone (deletes, changed targets; each named), 3 refused or rolled back (nothing \
+            changed), 64 usage (including no --yes without a terminal), 74 I/O error.
             """,
         usage: ["--root <dir> [--dry-run] [--yes] <transaction>"]
     )
@@ -31,7 +36,7 @@ struct UndoCommand: Command {
         var forceRoot = false
 
         static var arguments: [ArgumentField<Self>] { [
-            .argument(\.transaction, "transaction", help: "The transaction id, as 'policyctl journal' shows it.", completion: .none),
+            .argument(\.transaction, "transaction", help: "The transaction id, as 'policyctl journal' shows it, or 'last' for the newest.", completion: .none),
         ] }
 
         static var options: [OptionField<Self>] { [
@@ -77,15 +82,15 @@ struct UndoCommand: Command {
                 for line in plan.notUndoable { Terminal.out("cannot undo \(line)") }
                 for line in plan.skipped { Terminal.out("skipped \(line)") }
                 if dryRun {
-                    Terminal.out("dry run: \(plan.changes.count) change\(plan.changes.count == 1 ? "" : "s") would undo \(transaction); nothing was changed")
+                    Terminal.out("dry run: \(plan.changes.count) change\(plan.changes.count == 1 ? "" : "s") would undo \(plan.transaction); nothing was changed")
                     return false
                 }
                 if plan.changes.isEmpty {
-                    Terminal.out("nothing to undo in \(transaction)")
+                    Terminal.out("nothing to undo in \(plan.transaction)")
                     return false
                 }
                 if !yes {
-                    guard Terminal.confirm("Undo these \(plan.changes.count) changes of \(transaction)?") else {
+                    guard Terminal.confirm("Undo these \(plan.changes.count) changes of \(plan.transaction)?") else {
                         Terminal.err("Undo cancelled; nothing was changed.")
                         cancelled = true
                         return false

@@ -46,15 +46,28 @@ package struct Applier: Sendable {
         // The steps refer to the plan's actions by index: a copy of each action per step was a sixth of a KB.
         var steps = StepList(actions: actions, order: order.map { UInt32($0) })
         if Applier.mayDeleteRecords(actions) { Applier.coupleRecords(&steps) }
-        let metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
+        var metadata = Transaction.Metadata(kind: .apply, policy: plan.policy, policySHA256: options.policySHA256 ?? plan.fingerprint?.policySHA256,
                                             policyPath: options.policyPath ?? plan.fingerprint?.policyPath,
                                             planFile: options.planFile, rootPath: options.rootPath, actions: steps.count)
+        metadata.quarantineWindows = Applier.quarantineWindows(actions, options: options)
         let planTime = WallClock.parseRFC3339(plan.createdAt).map { $0 + 1_000_000_000 } ?? plan.evaluatedAtNs
         let report = try ApplyRun.run(steps, lock: lock, options: options, metadata: metadata,
                                       planTimeNs: planTime, firstInUseReading: firstInUseReading, progress: progress)
         // Trash retention (and `trash --empty`) deleted directory items: their `directorysizes` entries go.
         TrashSizesCache.afterDeletes(report, root: lock.state.root)
         return report
+    }
+
+    /// The windows the plan's deletes are held for (the policy's, per rule).
+    static func quarantineWindows(_ actions: [Action], options: ApplyOptions) -> Set<Int64> {
+        guard !options.quarantineWindows.isEmpty else { return [] }
+        var windows = Set<Int64>()
+        var lastRule: String? = nil
+        for action in actions where action.isDelete && action.rule != lastRule {
+            lastRule = action.rule
+            if let w = options.quarantineWindows[action.rule] { windows.insert(w) }
+        }
+        return windows
     }
 
     /// The order actions run in: directories are created first (parents before children), then attributes and

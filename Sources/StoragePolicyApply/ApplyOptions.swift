@@ -62,6 +62,13 @@ package struct ApplyOptions: Sendable {
     /// The run's thread carries out the workers' jobs itself when it would otherwise wait for them
     /// (UnlinkWorkers.finish). Tests that tell the workers' unlinks from the run's own by thread turn it off.
     package var runThreadHelpsWorkers = true
+    /// Rules whose deletes are held in the quarantine, with their windows in seconds (Policy.quarantineWindows:
+    /// the policy decides, never a saved plan); empty: every delete is a plain delete.
+    package var quarantineWindows: [String: Int64] = [:]
+    /// Deletes the plan marks as never quarantined (a pressure rule's evictions: they must free space now).
+    package var quarantineExempt: Set<RelativePath> = []
+    /// An undo's folders whose times go back to what they were before the transaction it reverses (DirectoryTimes).
+    package var folderTimes: [RelativePath: DirectoryTimes.Target] = [:]
     /// Tests only: called with a step's path after its target was checked and before it is changed, so race
     /// tests can change the tree exactly in that window. For a file delete made by an unlink worker it runs on
     /// that worker's thread, between the worker's check and its unlink.

@@ -54,8 +54,15 @@ public struct ApplyReport: Sendable {
     package var outcomes = Outcomes([])
     /// Actions carried out, per verb (`delete`, `rename`, `trash`, `mkdir`, `setxattr`, `write-tag`, `restore`...).
     public var counts = ActionCounts()
-    /// Bytes freed by the deletions carried out.
+    /// Bytes freed by the deletions carried out (not those held in the quarantine: their bytes are freed by the
+    /// purge that removes them).
     public var bytesFreed: Int64 = 0
+    /// Deletions held in the quarantine (counted in `counts` as deletes), and their bytes.
+    public var quarantined = 0
+    public var bytesQuarantined: Int64 = 0
+    /// Where and until when they are held, when any are: `.policyctl/quarantine/TX`, and each window's end (RFC 3339).
+    public var quarantine: String?
+    public var quarantineUntil: [String] = []
     /// Problems that did not undo the apply (e.g. staging not fully purged: `recover` finishes it).
     public var warnings: [String] = []
 

@@ -57,12 +57,13 @@ package final class ApplyRun {
         roomMade = room
         freedBeforeJournal = Set(room?.done ?? [])
         deadline = RunDeadline(options)
-        directoryTimes = DirectoryTimes()
+        directoryTimes = DirectoryTimes(targets: options.folderTimes)
         restoresAsItGoes = steps.deletesOnly
         ledger = StepLedger(steps: steps, transaction: transaction, allOrNothing: options.allOrNothing)
         preparer = StepPreparer(ledger: ledger, options: options, kind: kind, nowSeconds: nowSeconds)
         verifier = StepVerifier(ledger: ledger, trash: preparer.trash, options: options, lock: lock, planTimeNs: planTimeNs,
                                 firstReading: firstInUseReading)
+        verifier.preparer = preparer
         unlinks = BackgroundUnlinks(ledger: ledger, directoryTimes: directoryTimes, options: options,
                                     rootStatus: lock.state.rootStatus, deadline: deadline)
     }
@@ -93,7 +94,8 @@ package final class ApplyRun {
             try unlinks.finish()
             let skipped = ledger.report.skipped.count
             try directoryTimes.restore(in: transaction)
-            try transaction.commit(counts: ledger.report.counts, bytesFreed: ledger.report.bytesFreed, skipped: skipped)
+            try transaction.commit(counts: ledger.report.counts, bytesFreed: ledger.report.bytesFreed, skipped: skipped,
+                                   quarantined: ledger.report.quarantined, bytesQuarantined: ledger.report.bytesQuarantined)
         } catch {
             // The run stops: the unlinks the workers made are recorded before the rollback looks at what was made.
             try? unlinks.finish()
@@ -104,6 +106,14 @@ package final class ApplyRun {
             try transaction.end(outcome: .committed)
         } catch {
             ledger.report.warnings.append("applied, but the staging folder was not fully purged (\(error)); 'policyctl recover' finishes it")
+        }
+        if ledger.report.quarantined > 0 {
+            ledger.report.quarantine = transaction.lock.state.quarantinePath(for: transaction.id)
+            ledger.report.quarantineUntil = transaction.quarantineEnds
+        }
+        transaction.dropEmptyQuarantine()
+        if let why = transaction.quarantineUnavailable {
+            ledger.report.warnings.append("no quarantine could be made (\(why)): this run's deletes were plain deletes, and cannot be undone")
         }
         // A full disk used the reserve up: the purge has freed space, so set it aside again for the next run.
         if journal.reserve.released { journal.reserve.replenish() }
@@ -117,6 +127,7 @@ package final class ApplyRun {
             ? directoryTimes.intendFinished(before: ledger.steps[action: group.lowerBound].path, in: transaction) : []
         directories.clear()
         verifier.startGroup()
+        preparer.startGroup()
         // Each step with its intents, as it is now: carried out as prepared, not made again from the step list
         // (nothing rewrites a step's path between its preparation and its changes: followMoves runs here).
         // `unlink`: a file delete's one intent, kept out of `intents` (then empty, no array made).
@@ -179,21 +190,31 @@ package final class ApplyRun {
         if case .trash = step.action.kind, let refusal = try verifier.trashDestinationRefusal(i) { return try ledger.refuse(i, refusal) }
         // A file delete in a folder still there goes to a worker, which checks its identity just before unlinking.
         let parent = background ? try? directories.directory(containing: step.action.path) : nil
-        if var refusal = try verifier.check(step, identityLater: parent != nil) {
+        // A file held in the quarantine is renamed first and checked where it then is (ApplyRun.change): one rename
+        // and one fstatat, what a roll-forward delete costs, and nothing can swap it there.
+        var heldFile = false
+        if step.record == nil, step.action.type != .directory, step.action.type != nil, case .quarantine? = intents.first?.change {
+            heldFile = true
+        }
+        if var refusal = try verifier.check(step, identityLater: parent != nil || heldFile) {
             // Kept as in use: checked here after all, identity first, so a file that vanished (its inode now
             // another file's, maybe open) is reported as vanished.
             if parent != nil { refusal = try verifier.check(step) ?? refusal }
             return try ledger.refuse(i, refusal)
         }
-        // The folder times first: a step in another folder notes how the previous removals left theirs now.
+        // The folder times first: a step in another folder notes how the previous removals left theirs now. A trash
+        // item's record leaves its own folder (info/, the app index) in the same step: that folder is one too.
+        let record = step.record.map { ledger.steps[$0].action }
         directoryTimes.willChange(step.action, in: directories)
+        if let record { directoryTimes.willChange(record, in: directories) }
         // `background` holds only with an unlink: unwrapped in place, where binding it copied it.
         if let parent, background { return try unlinks.hand(i, step, intent: unlink!, parent: parent) }
         options.willChange?(step.action.path)
         guard try change(i, step, unlink.map { [$0] } ?? intents) else { return }
         directoryTimes.didChange(step.action, step: i, in: directories)
+        if let record { directoryTimes.didChange(record, step: i, in: directories) }
         ledger.movedDirectory(of: i)
-        ledger.done(i)
+        if case .quarantine? = intents.first?.change { ledger.doneHeld(i) } else { ledger.done(i) }
     }
 
     /// Makes the step's changes in order; false when one failed or what was staged is not what was planned
@@ -209,6 +230,17 @@ package final class ApplyRun {
             ledger.touch(intent.change)
             if case .mkdir(let made) = intent.change, preparer.trash.structure.contains(made) {
                 try preparer.trash.makePrivate(made)
+            }
+            // The entry a delete quarantined (the item, then its record) is checked where no one can swap it; what is
+            // not what the plan saw goes back (a unit whole), and the step is kept.
+            if n == 0 || step.record != nil, case .quarantine(let path, let slot, _, _, _) = intent.change,
+               let refusal = try verifier.recheckQuarantined(n == 0 ? step.action : ledger.steps[step.record!].action, slot) {
+                try transaction.unquarantine(path: path, slot: slot)
+                if n == 1, case .quarantine(let itemPath, let itemSlot, _, _, _) = intents[0].change {
+                    try transaction.unquarantine(path: itemPath, slot: itemSlot)
+                }
+                try ledger.refuse(i, refusal)
+                return false
             }
             // The entry a delete staged (the item, then its record) is checked again where no one can swap it.
             if n == 0 || step.record != nil, case .stage(let path, let name) = intent.change,

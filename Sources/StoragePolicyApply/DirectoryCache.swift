@@ -9,6 +9,9 @@ package final class DirectoryCache {
     /// The root's status: every directory handed out is on its mount.
     package let rootStatus: FileStatus
     private var handles: [RelativePath: DirectoryHandle] = [:]
+    /// Each open folder's status as it was opened (the fstat the mount check makes): a quarantined delete records
+    /// the folder it leaves (FolderRecord) with no call of its own.
+    private var statuses: [RelativePath: FileStatus] = [:]
     /// The last folder `directory(containing:)` handed out; dropped with the handles.
     private var lastParent: (path: RelativePath, handle: DirectoryHandle)?
     /// Bounded so a plan touching many directories never runs out of descriptors; also bounds how long a
@@ -41,15 +44,42 @@ package final class DirectoryCache {
         }
         for directory in missing.reversed() {
             let handle = try current.openDirectory(directory.lastComponent!)
-            guard try handle.status().isOnSameMount(as: rootStatus) else {
+            let status = try handle.status()
+            guard status.isOnSameMount(as: rootStatus) else {
                 throw FileSystemError(.open, path: directory, errno: .crossDevice)
             }
-            if handles.count >= limit { handles.removeAll(keepingCapacity: true) }
+            if handles.count >= limit {
+                handles.removeAll(keepingCapacity: true)
+                statuses.removeAll(keepingCapacity: true)
+            }
             handles[directory] = handle
+            statuses[directory] = status
             current = handle
         }
         return current
     }
+
+    /// The status of the folder holding `path` as it was opened (`directory(containing:)` opens it first). The
+    /// last one is answered without building the parent's path or hashing it (steps come sorted by folder).
+    func statusOfDirectory(containing path: RelativePath) throws(FileSystemError) -> FileStatus {
+        if let last = lastParentStatus, lastParent != nil, path.isChild(of: last.path) { return last.status }
+        _ = try directory(containing: path)
+        let parent = path.parent
+        let status: FileStatus
+        if parent.isRoot {
+            status = rootStatus
+        } else if let known = statuses[parent] {
+            status = known
+        } else {
+            status = try directory(parent).status()
+            statuses[parent] = status
+        }
+        lastParentStatus = (parent, status)
+        return status
+    }
+
+    /// The folder `statusOfDirectory(containing:)` answered last, with its status; dropped with the handles.
+    private var lastParentStatus: (path: RelativePath, status: FileStatus)?
 
     /// The directory holding `path`: `directory(path.parent)`, but the folder asked for last is answered without
     /// building its path or hashing it (a run's steps come sorted, so most share the previous one's folder).
@@ -74,14 +104,18 @@ package final class DirectoryCache {
     /// Drops handles at or below `path` (after that directory was moved, they no longer name it).
     func forget(under path: RelativePath) {
         if let last = lastParent, last.path.hasPrefix(path) { lastParent = nil }
-        if path.isRoot { handles.removeAll(); return }
+        if let last = lastParentStatus, last.path.hasPrefix(path) { lastParentStatus = nil }
+        if path.isRoot { handles.removeAll(); statuses.removeAll(); return }
         guard handles.keys.contains(where: { $0.hasPrefix(path) }) else { return }
         handles = handles.filter { !$0.key.hasPrefix(path) }
+        statuses = statuses.filter { !$0.key.hasPrefix(path) }
     }
 
     func clear() {
         handles.removeAll(keepingCapacity: true)
+        statuses.removeAll(keepingCapacity: true)
         lastParent = nil
+        lastParentStatus = nil
     }
 
     /// Errors that mean "not there (any more) as a directory", as opposed to real I/O failures.

@@ -32,6 +32,21 @@ package final class DirectoryTimes {
     /// `.`: a directory's times are set on its own descriptor.
     package static let itself = FileName(unchecked: [0x2E])
 
+    /// Times an undo sets back on a folder it put entries into: those the folder had before the transaction it
+    /// reverses changed it (its `times` intent; for a folder that transaction quarantined, its mtime as planned).
+    package struct Target: Sendable, Equatable {
+        /// nil: the atime the folder has when this run first changes it.
+        package var accessNs: Int64?
+        package var modificationNs: Int64
+        package var identity: FolderIdentity
+    }
+
+    /// An undo's folders to set back (ApplyOptions.folderTimes), by path: only that very folder, and only while
+    /// no one else changed it since this run's last change there.
+    let targets: [RelativePath: Target]
+
+    package init(targets: [RelativePath: Target] = [:]) { self.targets = targets }
+
     private var tracked: [RelativePath: Tracked] = [:]
     private var order: [RelativePath] = []
     /// Folders whose times `performRestores` put back, with their handles, for the fsync at the end.
@@ -82,6 +97,15 @@ package final class DirectoryTimes {
         }
         let (removes, adds) = Self.folders(action)
         for folder in adds { tracked[folder]?.added = true }
+        // A folder an undo sets back: how this change left it, so a writer after it is told apart at the end.
+        if !targets.isEmpty {
+            for folder in adds where targets[folder] != nil && tracked[folder] != nil {
+                if let handle = try? directories.directoryIfPresent(folder), let s = try? handle.status() {
+                    tracked[folder]!.afterOurs = (s.modificationTimeNs, s.changeTimeNs)
+                    tracked[folder]!.action = step
+                }
+            }
+        }
         for folder in removes where tracked[folder] != nil {
             if let pending, pending.folder != folder { note(pending, in: directories) }
             pending = (folder, step)
@@ -211,6 +235,17 @@ package final class DirectoryTimes {
     /// the run's last removal (its mtime or ctime moved), or its times are already the recorded ones.
     private func restoring(_ folder: RelativePath, _ t: Tracked, in transaction: Transaction)
         -> (change: Change, action: Int, identity: EntryIdentity, handle: DirectoryHandle)? {
+        if let target = targets[folder] {
+            guard let after = t.afterOurs, let handle = try? transaction.directories.directoryIfPresent(folder),
+                  let now = try? handle.status(), now.device == t.identity.device, now.inode == t.identity.inode,
+                  now.device == target.identity.device, now.inode == target.identity.inode,
+                  now.modificationTimeNs == after.modificationNs, now.changeTimeNs == after.changeNs else { return nil }
+            let atime = target.accessNs ?? t.accessNs
+            guard now.accessTimeNs != atime || now.modificationTimeNs != target.modificationNs else { return nil }
+            return (.times(path: folder, accessNs: atime, modificationNs: target.modificationNs,
+                           previousAccessNs: now.accessTimeNs, previousModificationNs: now.modificationTimeNs),
+                    t.action, now.identity, handle)
+        }
         guard !t.added, let after = t.afterOurs,
               let handle = try? transaction.directories.directoryIfPresent(folder), let now = try? handle.status(),
               now.device == t.identity.device, now.inode == t.identity.inode,

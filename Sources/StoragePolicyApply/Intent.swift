@@ -33,6 +33,16 @@ package enum Change: Sendable, Equatable {
     indirect case layoutFile(path: RelativePath, temp: FileName, contents: [UInt8], set: Permissions)
     /// Create a layout symlink (`type: symlink`) pointing at `target` (symlinkat: never replaces anything).
     case symlink(path: RelativePath, target: [UInt8])
+    /// A delete held back: rename `path` (an entry of `type`) into this transaction's quarantine at `slot`, never
+    /// replacing anything. `parent` is the folder it leaves (identity, mode, owner): undo puts it back only into
+    /// that folder, or one it recreates as recorded. Rolled back like `stage` (Docs/journal.md, "Quarantine").
+    indirect case quarantine(path: RelativePath, slot: QuarantineSlot, type: FileType, parent: FolderRecord?, bytes: Int64)
+    /// Undo of a quarantined delete: rename the entry at `slot` of transaction `slot.transaction`'s quarantine
+    /// (whose folder is `folder`) back to `to`, never replacing anything. Rolled back by moving it back to `slot`.
+    indirect case unquarantine(slot: QuarantineSlot, folder: FolderIdentity, to: RelativePath)
+    /// Empty a quarantine window for good: remove `until` of transaction `transaction`'s quarantine folder
+    /// (`folder`) with everything in it. Rolled forward, like `unlink`: recovery finishes it.
+    indirect case purge(transaction: String, until: String, folder: FolderIdentity)
 
     package var name: String { literalName.description }
 
@@ -49,6 +59,9 @@ package enum Change: Sendable, Equatable {
         case .permissions: "permissions"
         case .layoutFile: "layout-file"
         case .symlink: "symlink"
+        case .quarantine: "quarantine"
+        case .unquarantine: "unquarantine"
+        case .purge: "purge"
         }
     }
 
@@ -56,8 +69,36 @@ package enum Change: Sendable, Equatable {
     package var path: RelativePath {
         switch self {
         case .stage(let p, _), .rename(let p, _), .mkdir(let p), .setxattr(let p, _, _, _), .create(let p, _, _), .unlink(let p, _),
-             .times(let p, _, _, _, _), .permissions(let p, _, _), .layoutFile(let p, _, _, _), .symlink(let p, _): p
+             .times(let p, _, _, _, _), .permissions(let p, _, _), .layoutFile(let p, _, _, _), .symlink(let p, _),
+             .quarantine(let p, _, _, _, _), .unquarantine(_, _, let p): p
+        // A purge acts on engine state only: no path of the tree.
+        case .purge: .root
         }
+    }
+}
+
+/// A folder as a quarantine intent records the one its entry left: identity, mode and owner.
+package struct FolderRecord: Sendable, Equatable {
+    package var identity: FolderIdentity
+    package var mode: UInt32
+    package var owner: UInt32
+    package var group: UInt32
+
+    package init(identity: FolderIdentity, mode: UInt32, owner: UInt32, group: UInt32) {
+        self.identity = identity; self.mode = mode; self.owner = owner; self.group = group
+    }
+
+    init(_ status: FileStatus) {
+        self.init(identity: FolderIdentity(device: status.device, inode: status.inode), mode: status.permissions,
+                  owner: status.userID, group: status.groupID)
+    }
+
+    /// `[dev, ino, mode, uid, gid]`, as the record's `parent` holds it.
+    var numbers: [UInt64] { [identity.device, identity.inode, UInt64(mode), UInt64(owner), UInt64(group)] }
+
+    init?(numbers: [UInt64]?) {
+        guard let n = numbers, n.count == 5, n[2] <= 0o7777, n[3] <= UInt64(UInt32.max), n[4] <= UInt64(UInt32.max) else { return nil }
+        self.init(identity: FolderIdentity(device: n[0], inode: n[1]), mode: UInt32(n[2]), owner: UInt32(n[3]), group: UInt32(n[4]))
     }
 }
 
@@ -99,6 +140,48 @@ package struct Intent: Sendable, Equatable {
             w.literal(#","entryType":""#)
             w.literal(type.literalName)
             w.literal(#"","dev":"#)
+            w.integer(identity.device)
+            w.literal(#","ino":"#)
+            w.integer(identity.inode)
+            w.literal(#","size":"#)
+            w.integer(identity.size)
+            w.literal(#","mtimeNs":"#)
+            w.integer(identity.modificationTimeNs)
+            return
+        }
+        // A held delete's record, once per delete as well: the same joined literals (the same bytes as the fields
+        // below would write).
+        if case .quarantine(let path, let slot, let type, let parent, let bytes) = change, let identity {
+            w.fields(#""op":"#)
+            w.integer(op)
+            w.literal(#","action":"#)
+            w.integer(action)
+            w.literal(#","change":"quarantine""#)
+            w.path("path", path)
+            w.literal(#","bytes":"#)
+            w.integer(bytes)
+            w.literal(#","stage":""#)
+            slot.name.bytes.withUnsafeBufferPointer { if let b = $0.baseAddress { w.bytes(b, $0.count) } }
+            w.literal(#"","until":""#)
+            var until = slot.until
+            until.withUTF8 { if let b = $0.baseAddress { w.bytes(b, $0.count) } }
+            w.literal(#"","entryType":""#)
+            w.literal(type.literalName)
+            w.byte(0x22)
+            if let parent {
+                w.literal(#","parent":["#)
+                w.integer(parent.identity.device)
+                w.byte(0x2C)
+                w.integer(parent.identity.inode)
+                w.byte(0x2C)
+                w.integer(parent.mode)
+                w.byte(0x2C)
+                w.integer(parent.owner)
+                w.byte(0x2C)
+                w.integer(parent.group)
+                w.byte(0x5D)
+            }
+            w.literal(#","dev":"#)
             w.integer(identity.device)
             w.literal(#","ino":"#)
             w.integer(identity.inode)
@@ -156,6 +239,33 @@ package struct Intent: Sendable, Equatable {
         case .symlink(let path, let target):
             w.path("path", path)
             w.blob("target", target)
+        case .quarantine(let path, let slot, let type, let parent, let bytes):
+            w.path("path", path)
+            w.int("bytes", bytes)
+            w.path("stage", RelativePath([slot.name]))
+            w.string("until", slot.until)
+            w.literalString("entryType", type.literalName)
+            if let parent {
+                w.key("parent")
+                w.byte(0x5B)
+                for (i, n) in parent.numbers.enumerated() {
+                    if i > 0 { w.byte(0x2C) }
+                    w.integer(n)
+                }
+                w.byte(0x5D)
+            }
+        case .unquarantine(let slot, let folder, let to):
+            w.path("path", to)
+            w.string("quarantine", slot.transaction)
+            w.string("until", slot.until)
+            w.path("stage", RelativePath([slot.name]))
+            w.int("quarantineDev", folder.device)
+            w.int("quarantineIno", folder.inode)
+        case .purge(let transaction, let until, let folder):
+            w.string("quarantine", transaction)
+            w.string("until", until)
+            w.int("quarantineDev", folder.device)
+            w.int("quarantineIno", folder.inode)
         }
         if let identity {
             w.int("dev", identity.device)
@@ -218,6 +328,29 @@ package struct Intent: Sendable, Equatable {
             // Its undo removes only a symlink this euid owns pointing exactly at `target`.
             if path.isRoot { return "symlink of the root" }
             if target.isEmpty { return "symlink of \(path.escaped) to nothing" }
+        case .quarantine(let path, let slot, _, _, _):
+            // Only an entry whose identity was recorded is ever moved back, out of a slot the engine names.
+            if path.isRoot { return "quarantine of the root" }
+            if let why = Intent.slotProblem(slot) { return why }
+            if identity == nil { return "quarantine of \(path.escaped) without the identity of what was moved" }
+        case .unquarantine(let slot, _, let to):
+            if to.isRoot { return "unquarantine to the root" }
+            if let why = Intent.slotProblem(slot) { return why }
+            if identity == nil { return "unquarantine of \(to.escaped) without the identity of what was moved" }
+        case .purge(let transaction, let until, _):
+            if !JournalRecord.isValidTransaction(transaction) || !QuarantineSlot.isValidUntil(until) {
+                return "purge of a quarantine window the engine does not name"
+            }
+        }
+        return nil
+    }
+
+    /// Why a quarantine slot read back is not one the engine makes (a transaction id, a window end, a number).
+    static func slotProblem(_ slot: QuarantineSlot) -> String? {
+        if !JournalRecord.isValidTransaction(slot.transaction) { return "quarantine of a transaction id that is not a plain name" }
+        if !QuarantineSlot.isValidUntil(slot.until) { return "quarantine window '\(slot.until.prefix(40))' is not one the engine names" }
+        if slot.name.bytes.isEmpty || !slot.name.bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return "quarantine name \(slot.name.escaped) is not one the engine makes"
         }
         return nil
     }
@@ -246,9 +379,16 @@ package struct Intent: Sendable, Equatable {
 
     /// Reads an intent record back; nil when a field it needs is missing (a damaged record).
     package init?(_ b: RecordBody) {
-        guard let op = b.op, let name = b.change, let path = RecordBody.path(b.path, b.pathBase64) else { return nil }
+        guard let op = b.op, let name = b.change else { return nil }
         self.op = op
         self.action = b.action ?? -1
+        if name == "purge" {
+            guard let tx = b.quarantine, let until = b.until, let dev = b.quarantineDev, let ino = b.quarantineIno else { return nil }
+            change = .purge(transaction: tx, until: until, folder: FolderIdentity(device: dev, inode: ino))
+            identity = nil
+            return
+        }
+        guard let path = RecordBody.path(b.path, b.pathBase64) else { return nil }
         switch name {
         case "stage":
             guard let stage = b.stage.flatMap({ FileName($0) }) else { return nil }
@@ -283,6 +423,17 @@ package struct Intent: Sendable, Equatable {
         case "symlink":
             guard let target = RecordBody.blob(b.target, b.targetBase64) else { return nil }
             change = .symlink(path: path, target: target)
+        case "quarantine":
+            guard let stage = b.stage.flatMap({ FileName($0) }), let until = b.until,
+                  let type = b.entryType.flatMap({ FileType(rawValue: $0) }) else { return nil }
+            if b.parent != nil && FolderRecord(numbers: b.parent) == nil { return nil }
+            change = .quarantine(path: path, slot: QuarantineSlot(transaction: b.tx, until: until, name: stage), type: type,
+                                 parent: FolderRecord(numbers: b.parent), bytes: b.bytes ?? 0)
+        case "unquarantine":
+            guard let stage = b.stage.flatMap({ FileName($0) }), let until = b.until, let tx = b.quarantine,
+                  let dev = b.quarantineDev, let ino = b.quarantineIno else { return nil }
+            change = .unquarantine(slot: QuarantineSlot(transaction: tx, until: until, name: stage),
+                                   folder: FolderIdentity(device: dev, inode: ino), to: path)
         case "permissions":
             let set = Permissions(mode: b.setMode, owner: b.setUid, group: b.setGid)
             let recorded = Permissions(mode: b.previousMode, owner: b.previousUid, group: b.previousGid)

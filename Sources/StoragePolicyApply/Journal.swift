@@ -110,23 +110,115 @@ package final class Journal {
         return try Journal.scan(bytes, visit)
     }
 
+    /// What recovery reads: every line verified, every record parsed, except the per-change records (`intent`,
+    /// `undone`) of transactions whose `end` record is in the journal (parsed first): recovery drops those
+    /// anyway, and a journal past 30 MB is mostly them.
+    func scanForRecovery(_ visit: (JournalRecord) throws -> Void) throws -> Scan {
+        let bytes = try readRange(from: 0, count: Int(try file.status().size))
+        var ended = Set<[UInt8]>()
+        let end = Array("end".utf8), intent = Array("intent".utf8), undone = Array("undone".utf8)
+        Journal.records(in: bytes, where: { $0.isType(end) }) { record in
+            if record.kind == .end { ended.insert(Array(record.transaction.utf8)) }
+        }
+        return try bytes.withUnsafeBytes { raw in
+            try Journal.scanLines(raw, checkingOnly: { head in
+                (head.isType(intent) || head.isType(undone)) && ended.contains(Array(head.transaction))
+            }) { reading, _ in
+                if case .record(let record) = reading { try visit(record) }
+            }
+        }
+    }
+
     static func scan(_ bytes: [UInt8], _ visit: (JournalRecord, ArraySlice<UInt8>) throws -> Void) rethrows -> Scan {
+        try bytes.withUnsafeBytes { raw in
+            try scanLines(raw) { reading, range in
+                if case .record(let record) = reading { try visit(record, bytes[range]) }
+            }
+        }
+    }
+
+    /// `scan`, but the per-change records (`intent`, `undone`) are only checksum-verified, never parsed or handed
+    /// over: what `policyctl journal`'s summaries need, at a small part of the cost.
+    static func scanSummaries(_ bytes: [UInt8], _ visit: (JournalRecord) throws -> Void) rethrows -> Scan {
+        let intent = Array("intent".utf8), undone = Array("undone".utf8)
+        return try bytes.withUnsafeBytes { raw in
+            try scanLines(raw, checkingOnly: { $0.isType(intent) || $0.isType(undone) }) { reading, _ in
+                if case .record(let record) = reading { try visit(record) }
+            }
+        }
+    }
+
+    /// Every line's head (JournalLineHead), handed to `visit`; nothing verified or parsed. Lines without the
+    /// engine's head are passed over.
+    static func heads(in bytes: [UInt8], _ visit: (JournalLineHead) -> Void) {
+        withoutActuallyEscaping(visit) { visit in
+            bytes.withUnsafeBytes { raw in
+                _ = scanLines(raw, skipping: { head in visit(head); return true }, onlyHeads: true) { _, _ in }
+            }
+        }
+    }
+
+    /// The records of `bytes` that `wanted` keeps, by their transaction and type as the line's head spells them
+    /// (JournalLineHead): the other lines are not verified or parsed at all. For readers that need one
+    /// transaction, or only the begin records, of a journal of a million lines; never for recovery, which must
+    /// see every line. A line whose head is not in the engine's shape is read in full, as `scan` reads it.
+    static func records(in bytes: [UInt8], where wanted: (JournalLineHead) -> Bool,
+                        _ visit: (JournalRecord) throws -> Void) rethrows {
+        try withoutActuallyEscaping(wanted) { wanted in
+            try bytes.withUnsafeBytes { raw in
+                _ = try scanLines(raw, skipping: { head in !wanted(head) }) { reading, _ in
+                    if case .record(let record) = reading { try visit(record) }
+                }
+            }
+        }
+    }
+
+    /// Every line of `raw` read (`JournalRecord.read`), handed to `visit` with its range (newline included), and
+    /// what was damaged or torn. The one loop every reader of a journal or a history file goes through.
+    static func scanLines(_ raw: UnsafeRawBufferPointer, skipping skip: ((JournalLineHead) -> Bool)? = nil,
+                          onlyHeads: Bool = false, checkingOnly checkOnly: ((JournalLineHead) -> Bool)? = nil,
+                          _ visit: (JournalRecord.Reading, Range<Int>) throws -> Void) rethrows -> Scan {
         var result = Scan()
-        let decoder = JSONDecoder()
         var lineStart = 0
         var lineNumber = 0
         var pendingCorrupt: [(line: Int, reason: String)] = []
-        while lineStart < bytes.count {
+        let count = raw.count
+        while lineStart < count {
             lineNumber += 1
-            guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
+            // memchr: the line's end found a word at a time, not byte by byte through an index.
+            guard let offset = system_memchrOffset(raw.baseAddress! + lineStart, 0x0A, count - lineStart) else {
                 result.tornTail = true
                 result.tornTailLine = pendingCorrupt.first?.line ?? lineNumber
                 break
             }
-            switch JournalRecord.read(line: bytes[lineStart..<newline], using: decoder) {
+            let newline = lineStart + offset
+            let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<newline])
+            if let skip, let head = JournalLineHead(line), skip(head) {
+                lineStart = newline + 1
+                continue
+            }
+            if onlyHeads {
+                lineStart = newline + 1
+                continue
+            }
+            if let checkOnly, let head = JournalLineHead(line), checkOnly(head) {
+                // Verified (a torn or corrupt line is still found and named), not parsed.
+                if JournalRecord.verifiedBodyRange(of: line) != nil {
+                    result.validLength = Int64(newline + 1)
+                    result.corruptLines += pendingCorrupt.map(\.line)
+                    result.damaged += pendingCorrupt
+                    pendingCorrupt = []
+                } else {
+                    pendingCorrupt.append((lineNumber, "checksum or framing mismatch"))
+                }
+                lineStart = newline + 1
+                continue
+            }
+            let reading = JournalRecord.read(line: line)
+            switch reading {
             case .record(var record):
                 record.line = lineNumber
-                try visit(record, bytes[lineStart...newline])
+                try visit(.record(record), lineStart..<(newline + 1))
                 result.validLength = Int64(newline + 1)
                 result.corruptLines += pendingCorrupt.map(\.line)
                 result.damaged += pendingCorrupt
@@ -167,7 +259,7 @@ package final class Journal {
         let end = bytes.count - 1
         let start = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
         if start == 0 && window < size { return .unclear }
-        guard let record = JournalRecord.decode(line: bytes[start..<end], using: JSONDecoder()) else { return .unclear }
+        guard let record = JournalRecord.decode(line: bytes[start..<end]) else { return .unclear }
         return .record(record)
     }
 
@@ -203,4 +295,43 @@ package final class Journal {
         }
         return out
     }
+}
+
+/// The transaction and type a journal line starts with, read without verifying or parsing it: the engine writes
+/// every record as `{"crc":"XXXXXXXX","rec":{"tx":"ID","seq":N,"type":"TYPE",...`. Only for choosing which
+/// lines to read; nothing is ever believed from it.
+struct JournalLineHead {
+    let transaction: UnsafeRawBufferPointer
+    let type: UnsafeRawBufferPointer
+
+    private static let start = Array(#"{"crc":"00000000","rec":{"tx":""#.utf8)
+
+    init?(_ line: UnsafeRawBufferPointer) {
+        let prefix = JournalLineHead.start
+        guard line.count > prefix.count + 20, let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        // `{"crc":"` 8 hex digits `","rec":{"tx":"`
+        for k in 0..<8 where base[k] != prefix[k] { return nil }
+        for k in 16..<prefix.count where base[k] != prefix[k] { return nil }
+        var i = prefix.count
+        let txStart = i
+        while i < line.count, base[i] != 0x22 { i += 1 }
+        guard i < line.count else { return nil }
+        transaction = UnsafeRawBufferPointer(rebasing: line[txStart..<i])
+        let seq = Array(#"","seq":"#.utf8)
+        guard i + seq.count < line.count else { return nil }
+        for k in 0..<seq.count where base[i + k] != seq[k] { return nil }
+        i += seq.count
+        while i < line.count, base[i] >= 0x30, base[i] <= 0x39 { i += 1 }
+        let type = Array(#","type":""#.utf8)
+        guard i + type.count < line.count else { return nil }
+        for k in 0..<type.count where base[i + k] != type[k] { return nil }
+        i += type.count
+        let typeStart = i
+        while i < line.count, base[i] != 0x22 { i += 1 }
+        guard i < line.count else { return nil }
+        self.type = UnsafeRawBufferPointer(rebasing: line[typeStart..<i])
+    }
+
+    func isTransaction(_ id: [UInt8]) -> Bool { transaction.elementsEqual(id) }
+    func isType(_ name: [UInt8]) -> Bool { type.elementsEqual(name) }
 }

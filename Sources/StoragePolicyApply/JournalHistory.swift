@@ -66,6 +66,11 @@ public struct TransactionSummary: Sendable, Hashable, Codable {
     public var recovered: Bool
     /// For an undo (`kind` `undo`): the transaction it reversed.
     public var reverses: String? = nil
+    /// Where it held its deletes back (`.policyctl/quarantine/TX`), how many and how many bytes: nil without
+    /// a quarantine (journal format 2).
+    public var quarantine: String? = nil
+    public var quarantined: Int? = nil
+    public var bytesQuarantined: Int64? = nil
 }
 
 /// Reads a root's journal back as transactions.
@@ -87,20 +92,52 @@ public enum JournalHistory {
         guard try state.directory.statusIfPresent(of: Journal.fileName) != nil else {
             return Reading(transactions: [], corruptLines: [], tornTail: false)
         }
-        let file = try state.openStateFile(Journal.fileName, options: [.readOnly])
-        let bytes = try file.readAll(limit: 1 << 31)
+        return read(state, bytes: try JournalFiles.live(state))
+    }
+
+    /// The transactions of the live journal `bytes` (read from `state`, which names it in messages).
+    package static func read(_ state: StateDirectory, bytes: [UInt8]) -> Reading {
         var order: [String] = []
         var byID: [String: TransactionSummary] = [:]
-        let scan = Journal.scan(bytes) { record, _ in
+        // The per-change records add nothing to a summary: checksum-verified, not parsed.
+        let scan = Journal.scanSummaries(bytes) { record in
             let b = record.body
             if byID[b.tx] == nil {
                 order.append(b.tx)
-                byID[b.tx] = TransactionSummary(id: b.tx, kind: .apply, time: "", endTime: nil, policy: "", policyPath: nil,
-                                                plan: nil, root: "", pid: nil, actions: 0, outcome: .open, counts: [:],
-                                                bytesFreed: 0, skipped: [], reason: nil, kept: [], recovered: false)
+                byID[b.tx] = empty(b.tx)
             }
             var t = byID[b.tx]!
             byID[b.tx] = nil
+            add(record, to: &t)
+            byID[b.tx] = t
+        }
+        let name = state.describe(Journal.fileName)
+        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
+        if scan.tornTail {
+            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
+                                         outcome: "ignored; 'policyctl recover' cuts it off"))
+        }
+        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
+                       damaged: damaged)
+    }
+
+    /// One transaction's summary from its own records (JournalFiles.transaction), as `read` makes each.
+    package static func summary(of records: [JournalRecord]) -> TransactionSummary? {
+        guard let first = records.first else { return nil }
+        var t = empty(first.transaction)
+        for record in records { add(record, to: &t) }
+        return t
+    }
+
+    private static func empty(_ id: String) -> TransactionSummary {
+        TransactionSummary(id: id, kind: .apply, time: "", endTime: nil, policy: "", policyPath: nil,
+                           plan: nil, root: "", pid: nil, actions: 0, outcome: .open, counts: [:],
+                           bytesFreed: 0, skipped: [], reason: nil, kept: [], recovered: false)
+    }
+
+    /// What one record adds to its transaction's summary.
+    private static func add(_ record: JournalRecord, to t: inout TransactionSummary) {
+            let b = record.body
             switch record.kind {
             case .begin:
                 t.kind = b.kind.flatMap(TransactionKind.init(rawValue:)) ?? .apply
@@ -112,6 +149,7 @@ public enum JournalHistory {
                 t.pid = b.pid
                 t.actions = b.actions ?? 0
                 t.reverses = b.reverses
+                t.quarantine = b.quarantine
             case .skip:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 t.skipped.append(TransactionSummary.SkippedItem(action: b.verb ?? "", path: path.string,
@@ -120,6 +158,8 @@ public enum JournalHistory {
             case .commit:
                 t.counts = ActionCounts(names: b.counts ?? [:])
                 t.bytesFreed = b.bytesFreed ?? 0
+                t.quarantined = b.quarantined
+                t.bytesQuarantined = b.bytesQuarantined
             case .rollback:
                 if t.reason == nil || b.reason?.hasPrefix("resuming") == false { t.reason = b.reason }
                 if b.reason?.contains("recovery") == true { t.recovered = true }
@@ -142,15 +182,5 @@ public enum JournalHistory {
             case .intent, .undone:
                 break
             }
-            byID[b.tx] = t
-        }
-        let name = state.describe(Journal.fileName)
-        var damaged = scan.damaged.map { DamagedRecord(file: name, line: $0.line, reason: $0.reason, outcome: "ignored") }
-        if scan.tornTail {
-            damaged.append(DamagedRecord(file: name, line: scan.tornTailLine, reason: "torn or corrupt last line (an interrupted write)",
-                                         outcome: "ignored; 'policyctl recover' cuts it off"))
-        }
-        return Reading(transactions: order.compactMap { byID[$0] }, corruptLines: scan.corruptLines, tornTail: scan.tornTail,
-                       damaged: damaged)
     }
 }

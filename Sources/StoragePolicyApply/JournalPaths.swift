@@ -47,43 +47,65 @@ public struct TransactionPaths: Sendable, Hashable, Codable {
         public var call: String?
         /// The step it belongs to (0-based, in execution order; -1 for a trash folder made on the way).
         public var step: Int?
+        /// A quarantined delete (`delete` with this set): when its window ends (RFC 3339); a restore from the
+        /// quarantine or a purge: the transaction whose quarantine it acted on.
+        public var quarantineUntil: String? = nil
+        public var quarantineOf: String? = nil
     }
 
     /// The transaction, as `policyctl journal` summarises it.
     public var transaction: TransactionSummary
     /// Every path, in the order the journal recorded them.
     public var paths: [Entry]
-    /// True when the journal was compacted since the run (past 16 MiB): its changes' records are gone and only
-    /// its skipped and kept entries and its counts are left.
+    /// True when the journal no longer lists its changes (its history file was removed past `journal: { history }`,
+    /// or an older policyctl compacted the journal): only its skipped and kept entries and its counts are left.
     public var compacted: Bool
+    /// The history file its records were read from, when the live journal keeps only its summary (rotated).
+    public var historyFile: String? = nil
 }
 
 extension JournalHistory {
     /// Transaction `id` of the journal under `state`, path by path; nil when the journal has no such transaction.
     package static func paths(_ state: StateDirectory, transaction id: String) throws -> TransactionPaths? {
-        guard let summary = try read(state).transactions.first(where: { $0.id == id }) else { return nil }
-        let bytes = try state.openStateFile(Journal.fileName, options: [.readOnly]).readAll(limit: 1 << 31)
-        var records: [RecordBody] = []
+        // One read of the journal: the transaction's own records make its summary, as `read` makes every one. Its
+        // records are kept small as they stream by (an intent, not its record's body of most of a kilobyte).
+        enum Item { case intent(Intent, size: Int64?), other(RecordBody) }
+        var items: [Item] = []
+        var summaryRecords: [JournalRecord] = []
         var skippedSteps = Set<Int>()
         var undoneOps = Set<Int>()
-        _ = Journal.scan(bytes) { record, _ in
-            guard record.body.tx == id else { return }
-            records.append(record.body)
-            if record.kind == .skip, let action = record.body.action { skippedSteps.insert(action) }
-            if record.kind == .undone { undoneOps.formUnion(record.body.ops ?? []) }
-        }
+        guard let source = try JournalFiles.withTransaction(id, in: state, { record in
+            switch record.kind {
+            case .intent:
+                if let intent = Intent(record.body) {
+                    let b = record.body
+                    items.append(.intent(intent, size: b.bytes ?? b.size))
+                }
+            case .undone:
+                undoneOps.formUnion(record.body.ops ?? [])
+            default:
+                if record.kind == .skip, let action = record.body.action { skippedSteps.insert(action) }
+                summaryRecords.append(record)
+                items.append(.other(record.body))
+            }
+        }), let summary = summary(of: summaryRecords) else { return nil }
         var entries: [TransactionPaths.Entry] = []
+        entries.reserveCapacity(items.count)
         var intents = 0
         var keptSeen = Set<String>()
-        for b in records {
-            switch b.type {
-            case JournalRecord.Kind.intent.rawValue:
-                guard let intent = Intent(b) else { continue }
+        for item in items {
+            let b: RecordBody
+            switch item {
+            case .intent(let intent, let size):
                 intents += 1
                 // The steps skipped are listed by their skip record: what they had changed was undone first.
                 if skippedSteps.contains(intent.action) { continue }
-                guard let entry = entry(intent, size: b.size, outcome: summary.outcome, undone: undoneOps.contains(intent.op)) else { continue }
+                guard let entry = entry(intent, size: size, outcome: summary.outcome, undone: undoneOps.contains(intent.op)) else { continue }
                 entries.append(entry)
+                continue
+            case .other(let body): b = body
+            }
+            switch b.type {
             case JournalRecord.Kind.skip.rawValue:
                 let path = RecordBody.path(b.path, b.pathBase64) ?? .root
                 entries.append(described(path, status: .skipped, change: b.verb, reason: b.reason, step: b.action,
@@ -98,7 +120,9 @@ extension JournalHistory {
             }
         }
         let compacted = intents == 0 && summary.outcome != .open && summary.counts.total > 0
-        return TransactionPaths(transaction: summary, paths: entries, compacted: compacted)
+        var paths = TransactionPaths(transaction: summary, paths: entries, compacted: compacted)
+        if case .history(let file) = source { paths.historyFile = state.describe(FileName(unchecked: Array(file.utf8))) }
+        return paths
     }
 
     /// The entry an intent stands for; nil for a folder's times set back after removals (DirectoryTimes), which
@@ -115,6 +139,8 @@ extension JournalHistory {
         var to: RelativePath?
         var attribute: String?
         var deleteSize: Int64?
+        var until: String?
+        var of: String?
         let change: String
         switch intent.change {
         case .unlink:
@@ -143,8 +169,21 @@ extension JournalHistory {
             change = "symlink"
         case .times:
             return nil
+        case .quarantine(_, let slot, _, _, _):
+            change = "delete"
+            deleteSize = size
+            until = QuarantineSlot.instant(slot.until).map { WallClock.rfc3339(ns: $0) } ?? slot.until
+        case .unquarantine(let slot, _, _):
+            change = "restore"
+            of = slot.transaction
+        case .purge(let transaction, let window, _):
+            change = "purge"
+            of = transaction
+            until = QuarantineSlot.instant(window).map { WallClock.rfc3339(ns: $0) } ?? window
         }
         var entry = described(intent.change.path, status: status, change: change, reason: nil, step: intent.action)
+        entry.quarantineUntil = until
+        entry.quarantineOf = of
         entry.to = to.map { $0.isValidUTF8 ? $0.string : $0.escaped }
         entry.toBase64 = to.flatMap { $0.isValidUTF8 ? nil : $0.base64 }
         entry.attribute = attribute

@@ -78,9 +78,6 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
 
 /// Finishes or rolls back interrupted applies from the journal; idempotent.
 package enum Recovery {
-    /// Journals larger than this are compacted before a new transaction begins.
-    package static let compactionThreshold: Int64 = 16 << 20
-
     /// What recovery needs to know about one transaction, gathered while streaming the journal.
     private struct Open {
         var sequence = 0
@@ -110,7 +107,7 @@ package enum Recovery {
         var order: [String] = []
         var transactions: [String: Open] = [:]
         var refused: [DamagedRecord] = []
-        let scan = try journal.scan { record, _ in
+        let scan = try journal.scanForRecovery { record in
             let id = record.transaction
             if transactions[id] == nil { order.append(id); transactions[id] = Open() }
             var t = transactions[id]!
@@ -175,6 +172,9 @@ package enum Recovery {
     }
 
     private static func resolve(_ id: String, _ t: Open, journal: Journal, lock: ApplyLock, damaged: Bool) throws -> RecoveryReport.Entry {
+        if !t.intents.isEmpty, t.intents.allSatisfy({ if case .purge = $0.change { true } else { false } }) {
+            return try finishPurges(id, t, journal: journal, lock: lock)
+        }
         if t.committed {
             try finishPurge(of: id, lock: lock)
             var w = Transaction.header(id: id, sequence: t.sequence + 1, type: .end)
@@ -200,6 +200,39 @@ package enum Recovery {
         return entry
     }
 
+    /// A purge of quarantined deletes is rolled forward: every window its intents name is removed (what was left
+    /// of it), then it commits (unless it had) and ends, as the purge it was.
+    private static func finishPurges(_ id: String, _ t: Open, journal: Journal, lock: ApplyLock) throws -> RecoveryReport.Entry {
+        var finished = 0
+        for intent in t.intents {
+            guard case .purge(let tx, let until, let folder) = intent.change else { continue }
+            let present = try lock.state.openQuarantine(for: tx, identity: folder)?.window(until, state: lock.state) != nil
+            try Transaction.purgeWindow(tx, until: until, folder: folder, state: lock.state)
+            if present { finished += 1 }
+        }
+        try finishPurge(of: id, lock: lock)
+        var sequence = t.sequence
+        if !t.committed {
+            sequence += 1
+            var c = Transaction.header(id: id, sequence: sequence, type: .commit)
+            var counts = JSONWriter()
+            counts.int(named: StepVerb.purge.rawValue, t.intents.count)
+            c.object("counts", counts)
+            c.int("bytesFreed", 0)
+            c.int("skipped", 0)
+            journal.append(c)
+        }
+        var w = Transaction.header(id: id, sequence: sequence + 1, type: .end)
+        w.string("outcome", TransactionSummary.Outcome.committed.rawValue)
+        w.string("time", WallClock.rfc3339(ns: WallClock.nowNs()))
+        w.string("reason", "purge finished by recovery")
+        journal.append(w)
+        try journal.flush()
+        var entry = RecoveryReport.Entry(transaction: id, resolution: .purgeFinished, undone: 0, kept: [])
+        entry.finished = finished
+        return entry
+    }
+
     /// The intents a rollback of an uncommitted transaction acts on: none of a skipped action (it changed
     /// nothing), and no `unlink` of an action that also holds another change. An action is one unit of change,
     /// all rolled forward or all rolled back: the engine stages every member of a unit of several entries, so a
@@ -212,7 +245,7 @@ package enum Recovery {
             switch intent.change {
             // A folder's times set back after removals are journaled under the step of its last removal, and
             // are not a member of that step's unit: they go back on their own.
-            case .unlink, .times: continue
+            case .unlink, .times, .purge: continue
             default: mixed.insert(intent.action)
             }
         }
@@ -229,23 +262,5 @@ package enum Recovery {
         do { opened = try lock.state.openStaging(for: id) } catch where error.errno == .noSuchFile { return }
         guard let opened else { return }
         try Transaction.purge(staging: opened.staging, named: lock.state.stagingName(for: id), in: opened.parent)
-    }
-
-    /// Rewrites a large journal keeping what `policyctl journal` shows (begin, skip, commit, rollback, kept,
-    /// end) and dropping the per-change intents of closed transactions. Atomic: a crash keeps the old file.
-    package static func compactIfLarge(holding lock: ApplyLock, threshold: Int64 = compactionThreshold) throws {
-        let journal = try lock.state.openJournal()
-        guard try journal.file.status().size > threshold else { return }
-        var lines: [UInt8] = []
-        var begun = Set<String>()
-        var ended = Set<String>()
-        _ = try journal.scan { record, line in
-            begun.insert(record.transaction)
-            if record.kind == .end { ended.insert(record.transaction) }
-            if record.kind != .intent && record.kind != .undone { lines += line }
-        }
-        // Only closed transactions lose their intents; an open one (never expected here) keeps the file as is.
-        guard begun == ended else { return }
-        try Journal.replace(in: lock.state.directory, with: lines)
     }
 }

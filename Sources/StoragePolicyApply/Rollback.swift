@@ -48,6 +48,12 @@ package struct Rollback {
     /// Entries whose xattrs, mode or owner an undo put back: their own inodes are synced with the batch, as the
     /// folders are (a folder's fsync does not make an entry's attributes durable).
     private var reattributed: Set<RelativePath> = []
+    /// This transaction's own quarantine (its deletes held back), opened on first need.
+    private var quarantine: QuarantineFolders?
+    /// Other transactions' quarantine folders (an undo's restores go back into them), by transaction.
+    private var otherQuarantines: [String: QuarantineFolders] = [:]
+    /// Quarantine windows whose entries changed since the last `undone` record: fsynced with it, as staging is.
+    private var windowsTouched: [ObjectIdentifier: DirectoryHandle] = [:]
     /// Set by recovery when the journal had damaged or refused records: staged entries no intent accounts
     /// for are then kept (reported, never removed) instead of failing every later recovery.
     var unaccountedAreKept = false
@@ -114,7 +120,10 @@ package struct Rollback {
                 // Not recorded as undone: the next recovery looks again (a check can misread the tree once).
                 break
             case .undone(let directories):
-                if case .unlink = intent.change { result.finished += 1 } else { result.undone += 1 }
+                switch intent.change {
+                case .unlink, .purge: result.finished += 1
+                default: result.undone += 1
+                }
                 touched.formUnion(directories)
                 CrashPoint.changeMade()
                 // Only an undo that acted is recorded, so a resumed recovery skips exactly what it did.
@@ -186,6 +195,11 @@ package struct Rollback {
                 return result
             }
         }
+        // Its quarantine goes too once everything in it went back (kept items keep it, and are listed).
+        do { try ownQuarantine()?.removeIfEmpty() } catch {
+            result.failures.append(error.description)
+            return result
+        }
         var end = record(.end)
         // The journal tells what stayed done: file deletes the run made or recovery finished are not rolled back.
         if result.deletesDone > 0 {
@@ -232,6 +246,8 @@ package struct Rollback {
             for path in reattributed.sorted(by: >) { try directories.syncEntry(path) }
             reattributed.removeAll()
             try staging?.sync()
+            for window in windowsTouched.values { try window.sync() }
+            windowsTouched.removeAll()
         } catch {
             return error.description
         }
@@ -266,6 +282,10 @@ package struct Rollback {
         }
         reattributed.removeAll()
         try? staging?.sync()
+        for window in windowsTouched.values {
+            do { try window.sync() } catch { result.failures.append(error.description) }
+        }
+        windowsTouched.removeAll()
         touched.removeAll()
         var w = record(.undone)
         w.integers("ops", batch)
@@ -273,10 +293,76 @@ package struct Rollback {
         batch.removeAll()
     }
 
+    /// This transaction's quarantine folder, checked (owner, mode, device); nil when it was never made or is gone.
+    private mutating func ownQuarantine() throws(FileSystemError) -> QuarantineFolders? {
+        if let quarantine { return quarantine }
+        quarantine = try lock.state.openQuarantine(for: transaction, identity: nil)
+        return quarantine
+    }
+
+    private mutating func otherQuarantine(_ id: String, _ folder: FolderIdentity) throws(FileSystemError) -> QuarantineFolders? {
+        if let open = otherQuarantines[id] { return open }
+        let opened = try lock.state.openQuarantine(for: id, identity: folder)
+        otherQuarantines[id] = opened
+        return opened
+    }
+
     /// Undoes one change if the tree shows it was made; returns the directories whose entries changed. With
     /// `act` false it only looks: `.undone` then means "still made, would be undone".
     private mutating func undo(_ intent: Intent, act: Bool) throws(FileSystemError) -> Undo {
         switch intent.change {
+        case .quarantine(let path, let slot, _, _, _):
+            // As a staged delete: back from the quarantine to its path, never replacing anything.
+            let place = "\(lock.state.quarantinePath(for: transaction))/\(slot.until)/\(slot.name.escaped)"
+            guard slot.transaction == transaction, let window = try ownQuarantine()?.window(slot.until, state: lock.state),
+                  try window.statusIfPresent(of: slot.name) != nil else { return .nothing }
+            guard let parent = try directories.directoryIfPresent(containing: path) else {
+                return .kept(Kept(path: path, reason: "its folder is gone; kept as \(place)"))
+            }
+            if !act, try parent.statusIfPresent(of: path.lastComponent!) != nil {
+                return .kept(Kept(path: path, reason: "something new is at that path; kept as \(place)"))
+            }
+            guard act else { return .undone([]) }
+            do {
+                try window.rename(slot.name, to: path.lastComponent!, in: parent, noReplace: true)
+            } catch where error.errno == .fileExists {
+                return .kept(Kept(path: path, reason: "something new is at that path; kept as \(place)"))
+            }
+            windowsTouched[ObjectIdentifier(window)] = window
+            return .undone([path.parent])
+
+        case .unquarantine(let slot, let folder, let to):
+            // An undo's restore goes back into the quarantine it came from, only while `to` is still what it moved.
+            guard let identity = intent.identity,
+                  let destination = try directories.directoryIfPresent(containing: to),
+                  let status = try destination.statusIfPresent(of: to.lastComponent!),
+                  status.device == identity.device, status.inode == identity.inode else { return .nothing }
+            guard let window = try otherQuarantine(slot.transaction, folder)?.window(slot.until, state: lock.state) else {
+                return .kept(Kept(path: to, reason: "the quarantine it came from is gone; kept at \(to.escaped)"))
+            }
+            if !act, try window.statusIfPresent(of: slot.name) != nil {
+                return .kept(Kept(path: to, reason: "its place in the quarantine is taken; kept at \(to.escaped)"))
+            }
+            guard act else { return .undone([]) }
+            do {
+                try destination.rename(to.lastComponent!, to: slot.name, in: window, noReplace: true)
+            } catch where error.errno == .fileExists {
+                return .kept(Kept(path: to, reason: "its place in the quarantine is taken; kept at \(to.escaped)"))
+            }
+            windowsTouched[ObjectIdentifier(window)] = window
+            directories.forget(under: to)
+            return .undone([to.parent])
+
+        case .purge(let id, let until, let folder):
+            // Rolled forward: the window is removed whole, as the purge meant to (a half-removed one included).
+            guard let quarantine = try otherQuarantine(id, folder), try quarantine.window(until, state: lock.state) != nil else {
+                return .nothing
+            }
+            guard act else { return .undone([]) }
+            try Transaction.purgeWindow(id, until: until, folder: folder, state: lock.state) { _, _ throws(FileSystemError) in quarantine }
+            otherQuarantines[id] = nil
+            return .undone([])
+
         case .stage(let path, let name):
             guard let staging, try staging.statusIfPresent(of: name) != nil else { return .nothing }
             guard let parent = try directories.directoryIfPresent(containing: path) else {

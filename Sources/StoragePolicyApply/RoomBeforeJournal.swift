@@ -31,7 +31,12 @@ package struct RoomBeforeJournal {
         self.lock = lock
         self.options = options
         directories = DirectoryCache(root: lock.state.root, rootStatus: lock.state.rootStatus)
-        candidates = options.allOrNothing || options.stagesEveryDelete ? [] : steps.indices.filter { RoomBeforeJournal.qualifies(steps[$0]) }
+        // A delete the quarantine holds is promised undo: never made plain to make room (the quarantine's own
+        // renames need no room).
+        candidates = options.allOrNothing || options.stagesEveryDelete ? [] : steps.indices.filter {
+            RoomBeforeJournal.qualifies(steps[$0])
+                && (options.quarantineWindows[steps[$0].action.rule] == nil || options.quarantineExempt.contains(steps[$0].action.path))
+        }
     }
 
     /// A plain delete of a file (symlink, fifo...) the plan identified: one that needs no undo record.

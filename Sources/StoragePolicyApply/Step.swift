@@ -24,6 +24,9 @@ package enum RestoreCleanup {
     case trashInfo(RelativePath)
     /// The app-layout xattrs (stamp and origin) with their current values.
     case attributes(stamp: [UInt8]?, origin: [UInt8]?)
+    /// Not from a trash: an undo puts a quarantined delete back from `slot` of its transaction's quarantine (the
+    /// folder its commit named: `folder`), into the folder it was taken from (`parent`, as recorded).
+    case quarantine(slot: QuarantineSlot, folder: FolderIdentity, parent: FolderRecord?)
 }
 
 /// A run's steps, kept compactly: the plan's own actions (the plan's array, not a copy) with the order the

@@ -100,6 +100,16 @@ package final class StepLedger {
         if let r = steps.record(i) { done(r) }
     }
 
+    /// A delete carried out into the quarantine: counted as a delete, its bytes held, not freed.
+    func doneHeld(_ i: Int) {
+        report.outcomes.set(i, .done)
+        let (verb, held) = steps.countedFacts(i)
+        report.counts[verb] += 1
+        report.quarantined += 1
+        report.bytesQuarantined += held
+        if let r = steps.record(i) { doneHeld(r) }
+    }
+
     /// A change of step `i` failed after `made` (its earlier changes) were made: the step is skipped, its
     /// earlier changes undone, or the run stops (a run-level error, or any error with --all-or-nothing).
     func settle(_ failure: FileSystemError, of i: Int, after made: ArraySlice<Intent>, _ intent: Intent) throws {
@@ -167,7 +177,8 @@ package final class StepLedger {
         switch change {
         case .stage(let p, _), .mkdir(let p), .create(let p, _, _), .unlink(let p, _), .layoutFile(let p, _, _, _), .symlink(let p, _): touch(p)
         case .rename(let from, let to): touch(from); touch(to)
-        case .setxattr, .times, .permissions: break
+        case .quarantine(let p, _, _, _, _), .unquarantine(_, _, let p): touch(p)
+        case .setxattr, .times, .permissions, .purge: break
         }
     }
 

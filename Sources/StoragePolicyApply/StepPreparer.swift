@@ -27,6 +27,13 @@ package final class StepPreparer {
     package var directories: DirectoryCache { ledger.transaction.directories }
     /// Directories mkdir steps will create: later steps may rely on them before they exist.
     package var planned: Set<RelativePath> = []
+    /// Directories an undo puts back from the quarantine: entries restored into them may be prepared before.
+    var restoring: Set<RelativePath> = []
+    /// The last rule whose quarantine window was looked up, and its window (nil: none).
+    private var lastWindow: (rule: String, seconds: Int64?)?
+    /// Directories renamed by steps of the current group that are prepared but not yet made (an undo reverses
+    /// nested renames shallowest first): a later step's path inside one is looked for where it is until then.
+    private var pendingMoves: [(from: RelativePath, to: RelativePath)] = []
     /// Names chosen in trash folders by prepared but not yet performed steps.
     var reserved: [RelativePath: Set<FileName>] = [:]
     private var temporaryCounter = 0
@@ -49,6 +56,19 @@ package final class StepPreparer {
         } catch where FailureScope(error).isItemLevel {
             return .failed(error)
         }
+    }
+
+    /// A new group: every step prepared before it has been made.
+    func startGroup() { pendingMoves.removeAll(keepingCapacity: true) }
+
+    /// Where `path` is until the group's prepared directory renames are made: under a rename's destination, it is
+    /// still under the rename's source.
+    private func beforePendingMoves(_ path: RelativePath) -> RelativePath {
+        var p = path
+        for (from, to) in pendingMoves.reversed() {
+            if let inner = p.relative(to: to) { p = inner.isRoot ? from : from.appending(inner) }
+        }
+        return p
     }
 
     /// Why a step cannot run because a step it depends on was skipped, or nil.
@@ -99,6 +119,7 @@ package final class StepPreparer {
         let transaction = ledger.transaction
         switch action.kind {
         case .delete:
+            if let held = try quarantined(step, i) { return held }
             if let r = step.record {
                 // A trash item and its record are one unit: both staged, so a rollback or recovery puts both back
                 // and a crash never leaves the item without the record that dates it (Units.swift).
@@ -117,8 +138,9 @@ package final class StepPreparer {
 
         case .rename(let destination):
             if let reason = Self.forbiddenDestination(destination, source: path) { return .skip(reason) }
-            if try !directories.exists(path) { return .skip("vanished since the plan") }
-            if try directories.exists(destination) { return .skip("\(destination.escaped) already exists; nothing replaced") }
+            if try !directories.exists(beforePendingMoves(path)) { return .skip("vanished since the plan") }
+            if try directories.exists(beforePendingMoves(destination)) { return .skip("\(destination.escaped) already exists; nothing replaced") }
+            if action.type == .directory { pendingMoves.append((path, destination)) }
             return .changes([(.rename(from: path, to: destination), action.identity)], destination: destination)
 
         case .trash:
@@ -173,6 +195,31 @@ package final class StepPreparer {
             let contents = Array(Markers.cacheTagContents.utf8)
             return .changes([(.create(path: tag, temp: temporaryName(), contents: contents), nil)], destination: nil)
         }
+    }
+
+    /// A delete held back in the quarantine, when its rule has a window and this transaction's quarantine exists:
+    /// a rename there (with its record, for a trash item: both, one unit), recording the folder it leaves.
+    private func quarantined(_ step: Step, _ i: Int) throws(FileSystemError) -> Preparation? {
+        let action = step.action
+        guard !options.quarantineWindows.isEmpty else { return nil }
+        // Consecutive deletes mostly share a rule: its window is looked up once per run of it.
+        let seconds: Int64?
+        if let last = lastWindow, last.rule == action.rule { seconds = last.seconds } else {
+            seconds = options.quarantineWindows[action.rule]
+            lastWindow = (action.rule, seconds)
+        }
+        guard let seconds, options.quarantineExempt.isEmpty || !options.quarantineExempt.contains(action.path),
+              let slot = ledger.transaction.quarantineSlot(window: seconds) else { return nil }
+        let parent = FolderRecord(try directories.statusOfDirectory(containing: action.path))
+        var changes: [(Change, EntryIdentity?)] = [(.quarantine(path: action.path, slot: slot, type: action.type ?? .unknown, parent: parent, bytes: action.bytes),
+                                                   action.identity)]
+        if let r = step.record, let recordSlot = ledger.transaction.quarantineSlot(window: seconds) {
+            let record = ledger.followMoves(r).action
+            let recordParent = FolderRecord(try directories.statusOfDirectory(containing: record.path))
+            changes.append((.quarantine(path: record.path, slot: recordSlot, type: record.type ?? .unknown, parent: recordParent, bytes: record.bytes),
+                            record.identity))
+        }
+        return .changes(changes, destination: nil)
     }
 
     private func prepareAttribute(_ step: Step) throws(FileSystemError) -> Preparation {

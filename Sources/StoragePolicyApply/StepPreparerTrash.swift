@@ -73,7 +73,70 @@ extension StepPreparer {
         return .changes(changes, destination: destination)
     }
 
+    /// An undo's restore of a quarantined delete: still in its slot (the transaction's folder the very one its
+    /// commit named), still the entry quarantined, going back into the folder it left (the same folder, or one this
+    /// undo makes as recorded), owned by root, the euid or the entry's owner, where nothing has its name now.
+    func prepareQuarantineRestore(_ action: Action, slot: QuarantineSlot, folder: FolderIdentity,
+                                  parent: FolderRecord?) throws(FileSystemError) -> Preparation {
+        let origin = action.path
+        guard let window = try ledger.transaction.otherQuarantineWindow(slot, folder: folder) else {
+            return .skip("its quarantine window was purged: deleted for good")
+        }
+        guard let item = try window.statusIfPresent(of: slot.name) else {
+            return .skip("no longer in the quarantine of \(slot.transaction) (put back by an earlier undo?)")
+        }
+        if let identity = action.identity, let why = Self.heldMismatch(item, identity) { return .skip(why) }
+        if let why = try destinationProblem(origin, parent: parent, itemOwner: item.userID) { return .skip(why) }
+        if item.type == .directory { restoring.insert(origin) }
+        return .changes([(.unquarantine(slot: slot, folder: folder, to: origin), action.identity)], destination: nil)
+    }
+
+    /// Why a quarantined entry found as `status` is not the one recorded as `identity`: another inode, or a file
+    /// whose size or mtime changed (nothing should write there: it is in a 0700 folder of the engine's).
+    static func heldMismatch(_ status: FileStatus, _ identity: EntryIdentity) -> String? {
+        guard status.device == identity.device, status.inode == identity.inode else {
+            return "not the entry the transaction quarantined (another inode in its place); left in the quarantine"
+        }
+        if status.type != .directory, status.size != identity.size || status.modificationTimeNs != identity.modificationTimeNs {
+            return "changed in the quarantine since (size or mtime); left there"
+        }
+        return nil
+    }
+
+    /// Why an entry may not go back to `origin` now: its folder is gone (and this undo does not make it), is not
+    /// the folder it left (another inode: replaced since, perhaps by another user), or is someone else's (the trash
+    /// restore's rule); or something has its name. Nil when it may. Asked when prepared and again just before.
+    func destinationProblem(_ origin: RelativePath, parent: FolderRecord?, itemOwner: UInt32) throws(FileSystemError) -> String? {
+        let folderName = origin.parent.isRoot ? "." : origin.parent.escaped
+        guard let destination = try directories.directoryIfPresent(containing: origin) else {
+            // A folder an earlier step of this undo makes (as recorded) or puts back: there once this step runs.
+            if planned.contains(origin.parent) || restoring.contains(origin.parent) { return nil }
+            return "its folder \(folderName) is gone; left in the quarantine"
+        }
+        let status = try destination.status()
+        // A folder this undo made is not the recorded inode: it is the one recreated as recorded (mode and owner
+        // set by its own step). Any other must be the very folder the entry left: then it goes back exactly where
+        // it was, whoever owns that folder (a root file in a user's folder goes back there). Only a record without
+        // the folder (a journal that names none) falls back on the trash restore's rule of owners.
+        if !planned.contains(origin.parent) {
+            if let parent {
+                if status.device != parent.identity.device || status.inode != parent.identity.inode {
+                    return "its folder \(folderName) is not the one it was taken from (replaced since); not put into another folder; left in the quarantine"
+                }
+            } else if let problem = TrashTrust.destinationProblem(status, at: origin.parent, itemOwner: itemOwner) {
+                return problem
+            }
+        }
+        if let found = try destination.statusIfPresent(of: origin.lastComponent!) {
+            return "\(origin.escaped) exists (a \(found.type.rawValue)); nothing replaced; left in the quarantine"
+        }
+        return nil
+    }
+
     func prepareRestore(_ action: Action, to original: RelativePath, cleanup: RestoreCleanup) throws(FileSystemError) -> Preparation {
+        if case .quarantine(let slot, let folder, let parent) = cleanup {
+            return try prepareQuarantineRestore(action, slot: slot, folder: folder, parent: parent)
+        }
         if let reason = Self.forbiddenDestination(original, source: action.path) { return .skip(reason) }
         // Out of a folder root or the euid owns and no one else can write (the trash's, as opened now) only.
         let source = try directories.directory(containing: action.path)
@@ -92,6 +155,8 @@ extension StepPreparer {
             if try directories.statusIfPresent(info) != nil {
                 changes.append((.stage(path: info, name: ledger.transaction.stagingName()), nil))
             }
+        case .quarantine:
+            break
         case .attributes(let stamp, let origin):
             if stamp != nil {
                 changes.append((.setxattr(path: original, attribute: Markers.trashStampAttribute, value: nil, previous: stamp), action.identity))

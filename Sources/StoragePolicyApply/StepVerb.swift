@@ -22,6 +22,8 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
     case setPermissions = "set-perms"
     /// A layout file or symlink created.
     case mkfile, symlink
+    /// A quarantine window emptied for good (a `purge` transaction, journal format 2).
+    case purge
 
     /// The verb of a plan action: its name.
     public init(_ kind: Action.Kind) {
@@ -63,6 +65,7 @@ public enum StepVerb: String, Sendable, Hashable, CaseIterable, Comparable, Cust
         case .setPermissions: 13
         case .mkfile: 14
         case .symlink: 15
+        case .purge: 16
         }
     }
 

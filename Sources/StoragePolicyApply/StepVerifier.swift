@@ -143,8 +143,26 @@ package final class StepVerifier {
         return TrashTrust.problem(try items.status(), at: destination.parent, role: trash.itemsRole(folder))
     }
 
+    /// The preparer of the run, whose folders (made, restored) an undo's restore may go into.
+    weak var preparer: StepPreparer?
+
+    /// An undo's restore from the quarantine, just before its rename: the entry is still in its slot and still the
+    /// one quarantined, and the folder it goes into still passes (StepPreparer.destinationProblem).
+    private func verifyQuarantineRestore(_ action: Action, _ slot: QuarantineSlot, _ folder: FolderIdentity,
+                                         _ parent: FolderRecord?) throws(FileSystemError) -> String? {
+        guard let window = try transaction.otherQuarantineWindow(slot, folder: folder) else {
+            return "its quarantine window was purged: deleted for good"
+        }
+        guard let item = try window.statusIfPresent(of: slot.name) else { return "no longer in the quarantine of \(slot.transaction)" }
+        if let identity = action.identity, let why = StepPreparer.heldMismatch(item, identity) { return why }
+        return try preparer?.destinationProblem(action.path, parent: parent, itemOwner: item.userID)
+    }
+
     /// nil when the step's target is still what the plan saw; otherwise why it is skipped.
     private func verify(_ step: Step, identityLater: Bool) throws(FileSystemError) -> String? {
+        if case .quarantine(let slot, let folder, let parent)? = step.restore {
+            return try verifyQuarantineRestore(step.action, slot, folder, parent)
+        }
         let action = step.action
         let path = action.path
         switch action.kind {
@@ -234,16 +252,32 @@ package final class StepVerifier {
 
     /// The check again, on the entry now in staging (nothing can swap it there): nil when it is what the plan saw.
     private func stagedProblem(_ action: Action, _ name: FileName) throws(FileSystemError) -> String? {
-        guard let identity = action.identity, let status = try transaction.staging.statusIfPresent(of: name) else { return nil }
+        try heldProblem(action, name, in: transaction.staging)
+    }
+
+    /// The check again on an entry this run moved into its quarantine (renamed first, checked there: the rename is
+    /// what a file delete costs, and nothing can swap the entry once it is there). A file replaced in the window
+    /// before the rename, or a folder written to, is moved back (the caller) and the step kept.
+    func recheckQuarantined(_ action: Action, _ slot: QuarantineSlot) throws(FileSystemError) -> Refusal? {
+        guard let window = transaction.quarantineWindow(slot) else { return nil }
+        do {
+            return try heldProblem(action, slot.name, in: window).map { .reason($0) }
+        } catch where FailureScope(error).isItemLevel {
+            return .failed(error)
+        }
+    }
+
+    private func heldProblem(_ action: Action, _ name: FileName, in folder: DirectoryHandle) throws(FileSystemError) -> String? {
+        guard let identity = action.identity, let status = try folder.statusIfPresent(of: name) else { return nil }
         if ledger.touched.contains(action.path) {
             guard status.type == .directory, status.device == identity.device, status.inode == identity.inode else {
                 return "replaced while being removed; kept"
             }
-            return try transaction.staging.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
+            return try folder.openDirectory(name).entries().isEmpty ? nil : "written to while being removed; kept"
         }
-        if let reason = Self.mismatch(status, identity, type: action.type) { return reason }
-        if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(transaction.staging, name) }
-        if status.type == .directory { return try newerEntry(inDirectory: try transaction.staging.openDirectory(name), at: action.path) }
+        if let reason = Self.refusal(of: status, identity, type: action.type, root: rootStatus) { return reason }
+        if case .untag = action.kind { return try BackupInclusion.stagedTagProblem(folder, name) }
+        if status.type == .directory { return try newerEntry(inDirectory: try folder.openDirectory(name), at: action.path) }
         return nil
     }
 

@@ -15,7 +15,14 @@ package final class Transaction {
         package var actions: Int
         /// For an undo: the transaction it reverses.
         var reverses: String? = nil
+        /// The quarantine windows (seconds) its deletes are held for: a quarantine folder is made at begin with a
+        /// subfolder per window's end. Empty: nothing is quarantined.
+        var quarantineWindows: Set<Int64> = []
     }
+
+    /// The journal format this build writes (the `format` of every begin record): 2 since the quarantine
+    /// (Docs/journal.md, "Format versions"). A begin without it is format 1, read as before.
+    package static let journalFormat = 2
 
     // One thread (the run's) uses a transaction, and no access to its state overlaps another: the per-intent
     // state below skips the dynamic exclusivity checks (several per journaled delete).
@@ -52,6 +59,19 @@ package final class Transaction {
     package private(set) var madeDirectories: [RelativePath: EntryIdentity] = [:]
     /// Entries whose own metadata (an xattr, mode, owner) changed: their inodes are fsynced before the commit too.
     @exclusivity(unchecked) private var attributed: Set<RelativePath> = []
+    /// This transaction's quarantine (QuarantineFolders.swift), when its deletes are held back; nil otherwise, or
+    /// when it could not be made (`quarantineUnavailable` then says why: those deletes are plain deletes).
+    private(set) var quarantine: QuarantineFolders?
+    package private(set) var quarantineUnavailable: String?
+    /// Window ends by window length in seconds, as the subfolders are named.
+    private(set) var untils: [Int64: String] = [:]
+    /// The quarantine windows this run moved entries into (fsynced before the commit), and the last one added.
+    private var quarantineDirty: Set<String> = []
+    private var lastQuarantineDirty: String?
+    /// Other transactions' quarantine folders an undo or a purge acts on, opened and identity-checked once.
+    private var otherQuarantines: [String: QuarantineFolders] = [:]
+    /// Their windows an undo took entries out of: fsynced before the commit, as every changed folder is.
+    private var windowsDirty: [ObjectIdentifier: DirectoryHandle] = [:]
 
     private init(id: String, lock: ApplyLock, journal: Journal, staging: DirectoryHandle, stagingParent: DirectoryHandle) {
         self.id = id
@@ -81,6 +101,8 @@ package final class Transaction {
         w.int("rootDev", lock.state.rootStatus.device)
         w.int("rootIno", lock.state.rootStatus.inode)
         w.string("staging", lock.state.stagingPath(for: id))
+        if !metadata.quarantineWindows.isEmpty { w.string("quarantine", lock.state.quarantinePath(for: id)) }
+        w.int("format", journalFormat)
         w.int("actions", metadata.actions)
         if let reverses = metadata.reverses { w.string("reverses", reverses) }
         w.string("tool", StoragePolicyVersion.tool)
@@ -94,6 +116,7 @@ package final class Transaction {
             let (parent, staging) = try makeStaging(for: id, state: lock.state, journal: journal)
             let t = Transaction(id: id, lock: lock, journal: journal, staging: staging, stagingParent: parent)
             t.sequence = 1
+            if !metadata.quarantineWindows.isEmpty { t.makeQuarantine(windows: metadata.quarantineWindows, now: now) }
             // Most steps journal one intent: room for them all at once, so a large run's array is not grown
             // by doubling (which held the old and the new array at once, and up to twice the room needed).
             t.intents.reserveCapacity(metadata.actions + metadata.actions / 8 + 16)
@@ -122,6 +145,49 @@ package final class Transaction {
             guard journal.reserve.release() else { throw error }
             return try state.createStaging(for: id)
         }
+    }
+
+    /// Makes this transaction's quarantine folder (after the begin record is durable, as staging is). Where it
+    /// cannot be made (a planted name, no room for a folder, a refused state folder), its deletes are plain deletes
+    /// and the run says so: a quarantine is never improvised somewhere else.
+    private func makeQuarantine(windows: Set<Int64>, now: Int64) {
+        for seconds in windows {
+            let (window, o1) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let (end, o2) = now.addingReportingOverflow(window)
+            untils[seconds] = WallClock.compactUTC(ns: o1 || o2 ? Int64.max : end)
+        }
+        do {
+            quarantine = try lock.state.createQuarantine(for: id, untils: Array(Set(untils.values)).sorted())
+        } catch {
+            quarantine = nil
+            untils = [:]
+            quarantineUnavailable = "\(lock.state.quarantinePath(for: id)): \(error)"
+        }
+    }
+
+    /// The slot a delete held for `window` seconds goes to (a fresh name in that window's subfolder); nil when
+    /// this transaction quarantines nothing for that window.
+    func quarantineSlot(window seconds: Int64) -> QuarantineSlot? {
+        guard let until = untils[seconds] else { return nil }
+        return QuarantineSlot(transaction: id, until: until, name: stagingName())
+    }
+
+    /// The window subfolder a slot of this transaction's quarantine is in.
+    func quarantineWindow(_ slot: QuarantineSlot) -> DirectoryHandle? {
+        slot.transaction == id ? quarantine?.windows[slot.until] : nil
+    }
+
+    /// Another transaction's quarantine window (for an undo or a purge), its folder checked to be the one `folder`
+    /// names; nil when that window is not there (purged).
+    func otherQuarantineWindow(_ slot: QuarantineSlot, folder: FolderIdentity) throws(FileSystemError) -> DirectoryHandle? {
+        try otherQuarantine(slot.transaction, folder: folder)?.window(slot.until, state: lock.state)
+    }
+
+    func otherQuarantine(_ transaction: String, folder: FolderIdentity) throws(FileSystemError) -> QuarantineFolders? {
+        if let open = otherQuarantines[transaction] { return open }
+        guard let opened = try lock.state.openQuarantine(for: transaction, identity: folder) else { return nil }
+        otherQuarantines[transaction] = opened
+        return opened
     }
 
     static func header(id: String, sequence: Int, type: JournalRecord.Kind) -> JSONWriter {
@@ -302,6 +368,29 @@ package final class Transaction {
         case .symlink(let path, let target):
             try directories.directory(containing: path).makeSymlink(path.lastComponent!, to: target)
             dirty.insert(path.parent)
+        case .quarantine(let path, let slot, let type, _, _):
+            // A delete held back: a rename into this transaction's quarantine, never replacing anything.
+            guard let window = quarantineWindow(slot) else { throw FileSystemError(.renameat2, path: path, errno: .noSuchFile) }
+            try directories.directory(containing: path).rename(path.lastComponent!, to: slot.name, in: window, noReplace: true)
+            // Only a folder can have handles cached under it (looking cost a pass over every cached one per file).
+            if type == .directory || type == .unknown { directories.forget(under: path) }
+            markDirty(containing: path)
+            if slot.until != lastQuarantineDirty {
+                quarantineDirty.insert(slot.until)
+                lastQuarantineDirty = slot.until
+            }
+        case .unquarantine(let slot, let folder, let to):
+            // Out of another transaction's quarantine (its folder the one its commit named) into the folder the
+            // preparer and the verifier checked: never replacing anything.
+            guard let window = try otherQuarantineWindow(slot, folder: folder) else {
+                throw FileSystemError(.renameat2, path: to, errno: .noSuchFile)
+            }
+            try window.rename(slot.name, to: to.lastComponent!, in: directories.directory(containing: to), noReplace: true)
+            dirty.insert(to.parent)
+            // The window lost an entry: synced once, before the commit, with the other folders.
+            windowsDirty[ObjectIdentifier(window)] = window
+        case .purge(let transaction, let until, let folder):
+            try Transaction.purgeWindow(transaction, until: until, folder: folder, state: lock.state, opened: otherQuarantine)
         case .permissions(let path, let set, _):
             // On the descriptor the step preparer opened (O_NOFOLLOW, component by component) and checked by
             // fstat: never by path, so a symlink swapped in since is never followed. Owner first: a chown by
@@ -354,6 +443,29 @@ package final class Transaction {
         lastDirty = parent
     }
 
+    /// Removes window `until` of `transaction`'s quarantine (its folder checked against `folder`) with everything in
+    /// it, then the folder when nothing else is left in it. Nothing there already: done (a purge is rolled forward
+    /// and may run twice). Never follows a symlink, never crosses a mount (removeTree).
+    static func purgeWindow(_ transaction: String, until: String, folder: FolderIdentity, state: StateDirectory,
+                            opened: ((String, FolderIdentity) throws(FileSystemError) -> QuarantineFolders?)? = nil,
+                            deadline: ContinuousClock.Instant? = nil) throws(FileSystemError) {
+        let found: QuarantineFolders?
+        if let opened { found = try opened(transaction, folder) } else { found = try state.openQuarantine(for: transaction, identity: folder) }
+        guard let quarantine = found else { return }
+        if let window = try quarantine.window(until, state: state) {
+            try Transaction.purge(staging: window, named: FileName(unchecked: Array(until.utf8)), in: quarantine.folder, deadline: deadline)
+        }
+        try quarantine.removeIfEmpty()
+    }
+
+    /// Puts an entry this transaction quarantined back where it was (never replacing anything): the step is then
+    /// skipped, as `unstage` does for a staged one.
+    func unquarantine(path: RelativePath, slot: QuarantineSlot) throws(FileSystemError) {
+        guard let window = quarantineWindow(slot) else { throw FileSystemError(.renameat2, path: path, errno: .noSuchFile) }
+        try window.rename(slot.name, to: path.lastComponent!, in: directories.directory(containing: path), noReplace: true)
+        dirty.insert(path.parent)
+    }
+
     /// Puts a staged entry back where it was (never replacing anything): the step is then skipped, and a
     /// rollback or recovery finds nothing in staging under that name to undo.
     func unstage(path: RelativePath, name: FileName) throws(FileSystemError) {
@@ -393,7 +505,7 @@ package final class Transaction {
 
     /// Fsyncs every directory whose entries changed, then writes and fsyncs the commit record: from here on
     /// the transaction is applied, and recovery only finishes the purge.
-    func commit(counts: ActionCounts, bytesFreed: Int64, skipped: Int) throws(FileSystemError) {
+    func commit(counts: ActionCounts, bytesFreed: Int64, skipped: Int, quarantined: Int = 0, bytesQuarantined: Int64 = 0) throws(FileSystemError) {
         try syncDirectories()
         var w = record(.commit)
         var c = JSONWriter()
@@ -401,8 +513,27 @@ package final class Transaction {
         w.object("counts", c)
         w.int("bytesFreed", bytesFreed)
         w.int("skipped", skipped)
+        // The quarantine folder it made: every later use (undo, purge, listing) must find this very folder.
+        if let quarantine {
+            w.int("quarantineDev", quarantine.identity.device)
+            w.int("quarantineIno", quarantine.identity.inode)
+            w.int("quarantined", quarantined)
+            w.int("bytesQuarantined", bytesQuarantined)
+        }
         journal.append(w)
         try journal.flush()
+    }
+
+    /// The ends of this transaction's quarantine windows (RFC 3339), earliest first.
+    var quarantineEnds: [String] {
+        Set(untils.values).sorted().map { QuarantineSlot.instant($0).map { WallClock.rfc3339(ns: $0) } ?? $0 }
+    }
+
+    /// After the end: a quarantine that holds nothing (every delete skipped) is removed, and so is another
+    /// transaction's that an undo emptied.
+    func dropEmptyQuarantine() {
+        try? quarantine?.removeIfEmpty()
+        for other in otherQuarantines.values { try? other.removeIfEmpty() }
     }
 
     func syncDirectories() throws(FileSystemError) {
@@ -419,6 +550,11 @@ package final class Transaction {
             }
         }
         handles.append(staging)
+        // The quarantine's windows gained entries: synced before the commit as every changed folder is.
+        if let quarantine {
+            for until in quarantineDirty { if let window = quarantine.windows[until] { handles.append(window) } }
+        }
+        handles += windowsDirty.values
         syncs.add(handles)
         try syncs.wait()
         // The inodes whose xattrs, mode or owner changed (an app trash item's stamps, a marker, a layout entry's

@@ -33,6 +33,9 @@ public struct PlanOptions: Sendable {
     package var reclaimBytes: Int64?
     /// Set, the walk stops before its next directory and the plan throws `FileSystemError` `.cancelled`.
     package var cancellation: CancellationFlag?
+    /// Bytes the quarantine holds (QuarantineStore): pressure counts them first, as apply purges them (oldest
+    /// first) before it deletes a live entry. 0 for an apply, which purged what pressure needed before planning.
+    package var quarantineHeld: Int64 = 0
 
     /// The time ages are measured against; nil means the time the plan is made.
     public var evaluationTime: Date? {
@@ -156,6 +159,9 @@ package struct Planner: Sendable {
         if !policy.pressure.isEmpty {
             resolution.pressure = policy.pressure
             resolution.reclaimBytes = options.reclaimBytes
+            resolution.quarantineHeld = options.quarantineHeld
+            // A delete held in the quarantine frees nothing until it is purged.
+            resolution.quarantinedRules = Set(policy.quarantineWindows.keys)
             resolution.space = options.freeSpace ?? VolumeSpace.measure(descriptor: rootHandle.descriptor)
             if resolution.space == nil { preflight.notes.append("pressure rules not judged: the free space of the root's volume cannot be read (fstatvfs failed)") }
         }
@@ -184,7 +190,29 @@ package struct Planner: Sendable {
         // The actions are in plan order already (sortActions above; the in-use check only removes): sorting
         // them again copied every action twice.
         plan.sortFindings()
+        plan.quarantine = Planner.quarantine(policy, plan.actions, exempt: outcome.pressureEvicted)
         return plan
+    }
+
+    /// What the plan says about the quarantine: the windows of the rules whose deletes it holds (only when the
+    /// plan deletes through one), and the deletes exempt from it (pressure evictions).
+    static func quarantine(_ policy: Policy, _ actions: [Action], exempt: Set<RelativePath>) -> PlanQuarantine? {
+        let windows = policy.quarantineWindows
+        guard !windows.isEmpty else { return nil }
+        var used: [String: String] = [:]
+        var exemptions: [QuarantineExemption] = []
+        var lastRule: String? = nil
+        for action in actions where action.isDelete {
+            if !exempt.isEmpty, exempt.contains(action.path), windows[action.rule] != nil {
+                exemptions.append(QuarantineExemption(path: action.path, reason: "a pressure rule's eviction: it must free space now"))
+                continue
+            }
+            guard action.rule != lastRule else { continue }
+            lastRule = action.rule
+            if let w = windows[action.rule] { used[action.rule] = w.description }
+        }
+        guard !used.isEmpty || !exemptions.isEmpty else { return nil }
+        return PlanQuarantine(windows: used, exempt: exemptions.isEmpty ? nil : exemptions)
     }
 
     /// The policy's bytes (or, for a policy built in code, its description) and the root's identity.

@@ -15,8 +15,17 @@ package enum PressureEviction {
         guard let space = c.space else { return }
         let ledgers = c.results.map(\.quota)
         defer { for ledger in ledgers { ledger.release() } }
-        // What the plan frees already, before any pressure rule.
-        var expected = c.actions.reduce(Int64(0)) { if case .delete = $1.kind { $0 + $1.bytes } else { $0 } }
+        // What the plan frees already, before any pressure rule (a delete held in the quarantine frees nothing).
+        let held = c.quarantinedRules
+        var expected = c.actions.reduce(Int64(0)) { if case .delete = $1.kind, !held.contains($1.rule) { $0 + $1.bytes } else { $0 } }
+        var quarantineLeft = c.quarantineHeld
+        let actionsBefore = c.actions.count
+        defer {
+            // Pressure's deletes must free space now: never held in the quarantine.
+            if !c.quarantinedRules.isEmpty {
+                for a in c.actions[actionsBefore...] where a.isDelete { c.pressureEvicted.insert(a.path) }
+            }
+        }
         let free = "\(ByteSize.human(space.available)) free of \(ByteSize.human(space.total)) (\(percent(space.available, of: space.total)))"
         for p in pressure {
             let below = p.freeBelow.bytes(ofVolume: space.total)
@@ -33,6 +42,13 @@ package enum PressureEviction {
             var freed: Int64 = 0
             var files = 0
             var protectedTotal = 0
+            // The quarantine goes first, oldest first: deletes already made, purged before a live entry is taken.
+            if quarantineLeft > 0, space.available + expected < until {
+                let taken = min(quarantineLeft, until - space.available - expected)
+                quarantineLeft -= taken
+                expected += taken
+                c.notes.append("pressure rule '\(p.name)': the quarantine's deletes are purged first (oldest first): up to \(ByteSize.human(taken)) of the \(ByteSize.human(c.quarantineHeld)) it holds")
+            }
             for name in p.evict {
                 guard space.available + expected < until else { break }
                 guard let rule = c.rules.first(where: { $0.name == name }), rule.rule.regenerable else { continue }

@@ -20,11 +20,17 @@ package struct Resolution {
     var space: VolumeSpace? = nil
     /// Making room on request: bytes to free beyond the current free space, whatever freeBelow says.
     package var reclaimBytes: Int64? = nil
+    /// What the quarantine holds (purged first under pressure) and the rules whose deletes it holds back (which
+    /// free nothing now).
+    package var quarantineHeld: Int64 = 0
+    package var quarantinedRules: Set<String> = []
 
     package struct Outcome {
         package var actions: [Action]
         package var violations: [Violation]
         package var notes: [String]
+        /// Deletes pressure rules made: plain deletes, never quarantined (they must free space now).
+        package var pressureEvicted: Set<RelativePath> = []
     }
 
     package func resolve(_ results: [EvaluationResults], preflight: [Action], violations: [Violation]) -> Outcome {
@@ -33,9 +39,12 @@ package struct Resolution {
         for kind in RuleKinds.all where !kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
         context.gone.settleDeletes(&context.actions)
         for kind in RuleKinds.all where kind.resolvesAfterSettledDeletes { kind.resolve(&context) }
+        context.quarantineHeld = quarantineHeld
+        context.quarantinedRules = quarantinedRules
         if context.space != nil { PressureEviction.resolve(pressure, reclaim: reclaimBytes, &context) }
         context.gone.applyPrecedence(&context.actions)
-        return Outcome(actions: context.actions, violations: context.violations, notes: context.notes)
+        return Outcome(actions: context.actions, violations: context.violations, notes: context.notes,
+                       pressureEvicted: context.pressureEvicted)
     }
 }
 
@@ -65,6 +74,11 @@ package struct ResolutionContext {
     var space: VolumeSpace?
     /// Pressure-named trash rules' items that retention and maxSize keep, in each rule's order, by rule number.
     var trashPressure: [Int: [TrashSizeCap.Candidate]] = [:]
+    /// The quarantine's bytes (Resolution.quarantineHeld), the rules whose deletes it holds, and the deletes
+    /// pressure made (never held).
+    var quarantineHeld: Int64 = 0
+    var quarantinedRules: Set<String> = []
+    var pressureEvicted: Set<RelativePath> = []
 
     package init(_ resolution: Resolution, _ results: [EvaluationResults], preflight: [Action], violations: [Violation]) {
         rules = resolution.rules; now = resolution.now; trashTarget = resolution.trashTarget

@@ -33,6 +33,9 @@ public struct Plan: Sendable, Hashable, Codable {
     /// `plan --at`: the instant (RFC 3339) the plan was evaluated as of instead of now. Such a plan is a what-if:
     /// apply refuses it (PlanFile.staleness). nil for every plan made as of now.
     public var asOf: String? = nil
+    /// The policy holds deletes back (`quarantine:`): which rules, for how long, and which deletes are exempt.
+    /// nil when no rule's deletes are quarantined.
+    public var quarantine: PlanQuarantine? = nil
 
     /// A plan; the summary is computed from the actions, violations and skipped entries.
     package init(policy: String, root: String, createdAt: String, evaluatedAtNs: Int64, actions: [Action] = [],

@@ -64,6 +64,29 @@ package struct PlanJSONWriter: ~Copyable {
         text(",\n")
         try array("notes", plan.notes, indent: 1) { w, n in w.string(n) }
         text(",\n"); key("policy", 1); string(plan.policy)
+        if let q = plan.quarantine {
+            text(",\n"); key("quarantine", 1); text("{\n")
+            var first = true
+            if let exempt = q.exempt {
+                field("exempt", 2, &first)
+                text("[\n")
+                for (i, e) in exempt.enumerated() {
+                    if i > 0 { text(",\n") }
+                    indent(3)
+                    object(4) { w, first in
+                        w.field("path", 4, &first); w.out.string(path: e.path)
+                        if !e.path.isUTF8 { w.field("pathBase64", 4, &first); w.string(e.path.base64) }
+                        w.field("reason", 4, &first); w.string(e.reason)
+                    }
+                }
+                text("\n"); indent(2); text("]")
+            }
+            field("windows", 2, &first); text("{\n")
+            var firstRule = true
+            for (rule, window) in q.windows.sorted(by: { $0.key < $1.key }) { field(rule, 3, &firstRule); string(window) }
+            text("\n"); indent(2); text("}")
+            text("\n"); indent(1); text("}")
+        }
         text(",\n"); key("root", 1); string(plan.root)
         text(",\n")
         try array("skipped", plan.skipped, indent: 1) { w, s in

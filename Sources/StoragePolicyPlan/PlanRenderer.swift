@@ -32,7 +32,9 @@ public struct PlanRenderer: Sendable {
         for (i, a) in plan.actions.enumerated() { groups[a.rule, default: []].append(i) }
         let order = ruleOrder.filter { groups[$0] != nil } + groups.keys.filter { !ruleOrder.contains($0) }.sorted()
         for rule in order {
-            write("\n" + style(rule, "1") + "\n")
+            // A rule whose deletes are held back says so once, above them (Docs/plan-format.md, "quarantine").
+            let held = plan.quarantine?.windows[rule].map { dim("  (deletes quarantined for \($0): 'policyctl undo' puts them back until then)") } ?? ""
+            write("\n" + style(rule, "1") + held + "\n")
             var chunk = ""
             for i in groups[rule]! {
                 chunk += "  " + line(plan.actions[i]) + "\n"

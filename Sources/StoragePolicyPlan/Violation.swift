@@ -84,3 +84,38 @@ extension RelativePath {
         return p
     }
 }
+
+/// What a plan says about the quarantine (`quarantine:` in the policy): which rules' deletes apply holds back,
+/// for how long, and which deletes it does not (a pressure rule's evictions: they must free space now). Apply
+/// decides each delete from the policy itself; this is what the plan shows and the saved plan carries.
+public struct PlanQuarantine: Sendable, Hashable, Codable {
+    /// Rule name to window (`7d`): the rules whose deletes are held.
+    public var windows: [String: String]
+    /// Deletes of those rules that are plain deletes all the same; nil when there are none.
+    public var exempt: [QuarantineExemption]?
+
+    package init(windows: [String: String], exempt: [QuarantineExemption]?) { self.windows = windows; self.exempt = exempt }
+}
+
+/// A delete a plan does not hold back, and why.
+public struct QuarantineExemption: Sendable, Hashable, Codable {
+    public var path: RelativePath
+    public var reason: String
+
+    package init(path: RelativePath, reason: String) { self.path = path; self.reason = reason }
+
+    package enum CodingKeys: String, CodingKey { case path, pathBase64, reason }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path.string, forKey: .path)
+        if !path.isValidUTF8 { try c.encode(path.base64, forKey: .pathBase64) }
+        try c.encode(reason, forKey: .reason)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        path = try RelativePath.decode(from: c, key: .path, base64Key: .pathBase64)
+        reason = try c.decode(String.self, forKey: .reason)
+    }
+}

@@ -137,7 +137,7 @@ struct JournalShowTests {
         #expect(shown.status == 0, "\(shown)")
         #expect(shown.stdout.split(separator: "\n").dropFirst(2).map(String.init) == [
             "  skipped     delete tmp/old.log: modified since the plan (size 10 -> 14); kept",
-            "  the journal was compacted since this run: its changes are no longer listed, only what it skipped and kept (2 rename)",
+            "  the journal no longer lists this run's changes (its history file was removed past the policy's journal: { history } limit, or an older policyctl compacted the journal): only what it skipped and kept (2 rename)",
             "  1 skipped",
         ], "\(shown.stdout)")
     }

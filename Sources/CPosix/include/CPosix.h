@@ -132,4 +132,8 @@ int cposix_malloc_mmap_threshold(int bytes);
 int cposix_fault_exempt(void);
 void cposix_set_fault_exempt(int exempt);
 
+// gzip through zlib (Gzip.c): 0 and a malloc'd buffer the caller frees, or -1. `limit` bounds what gunzip makes.
+int cposix_gzip(const void *input, size_t length, void **output, size_t *outputLength);
+int cposix_gunzip(const void *input, size_t length, size_t limit, void **output, size_t *outputLength);
+
 #endif

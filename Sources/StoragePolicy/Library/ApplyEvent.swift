@@ -47,6 +47,12 @@ public enum ApplyEvent: Sendable {
     case skipped(ApplyReport.Item, reason: String)
     /// A warning from the apply (a purge left something behind...).
     case warning(String)
+    /// The journal passed 16 MiB: older transactions' records moved to a history file (JournalRotation), or history
+    /// files past the policy's `journal: { history }` limit were removed.
+    case journalRotated(JournalRotation.Report)
+    /// Quarantined deletes purged for good (their window ended, free-space pressure, `quarantine --purge`), as a
+    /// journaled transaction of its own.
+    case quarantinePurged(QuarantinePurgeReport)
     /// The transaction committed.
     case committed(ApplyReport)
     /// Refused before anything changed: the `max-delete` cap or the runtime budget (``ApplyError/refused(_:)``).

@@ -76,25 +76,36 @@ extension StorageEngine {
         // the caller chose for the plan stays the plan's alone, as before.
         let sharedInUse = request.planOptions.inUseStrategy == nil
             ? InUseStrategies.platform(busy: request.planOptions.busyFiles).sharingFlockListings() : nil
+        // The journal's and the quarantine's upkeep, before planning: what the purge frees is free when the plan
+        // judges pressure.
+        func maintained(_ policy: Policy) throws(EngineError) -> ApplyRequest {
+            var planned = request
+            if let space = try session.maintain(holding: lock, policy: policy, request: request, events: events) {
+                planned.planOptions.freeSpace = space
+            }
+            return planned
+        }
         switch source {
         case .policyFile(let path):
             do { policy = try PolicyLoader.load(contentsOf: path).policy } catch { throw .invalidPolicy(error) }
-            plan = try makePlan(policy, root: session.rootPath, request: request, inUse: sharedInUse, events: events)
+            plan = try makePlan(policy, root: session.rootPath, request: maintained(policy), inUse: sharedInUse, events: events)
             options.inUseStrategy = sharedInUse
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
         case .policy(let given):
             policy = given
-            plan = try makePlan(policy, root: session.rootPath, request: request, inUse: sharedInUse, events: events)
+            plan = try makePlan(policy, root: session.rootPath, request: maintained(policy), inUse: sharedInUse, events: events)
             options.inUseStrategy = sharedInUse
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
         case .plan(let given, let planner, let planFile?):
             // A saved plan: the journal names the plan file.
             (plan, policy) = (given, planner)
+            _ = try maintained(policy)
             options.planFile = planFile
         case .plan(let given, let planner, nil):
             (plan, policy) = (given, planner)
+            _ = try maintained(policy)
             options.policyPath = policy.source?.file
             options.policySHA256 = plan.fingerprint?.policySHA256
         }
@@ -125,6 +136,10 @@ extension StorageEngine {
         options.busyFiles = request.planOptions.busyFiles
         options.layoutOwners = Dictionary(policy.layout.compactMap { entry in entry.owner.map { (entry.path, $0.id) } },
                                           uniquingKeysWith: { first, _ in first })
+        // The policy decides which deletes the quarantine holds (never a saved plan); the plan only exempts
+        // pressure's evictions, which must free space now.
+        options.quarantineWindows = policy.quarantineWindows.mapValues(\.seconds)
+        options.quarantineExempt = Set(plan.quarantine?.exempt?.map(\.path) ?? [])
         options.ownershipFilters = Dictionary(policy.rules.filter { $0.filters.selectsByOwnership }.map { ($0.name, $0.filters) },
                                               uniquingKeysWith: { first, _ in first })
         if let trash = policy.rules.lazy.compactMap({ if case .trash(let t) = $0.kind { t } else { nil } }).first {

@@ -3,6 +3,7 @@
 // a lock or run recovery; every step is reported as an ApplyEvent, nothing is printed.
 
 @_spi(Layers) import StoragePolicyFileSystem
+@_spi(Layers) import StoragePolicyModel
 @_spi(Layers) import StoragePolicyApply
 
 /// The root opened and its state folder set up, for one ``StorageEngine`` call.
@@ -52,13 +53,27 @@ struct EngineSession {
         }
     }
 
-    /// Finishes or rolls back an interrupted apply, then compacts a large journal. Sends
-    /// ``ApplyEvent/recovered(_:)`` when there was something to say.
+    /// Finishes or rolls back an interrupted apply. Sends ``ApplyEvent/recovered(_:)`` when there was something
+    /// to say. Never rotates or compacts the journal: only an apply does (`rotateJournal`), never a read, an undo,
+    /// a recover or a dry run.
     func recover(holding lock: ApplyLock, events: (ApplyEvent) -> Void) throws(EngineError) -> RecoveryReport {
         let report: RecoveryReport
         do { report = try Recovery.run(holding: lock) } catch { throw EngineError.wrap(error) }
         if !report.nothingToDo || !report.damaged.isEmpty { events(.recovered(report)) }
-        try? Recovery.compactIfLarge(holding: lock)
         return report
+    }
+
+    /// An apply's journal upkeep, after recovery: past 16 MiB the older transactions' records move to a history
+    /// file (JournalRotation), keeping `retention.keep` transactions and every one whose quarantine holds entries.
+    /// A failure is a warning: the journal stays as it was, whole.
+    func rotateJournal(holding lock: ApplyLock, retention: Policy.JournalRetention, events: (ApplyEvent) -> Void) {
+        do {
+            let protected = try QuarantineStore.transactionsHolding(lock.state)
+            if let report = try JournalRotation.rotateIfLarge(holding: lock, retention: retention, protected: protected) {
+                events(.journalRotated(report))
+            }
+        } catch {
+            events(.warning("the journal was not rotated (\(error)); it is kept whole and rotation is tried again by the next apply"))
+        }
     }
 }

@@ -86,13 +86,24 @@ extension StorageEngine {
         try locked(session, create: false, events: events) { lock, rootPath throws(EngineError) in
             let applier = Applier(holding: lock)
             let plan: UndoPlan
-            do { plan = try applier.undoPlan(transaction) } catch { throw EngineError.wrap(error) }
+            do { plan = try applier.undoPlan(resolve(transaction, in: lock.state, undoable: true)) } catch { throw EngineError.wrap(error) }
             guard decide(plan), !plan.changes.isEmpty else { return (plan, nil) }
             let done = try report(events) { () throws(ApplyError) in
                 try applier.undo(plan, options: ApplyOptions(rootPath: rootPath))
             }
             return (plan, done)
         }
+    }
+
+    /// `last`: the newest transaction the journal records (for an undo, the newest one an undo can reverse: not
+    /// a purge). Any other word is the id itself.
+    static func resolve(_ transaction: String, in state: StateDirectory, undoable: Bool) throws -> String {
+        guard transaction == "last" else { return transaction }
+        let newest = try JournalFiles.newest(in: state) { body in
+            !undoable || (body.kind != TransactionKind.purge.rawValue)
+        }
+        guard let newest else { throw UndoError(message: "the journal has no transaction yet: 'last' names none") }
+        return newest
     }
 
     /// A trash move or a restore under the lock, after recovery, in small groups.

@@ -263,7 +263,14 @@ public struct StorageEngine: Sendable {
     public static func journalPaths(root: String, stateDirectory: String? = nil, transaction: String,
                                     events: (ApplyEvent) -> Void = { _ in }) throws(EngineError) -> TransactionPaths? {
         guard let session = try stateToRead(root: root, stateDirectory: stateDirectory, events: events) else { return nil }
-        do { return try JournalHistory.paths(session.state, transaction: transaction) } catch { throw EngineError.wrap(error) }
+        do {
+            // `last`: the newest transaction; a journal with none has no such transaction.
+            let id = transaction == "last" ? try JournalFiles.newest(in: session.state) : transaction
+            guard let id else { return nil }
+            return try JournalHistory.paths(session.state, transaction: id)
+        } catch {
+            throw EngineError.wrap(error)
+        }
     }
 
     /// The FreeDesktop trash folders of this user (every user's volume trashes when run as root): `homeTrash`

@@ -54,6 +54,15 @@ package final class FileDescriptor: Sendable {
         }
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` (pread): how many were read, 0 at the end.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(FileSystemError) -> Int {
+        let r = systemCall(.read) { system_pread(rawValue, buffer.baseAddress, buffer.count, CInterop.Offset(offset)) }
+        switch r {
+        case .success(let n): return n
+        case .failure(let e): throw FileSystemError(.pread, path: path, errno: e)
+        }
+    }
+
     /// Writes all of `bytes`, continuing after short writes.
     package func write(_ bytes: [UInt8]) throws(FileSystemError) {
         try bytes.withUnsafeBytes { raw in Result { () throws(FileSystemError) in try write(raw) } }.get()

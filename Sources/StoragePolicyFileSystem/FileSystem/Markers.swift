@@ -6,10 +6,13 @@ package enum Markers {
     package static let stateDirectory = FileName(unchecked: Array(".policyctl".utf8))
     /// With --state-dir, each transaction stages into ROOT/.policyctl-staging-<id>: engine state as well.
     package static let stagingPrefix = ".policyctl-staging-"
+    /// With --state-dir, a transaction's quarantined deletes wait in ROOT/.policyctl-quarantine-<id>: engine state.
+    package static let quarantinePrefix = ".policyctl-quarantine-"
 
-    /// True for a name at the root that is the engine's own state (`.policyctl`, `.policyctl-staging-*`).
+    /// True for a name at the root that is the engine's own state (`.policyctl`, `.policyctl-staging-*`,
+    /// `.policyctl-quarantine-*`): never walked, planned, audited or counted.
     package static func isEngineState(_ bytes: some Collection<UInt8>) -> Bool {
-        bytes.elementsEqual(stateDirectory.bytes) || bytes.starts(with: stagingPrefix.utf8)
+        bytes.elementsEqual(stateDirectory.bytes) || bytes.starts(with: stagingPrefix.utf8) || bytes.starts(with: quarantinePrefix.utf8)
     }
 
     // Concrete forms for the callers in the layers above: there the generic one ran unspecialised (a witness

@@ -237,6 +237,11 @@ package func system_strlen(_ s: UnsafePointer<CChar>) -> Int { strlen(s) }
 @usableFromInline package func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Int32 { memcmp(a, b, count) }
 /// True when `count` bytes from `a` hold `byte` (memchr: a word or a vector at a time).
 @usableFromInline package func system_memchrHolds(_ a: UnsafeRawPointer, _ byte: UInt8, _ count: Int) -> Bool { memchr(a, Int32(byte), count) != nil }
+/// The offset of the first `byte` in `count` bytes from `a`, or nil (memchr): how the journal's reader finds line ends.
+package func system_memchrOffset(_ a: UnsafeRawPointer, _ byte: UInt8, _ count: Int) -> Int? {
+    guard let found = memchr(a, Int32(byte), count) else { return nil }
+    return UnsafeRawPointer(found) - a
+}
 
 // MARK: threads
 

@@ -14,6 +14,10 @@ package enum EffectivePolicyWriter {
         case .percent(let p, let floor)?: out += "max-delete: { percent: \(percent(p)), atLeast: \(floor) }\n"
         case nil: break
         }
+        if let window = policy.quarantine { out += "quarantine: \(window)\n" }
+        if policy.journal != Policy.JournalRetention() {
+            out += "journal: { keep: \(policy.journal.keep), history: \(policy.journal.history.map { "\($0.bytes)B" } ?? "none") }\n"
+        }
         if !policy.layout.isEmpty {
             out += "layout:\n"
             for entry in policy.layout {
@@ -45,6 +49,7 @@ package enum EffectivePolicyWriter {
             if rule.mode != .enforce { out += "    mode: \(rule.mode.rawValue)\n" }
             if let s = rule.severity { out += "    severity: \(s.rawValue)\n" }
             if rule.regenerable { out += "    regenerable: true\n" }
+            if let q = rule.quarantine { out += "    quarantine: \(q)\n" }
             out += "    \(rule.kind.syntax.effectiveYAML)\n"
         }
         out += PressureChecks.effectiveYAML(policy)

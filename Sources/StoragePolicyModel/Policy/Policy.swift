@@ -23,6 +23,11 @@ public struct Policy: Sendable, Hashable {
     public var pressure: [PressureRule] = []
     /// The top-level `roots:` list (PolicyRoots.swift): empty for a policy over the one root `--root` names.
     public var roots: [PolicyRoot] = []
+    /// `quarantine: 7d`: deletes are moved into the quarantine for this long, undoable until purged (Quarantine.swift);
+    /// nil: deletes are plain deletes unless a rule says otherwise.
+    public var quarantine: PolicyDuration? = nil
+    /// `journal: { keep: N, history: SIZE }` (Quarantine.swift).
+    public var journal = JournalRetention()
     /// The `trash: { discover: true }` rules, kept out of `rules` (PolicyRoots.swift): each runs on every trash
     /// folder discovery finds, as a root of its own, and never over a root a run names.
     public var discoveringTrash: [Rule] = []

@@ -13,11 +13,12 @@ package struct PolicyDecoder {
 
     package init(file: String) { self.file = file }
 
-    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules", "pressure", "roots"]
+    static let topLevelKeys = ["version", "name", "description", "extends", "max-delete", "layout", "rules", "pressure", "roots",
+                               "quarantine", "journal"]
     /// The keys of the kinds (Rule.Kind's registry), which a rule has exactly one of.
     static let kindKeys = Rule.Kind.yamlKeywords
     static let ruleKeys = ["name", "description", "enabled", "path", "match", "exclude", "type", "mode", "severity",
-                           "inUse", "regenerable"] + filterKeys + kindKeys
+                           "inUse", "regenerable", "quarantine"] + filterKeys + kindKeys
     /// The kinds `inUse:` applies to, and how the error for the others lists them.
     static let inUseKinds = Rule.Kind.syntaxes.filter { $0.writtenInYAML && $0.honoursInUse }.map { $0.keyword }
     static let inUseKindsText = {
@@ -87,6 +88,13 @@ package struct PolicyDecoder {
                 }
             case "pressure":
                 policy.pressure = pressureRules(value)
+            case "quarantine":
+                switch quarantineSetting(value, context: "'quarantine'") {
+                case .window(let d)?: policy.quarantine = d
+                default: policy.quarantine = nil
+                }
+            case "journal":
+                if let retention = journalRetention(value) { policy.journal = retention }
             case "roots":
                 if let items = sequence(value, "'roots'") {
                     policy.roots = items.compactMap { rootEntry($0) }
@@ -228,6 +236,8 @@ package struct PolicyDecoder {
                 if let b = bool(value, "\(label): 'enabled'") { enabled = b }
             case "regenerable":
                 if let b = bool(value, "\(label): 'regenerable'") { rule.regenerable = b }
+            case "quarantine":
+                rule.quarantine = quarantineSetting(value, context: "\(label): 'quarantine'")
             case "name":
                 if let n = scalar(value, "\(label): 'name'"), !PolicyDecoder.isIdentifier(n) {
                     error(value, "rule name '\(n)' must be letters, digits, '-', '_' or '.'")
@@ -282,6 +292,10 @@ package struct PolicyDecoder {
         let (kindKey, kindNode) = kinds[0]
         guard let kind = ruleKind(kindKey, kindNode, label: label) else { return nil }
         rule.kind = kind
+        // A window holds back deletes: a kind that never deletes has none to hold.
+        if rule.quarantine != nil, kind.syntax.removal == nil, let at = pairs.first(where: { $0.key.scalar == "quarantine" }) {
+            error(at.key, "\(label): 'quarantine' holds back deletes, and a '\(kindKey)' rule deletes nothing (remove it; it applies to expire, quota and trash rules)")
+        }
         return name == nil || !(hasPath || discovers) || !enabled ? nil : rule
     }
 

@@ -95,6 +95,8 @@ package enum PolicyInheritance {
             if !declarations.written.contains("max-delete"), let limit = parent.maxDelete { merged.maxDelete = limit }
             if !declarations.written.contains("pressure"), !parent.pressure.isEmpty { merged.pressure = parent.pressure }
             if !declarations.written.contains("roots"), !parent.roots.isEmpty { merged.roots = parent.roots }
+            if !declarations.written.contains("quarantine"), let window = parent.quarantine { merged.quarantine = window }
+            if !declarations.written.contains("journal") { merged.journal = parent.journal }
             if !declarations.written.contains("description"), let text = parent.description { merged.description = text }
         }
         let inheritedNames = Set(merged.rules.map(\.name))

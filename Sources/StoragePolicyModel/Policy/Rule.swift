@@ -29,6 +29,8 @@ public struct Rule: Sendable, Hashable {
     public var filters = EntryFilters()
     /// `regenerable: true`: what the rule evicts can be fetched or rebuilt again, so pressure rules may name it.
     public var regenerable = false
+    /// `quarantine:` its own window (or `none`) for its deletes; nil: the policy's (Quarantine.swift).
+    public var quarantine: QuarantineSetting? = nil
 
     /// A rule; `PolicyValidator` (run by the loader and the DSL) checks it.
     public init(name: String, path: RelativePath, match: [Glob] = [], exclude: [Glob] = [],

@@ -7,6 +7,7 @@ import Testing
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyPlan
 @testable import StoragePolicyApply
+@testable import StoragePolicyModel
 
 @Suite("Applier")
 struct ApplierTests {
@@ -268,17 +269,57 @@ struct ApplierTests {
         #expect(t.skipped.first?.reason == "modified since the plan (size 3 -> 4); kept")
     }
 
-    @Test("compaction drops the intents of closed transactions and keeps what the history shows")
-    func compaction() throws {
+    @Test("rotation moves a closed transaction's records, byte for byte, to a gzip history file and keeps its summary live")
+    func rotation() throws {
         let f = try ApplyFixture()
         for i in 0..<20 { f.file("f\(i)") }
-        _ = try f.apply(f.plan(try (0..<20).map { try f.action(.delete, "f\($0)") }))
+        let id = try #require(try f.apply(f.plan(try (0..<20).map { try f.action(.delete, "f\($0)") })).transaction)
         let before = try JournalHistory.read(f.lock.state).transactions
-        try Recovery.compactIfLarge(holding: f.lock, threshold: 0)
+        let whole = try JournalFiles.transaction(id, in: f.lock.state)?.records.map(\.body)
+        let report = try #require(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0),
+                                                                   protected: [], threshold: 0))
+        #expect(report.moved == 1 && report.file == ".policyctl/journal.\(id).\(id).jsonl.gz")
         let lines = try String(contentsOfFile: f.rootPath + "/.policyctl/journal.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
         #expect(!lines.contains { $0.contains(#""type":"intent""#) })
         #expect(try JournalHistory.read(f.lock.state).transactions == before)
+        // Every record still read, from the history file.
+        let found = try #require(try JournalFiles.transaction(id, in: f.lock.state))
+        #expect(found.source == .history("journal.\(id).\(id).jsonl.gz"))
+        #expect(found.records.map(\.body) == whole)
+        // Rotating again moves nothing: the summary has no changes left to move.
+        #expect(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0), protected: [], threshold: 0) == nil)
+    }
+
+    @Test("history past `journal: { history }` is removed oldest first and said so; the summary stays, the paths are no longer listed")
+    func historyTrimmed() throws {
+        let f = try ApplyFixture()
+        f.file("a")
+        let id = try #require(try f.apply(f.plan([try f.action(.delete, "a")])).transaction)
+        let report = try #require(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0, history: ByteSize(bytes: 1)),
+                                                                   protected: [], threshold: 0))
+        #expect(report.moved == 1)
+        #expect(report.removed == [".policyctl/journal.\(id).\(id).jsonl.gz (transactions \(id) to \(id))"])
+        #expect(try JournalFiles.history(f.lock.state).isEmpty)
+        #expect(try JournalFiles.transaction(id, in: f.lock.state)?.source == .summaryOnly)
+        #expect(try JournalHistory.read(f.lock.state).transactions.map(\.id) == [id])
+    }
+
+    @Test("rotation keeps the newest `keep` transactions and the protected ones whole")
+    func rotationKeeps() throws {
+        let f = try ApplyFixture()
+        var ids: [String] = []
+        for i in 0..<4 {
+            f.file("f\(i)")
+            ids.append(try #require(try f.apply(f.plan([try f.action(.delete, "f\(i)")])).transaction))
+        }
+        let report = try #require(try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 2),
+                                                                   protected: [ids[0]], threshold: 0))
+        #expect(report.moved == 1)
+        let text = try String(contentsOfFile: f.rootPath + "/.policyctl/journal.jsonl", encoding: .utf8)
+        let intents = text.split(separator: "\n").filter { $0.contains(#""type":"intent""#) }
+        #expect(Set(ids.filter { id in intents.contains { $0.contains(id) } }) == [ids[0], ids[2], ids[3]])
+        #expect(try JournalFiles.transaction(ids[1], in: f.lock.state)?.source == .history("journal.\(ids[1]).\(ids[1]).jsonl.gz"))
     }
 }
 

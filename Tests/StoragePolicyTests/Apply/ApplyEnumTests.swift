@@ -70,7 +70,7 @@ import Testing
 
     @Test("transaction kinds are the journal's words")
     func kinds() {
-        #expect(TransactionKind.allCases.map(\.rawValue) == ["apply", "trash", "restore", "undo"])
+        #expect(TransactionKind.allCases.map(\.rawValue) == ["apply", "trash", "restore", "undo", "purge"])
         #expect(TransactionSummary.Outcome.rolledBack.rawValue == "rolled-back")
     }
 }

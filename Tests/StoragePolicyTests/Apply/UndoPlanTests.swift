@@ -5,6 +5,7 @@ import Testing
 @testable import StoragePolicy
 @_spi(Layers) @testable import StoragePolicyFileSystem
 @testable import StoragePolicyApply
+@testable import StoragePolicyModel
 
 @Suite("Undo plans") struct UndoPlanTests {
     @Test("a rename goes back and a marker returns to the value the journal recorded as previous")
@@ -28,16 +29,18 @@ import Testing
         #expect(history.last?.reverses == id)
     }
 
-    @Test("after compaction only summaries are left: the undo is refused and names why")
-    func compacted() throws {
+    @Test("after rotation the undo reads the transaction from its history file; with that file gone it is refused and says why")
+    func rotated() throws {
         let f = try ApplyFixture()
         f.file("A")
         let report = try f.apply(f.plan([try f.action(.rename(to: RelativePath("a")!), "A")]))
         let id = try #require(report.transaction)
-        try Recovery.compactIfLarge(holding: f.lock, threshold: 0)
+        _ = try JournalRotation.rotateIfLarge(holding: f.lock, retention: Policy.JournalRetention(keep: 0), protected: [], threshold: 0)
+        #expect(try Applier(holding: f.lock).undoPlan(id).changes == ["rename a -> A"])
+        try f.lock.state.directory.removeFile(FileName("journal.\(id).\(id).jsonl.gz")!)
         #expect(throws: UndoError.self) { try Applier(holding: f.lock).undoPlan(id) }
         do { _ = try Applier(holding: f.lock).undoPlan(id) } catch let error as UndoError {
-            #expect(error.message == "the journal of transaction \(id) was compacted: only its summary is kept, not the changes undo needs; nothing was changed")
+            #expect(error.message == "the journal keeps only the summary of transaction \(id), not the changes undo needs (its history file was removed past the policy's journal: { history } limit, or an older policyctl compacted the journal); nothing was changed")
         }
         #expect(f.exists("a"))
     }

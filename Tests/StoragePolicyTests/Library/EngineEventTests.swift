@@ -84,6 +84,8 @@ import TreeFixture
             case .unchanged(let item, let why): return "unchanged \(item.action.path.escaped): \(why)"
             case .skipped(let item, let why): return "skipped \(item.verb) \(item.action.path.escaped): \(why)"
             case .warning(let message): return "warning \(message)"
+            case .journalRotated(let report): return "journal rotated \(report.moved)"
+            case .quarantinePurged(let report): return "quarantine purged \(report.entries)"
             case .committed(let report):
                 return "committed " + report.counts.sorted { $0.verb.rawValue < $1.verb.rawValue }.map { "\($0.count) \($0.verb)" }.joined(separator: ", ")
             case .refused(let error): return "refused: \(error)"

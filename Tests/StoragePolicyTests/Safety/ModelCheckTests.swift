@@ -7,6 +7,8 @@ import Testing
 @Suite("Model check of the journal protocol (spin)")
 struct ModelCheckTests {
     static let model = String(#filePath).components(separatedBy: "/Tests/")[0] + "/Docs/model/journal.pml"
+    /// The quarantine's move, undo and purge (issue 50).
+    static let quarantineModel = String(#filePath).components(separatedBy: "/Tests/")[0] + "/Docs/model/quarantine.pml"
 
     /// The tool's path, or nil when it is not installed (the test is then skipped, saying why).
     static func tool(_ name: String) -> String? {
@@ -39,7 +41,7 @@ struct ModelCheckTests {
     }
 
     /// spin -a (with `defines`), gcc -DSAFETY, ./pan to completion: the verifier's output.
-    static func verify(_ defines: [String]) throws -> String {
+    static func verify(_ defines: [String], model: String = ModelCheckTests.model) throws -> String {
         let dir = NSTemporaryDirectory() + "policyctl-model-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -70,6 +72,24 @@ struct ModelCheckTests {
           arguments: ["-DSEEDED_BUG", "-DSEEDED_PURGE"])
     func seededBugFails(define: String) throws {
         let output = try Self.verify([define])
+        #expect((Self.errors(in: output) ?? 0) > 0, "\(define): \(output)")
+        #expect(output.contains("assertion violated"), "\(output)")
+    }
+
+    @Test("the quarantine keeps a held delete in one place, undoes and purges before or after, never into a swapped folder: errors 0",
+          .enabled(if: available, "spin or gcc is not installed (apt-get install -y spin gcc): the model is not checked"))
+    func quarantineModelHolds() throws {
+        let output = try Self.verify([], model: Self.quarantineModel)
+        #expect(Self.errors(in: output) == 0, "\(output)")
+        #expect(output.contains("Full statespace search"), "\(output)")
+        #expect(!output.contains("max search depth too small"), "\(output)")
+    }
+
+    @Test("the quarantine's seeded bugs are found: a purge before its intent, a restore into any folder, an undo before its intent",
+          .enabled(if: available, "spin or gcc is not installed (apt-get install -y spin gcc): the model is not checked"),
+          arguments: ["-DSEEDED_PURGE_EARLY", "-DSEEDED_NO_FOLDER_CHECK", "-DSEEDED_UNDO_EARLY"])
+    func quarantineSeededBugFails(define: String) throws {
+        let output = try Self.verify([define], model: Self.quarantineModel)
         #expect((Self.errors(in: output) ?? 0) > 0, "\(define): \(output)")
         #expect(output.contains("assertion violated"), "\(output)")
     }
